@@ -1,0 +1,349 @@
+//! Finds a CUDA toolkit, generates the runtime-API bindings from its headers with bindgen, and links cudart.
+//!
+//! Discovery order (the first candidate that holds both the headers and the cudart library wins):
+//! `CUDA_HOME`, `CUDA_PATH`, `CUDA_ROOT`, `CUDA_TOOLKIT_ROOT_DIR`, the workspace's `.toolkit/nvidia/cu13`
+//! (installed by `scripts/setup.sh`), the folder above `nvcc` on `PATH`, `/usr/local/cuda`.
+//!
+//! Emits `links = "cudart"` metadata for dependents: `DEP_CUDART_ROOT`, `DEP_CUDART_INCLUDE`,
+//! `DEP_CUDART_LIB_DIR`, `DEP_CUDART_VERSION` (e.g. `13000`) and `DEP_CUDART_LINK` (`static`/`dynamic`).
+
+use std::collections::BTreeMap;
+use std::env;
+use std::fmt::Write as _;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+const ROOT_VARS: [&str; 4] = [
+    "CUDA_HOME",
+    "CUDA_PATH",
+    "CUDA_ROOT",
+    "CUDA_TOOLKIT_ROOT_DIR",
+];
+const LIB_SUBDIRS: [&str; 3] = ["lib64", "lib", "targets/x86_64-linux/lib"];
+
+struct Toolkit {
+    root: PathBuf,
+    include: PathBuf,
+    lib_dir: PathBuf,
+    found_via: String,
+}
+
+fn main() {
+    for var in ROOT_VARS.iter().chain(&["PATH"]) {
+        println!("cargo:rerun-if-env-changed={var}");
+    }
+    println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-changed=wrapper.h");
+
+    let dynamic = env::var_os("CARGO_FEATURE_DYNAMIC").is_some();
+    let toolkit = find_toolkit(dynamic).unwrap_or_else(|tried| fail(&tried));
+    let header = toolkit.include.join("cuda_runtime_api.h");
+    println!("cargo:rerun-if-changed={}", header.display());
+    println!(
+        "cargo:rerun-if-changed={}",
+        toolkit.include.join("driver_types.h").display()
+    );
+    let version = read_cudart_version(&header);
+
+    link_cudart(&toolkit, dynamic);
+    generate_bindings(&toolkit);
+
+    // `links` metadata: dependents read these as DEP_CUDART_*.
+    println!("cargo:root={}", toolkit.root.display());
+    println!("cargo:include={}", toolkit.include.display());
+    println!("cargo:lib_dir={}", toolkit.lib_dir.display());
+    println!("cargo:version={version}");
+    println!("cargo:link={}", if dynamic { "dynamic" } else { "static" });
+    // The same facts, compiled into the crate (see `BUILD_*` constants in lib.rs).
+    println!("cargo:rustc-env=CUDA_SYS_ROOT={}", toolkit.root.display());
+    println!(
+        "cargo:rustc-env=CUDA_SYS_INCLUDE={}",
+        toolkit.include.display()
+    );
+    println!("cargo:rustc-env=CUDA_SYS_FOUND_VIA={}", toolkit.found_via);
+    println!("cargo:rustc-env=CUDA_SYS_CUDART_VERSION={version}");
+    println!(
+        "cargo:rustc-env=CUDA_SYS_LINK={}",
+        if dynamic { "dynamic" } else { "static" }
+    );
+}
+
+/// Returns the first usable toolkit, or the list of (candidate, why it was rejected).
+fn find_toolkit(dynamic: bool) -> Result<Toolkit, Vec<String>> {
+    let mut candidates: Vec<(String, PathBuf)> = Vec::new();
+    for var in ROOT_VARS {
+        if let Some(v) = env::var_os(var).filter(|v| !v.is_empty()) {
+            candidates.push((format!("${var}"), PathBuf::from(v)));
+        }
+    }
+    let manifest =
+        PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
+    if let Some(workspace) = manifest.parent() {
+        let local = workspace.join(".toolkit/nvidia/cu13");
+        println!(
+            "cargo:rerun-if-changed={}",
+            local.join("include/cuda_runtime_api.h").display()
+        );
+        candidates.push(("the workspace's .toolkit (scripts/setup.sh)".into(), local));
+    }
+    if let Some(nvcc) = find_on_path("nvcc") {
+        if let Some(root) = nvcc.parent().and_then(Path::parent) {
+            candidates.push((
+                format!("nvcc on PATH ({})", nvcc.display()),
+                root.to_path_buf(),
+            ));
+        }
+    }
+    candidates.push((
+        "the default location".into(),
+        PathBuf::from("/usr/local/cuda"),
+    ));
+
+    let lib_name = if dynamic {
+        "libcudart.so"
+    } else {
+        "libcudart_static.a"
+    };
+    let mut tried = Vec::new();
+    for (found_via, root) in candidates {
+        let include = root.join("include");
+        if !include.join("cuda_runtime_api.h").is_file() {
+            tried.push(format!(
+                "{} ({found_via}): no include/cuda_runtime_api.h",
+                root.display()
+            ));
+            continue;
+        }
+        let lib_dir = LIB_SUBDIRS
+            .iter()
+            .map(|d| root.join(d))
+            .find(|d| has_cudart(d, lib_name));
+        match lib_dir {
+            Some(lib_dir) => {
+                return Ok(Toolkit {
+                    root,
+                    include,
+                    lib_dir,
+                    found_via,
+                })
+            }
+            None => tried.push(format!(
+                "{} ({found_via}): no {lib_name} in {}",
+                root.display(),
+                LIB_SUBDIRS.join(", ")
+            )),
+        }
+    }
+    Err(tried)
+}
+
+/// The wheel layout ships only `libcudart.so.13` (no unversioned symlink), so accept any `libcudart.so*`.
+fn has_cudart(dir: &Path, lib_name: &str) -> bool {
+    if dir.join(lib_name).is_file() {
+        return true;
+    }
+    lib_name == "libcudart.so" && versioned_cudart(dir).is_some()
+}
+
+fn versioned_cudart(dir: &Path) -> Option<String> {
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .ok()?
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.starts_with("libcudart.so."))
+        .collect();
+    names.sort();
+    names.into_iter().next()
+}
+
+fn find_on_path(exe: &str) -> Option<PathBuf> {
+    env::split_paths(&env::var_os("PATH")?)
+        .map(|d| d.join(exe))
+        .find(|p| p.is_file())
+}
+
+fn fail(tried: &[String]) -> ! {
+    let mut msg = String::from("\n\ncuda-sys: no usable CUDA toolkit found. Tried, in order:\n");
+    for t in tried {
+        let _ = writeln!(msg, "  - {t}");
+    }
+    msg.push_str(
+        "\nFix: run `scripts/setup.sh` from the repository root (installs the pinned CUDA 13.0 subset into .toolkit/),\n\
+         or set CUDA_HOME to a toolkit that has include/cuda_runtime_api.h and lib64/libcudart_static.a.\n",
+    );
+    panic!("{msg}");
+}
+
+fn read_cudart_version(header: &Path) -> u32 {
+    let text = fs::read_to_string(header)
+        .unwrap_or_else(|e| panic!("cuda-sys: cannot read {}: {e}", header.display()));
+    text.lines()
+        .find_map(|l| {
+            l.trim()
+                .strip_prefix("#define CUDART_VERSION")?
+                .trim()
+                .parse()
+                .ok()
+        })
+        .unwrap_or_else(|| {
+            panic!(
+                "cuda-sys: no `#define CUDART_VERSION` in {}",
+                header.display()
+            )
+        })
+}
+
+fn link_cudart(toolkit: &Toolkit, dynamic: bool) {
+    println!(
+        "cargo:rustc-link-search=native={}",
+        toolkit.lib_dir.display()
+    );
+    if dynamic {
+        if toolkit.lib_dir.join("libcudart.so").is_file() {
+            println!("cargo:rustc-link-lib=dylib=cudart");
+        } else {
+            let name = versioned_cudart(&toolkit.lib_dir).expect("checked by find_toolkit");
+            println!("cargo:rustc-link-lib=dylib:+verbatim={name}");
+        }
+        println!(
+            "cargo:rustc-link-arg=-Wl,-rpath,{}",
+            toolkit.lib_dir.display()
+        );
+    } else {
+        // cudart_static dlopens the driver's libcuda.so.1 at run time and needs these system libraries.
+        println!("cargo:rustc-link-lib=static=cudart_static");
+        for lib in ["dl", "rt", "pthread"] {
+            println!("cargo:rustc-link-lib=dylib={lib}");
+        }
+    }
+}
+
+/// Struct and field names bindgen generated, collected through its callbacks so that the layout test covers
+/// every struct without a hand-kept list.
+#[derive(Debug, Default)]
+struct Layouts {
+    structs: BTreeMap<String, Vec<String>>,
+}
+
+#[derive(Debug)]
+struct Callbacks {
+    layouts: Arc<Mutex<Layouts>>,
+}
+
+impl bindgen::callbacks::ParseCallbacks for Callbacks {
+    fn process_comment(&self, comment: &str) -> Option<String> {
+        // Doxygen (\brief, \param, \return, \sa ...) to rustdoc Markdown; keep the raw text if that fails.
+        Some(doxygen_bindgen::transform(comment).unwrap_or_else(|_| comment.to_owned()))
+    }
+
+    fn add_derives(&self, info: &bindgen::callbacks::DeriveInfo<'_>) -> Vec<String> {
+        if info.kind == bindgen::callbacks::TypeKind::Struct {
+            let mut l = self.layouts.lock().unwrap();
+            l.structs.entry(info.name.to_owned()).or_default();
+        }
+        vec![]
+    }
+
+    fn field_visibility(
+        &self,
+        info: bindgen::callbacks::FieldInfo<'_>,
+    ) -> Option<bindgen::FieldVisibilityKind> {
+        let mut l = self.layouts.lock().unwrap();
+        l.structs
+            .entry(info.type_name.to_owned())
+            .or_default()
+            .push(info.field_name.to_owned());
+        None
+    }
+}
+
+fn generate_bindings(toolkit: &Toolkit) {
+    let out = PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
+    let layouts = Arc::new(Mutex::new(Layouts::default()));
+    let bindings = bindgen::Builder::default()
+        .header("wrapper.h")
+        .clang_arg(format!("-I{}", toolkit.include.display()))
+        // The whole runtime API: every cuda* function, type and constant (graphs and capture included).
+        .allowlist_function("cuda.*")
+        .allowlist_type("cuda.*|CUDA.*|dim3|CU.*")
+        .allowlist_var("cuda.*|CUDA.*|CUDART.*")
+        // Enums as newtypes: a value the bindings do not know (a newer driver's error code, OR-ed flags) is
+        // representable instead of undefined behaviour, as a Rust enum would make it.
+        .default_enum_style(bindgen::EnumVariation::NewType {
+            is_bitfield: false,
+            is_global: false,
+        })
+        .must_use_type("cudaError")
+        .derive_default(true)
+        .generate_comments(true)
+        .clang_arg("-fparse-all-comments")
+        .layout_tests(true)
+        .parse_callbacks(Box::new(Callbacks {
+            layouts: Arc::clone(&layouts),
+        }))
+        .generate()
+        .unwrap_or_else(|e| {
+            panic!(
+                "cuda-sys: bindgen failed on {}: {e}",
+                toolkit.include.display()
+            )
+        });
+    bindings
+        .write_to_file(out.join("bindings.rs"))
+        .expect("write bindings.rs");
+
+    let layouts = layouts.lock().unwrap();
+    write_layout_probe(&layouts, &out);
+}
+
+/// Writes two views of the same list: `layout_probe.cpp` (the C++ compiler's sizeof/alignof/offsetof, compiled and
+/// run by the layout test) and `layout_table.rs` (the same numbers as Rust sees them).
+fn write_layout_probe(layouts: &Layouts, out: &Path) {
+    let mut cpp = String::from(
+        "#include <cstdio>\n#include <cstddef>\n#include \"cuda_runtime_api.h\"\nint main() {\n",
+    );
+    let mut rs = String::from(
+        "/// (C name, size, align, [(field, offset)]) for every struct bindgen generated.\n",
+    );
+    rs.push_str("pub const LAYOUTS: &[(&str, usize, usize, &[(&str, usize)])] = &[\n");
+    for (name, fields) in &layouts.structs {
+        // Anonymous types and bitfield units have no C spelling.
+        if name.contains("bindgen") || name.starts_with('_') {
+            continue;
+        }
+        // Opaque handles (`struct CUstream_st;`) are incomplete types in C: bindgen gives them only `_unused`.
+        let named: Vec<&String> = fields.iter().filter(|f| !f.starts_with('_')).collect();
+        if named.is_empty() {
+            continue;
+        }
+        let _ = writeln!(
+            cpp,
+            "  std::printf(\"{name} %zu %zu\\n\", sizeof({name}), alignof({name}));"
+        );
+        let _ = write!(rs, "  (\"{name}\", ::core::mem::size_of::<{name}>(), ::core::mem::align_of::<{name}>(), &[");
+        for f in named {
+            let _ = writeln!(
+                cpp,
+                "  std::printf(\"{name}.{f} %zu\\n\", offsetof({name}, {}));",
+                c_field_name(f)
+            );
+            let _ = write!(rs, "(\"{f}\", ::core::mem::offset_of!({name}, {f})), ");
+        }
+        rs.push_str("]),\n");
+    }
+    cpp.push_str("  return 0;\n}\n");
+    rs.push_str("];\n");
+    fs::write(out.join("layout_probe.cpp"), cpp).expect("write layout_probe.cpp");
+    fs::write(out.join("layout_table.rs"), rs).expect("write layout_table.rs");
+}
+
+/// bindgen appends `_` to C field names that are Rust keywords (`type` becomes `type_`); undo that for C.
+fn c_field_name(rust_name: &str) -> &str {
+    const KEYWORDS: [&str; 12] = [
+        "type", "fn", "ref", "mod", "move", "loop", "match", "impl", "self", "use", "in", "box",
+    ];
+    match rust_name.strip_suffix('_') {
+        Some(stem) if KEYWORDS.contains(&stem) => stem,
+        _ => rust_name,
+    }
+}
