@@ -1,1 +1,8 @@
+//! The conformance engine. Data flows one way:
+//! case file → [`case::parse`] → [`case::validate`] → [`exec`] (cuda-sys calls) → observations →
+//! [`verdict`] → [`report`]. The harness does not know how kernels were built: it receives a
+//! [`kernels::KernelTable`] from the root package.
 
+pub mod case;
+pub mod gpu;
+pub mod kernels;

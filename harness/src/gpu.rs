@@ -1,0 +1,170 @@
+//! What GPU (if any) this process can use, and the facts a report needs about it: name, UUID, compute capability,
+//! the properties cases require, driver and runtime versions, link mode and the CUDA_* environment.
+
+use cuda_sys as sys;
+use serde::Serialize;
+use std::ffi::CStr;
+
+/// Name of a CUDA error code, e.g. `cudaErrorNotReady`.
+pub fn error_name(code: sys::cudaError_t) -> String {
+    // SAFETY: cudaGetErrorName returns a static NUL-terminated string for any input.
+    unsafe { CStr::from_ptr(sys::cudaGetErrorName(code)) }
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// The error code called `name` (`cudaSuccess`, `cudaErrorNotReady`, ...), looked up through cudaGetErrorName so
+/// that it always agrees with the linked runtime. `None` for a name the runtime does not know.
+pub fn error_code(name: &str) -> Option<sys::cudaError_t> {
+    // Codes are dense below 1000 plus a few sparse ones (cudaErrorApiFailureBase = 10000).
+    (0..1000u32)
+        .chain([10000])
+        .map(sys::cudaError)
+        .find(|&c| error_name(c) == name)
+}
+
+/// The device a run uses and everything about it that cases require or reports record.
+#[derive(Debug, Clone, Serialize)]
+pub struct DeviceInfo {
+    pub ordinal: i32,
+    pub name: String,
+    pub uuid: String,
+    pub compute_capability: (u32, u32),
+    pub multiprocessors: u32,
+    pub concurrent_kernels: bool,
+    pub async_engine_count: u32,
+    pub can_map_host_memory: bool,
+    pub unified_addressing: bool,
+    /// `(greatest, least)` from cudaDeviceGetStreamPriorityRange: greatest is numerically lowest.
+    pub stream_priority_range: (i32, i32),
+    pub device_count: u32,
+    /// cudaDriverGetVersion, e.g. 13000.
+    pub driver_version: u32,
+    /// cudaRuntimeGetVersion of the linked runtime.
+    pub runtime_version: u32,
+}
+
+/// Why there is no device to run on, e.g. `no CUDA device: cudaErrorInsufficientDriver`.
+#[derive(Debug, Clone, Serialize)]
+pub struct NoDevice(pub String);
+
+impl std::fmt::Display for NoDevice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+fn check(code: sys::cudaError_t, what: &str) -> Result<(), NoDevice> {
+    if code == sys::cudaError::cudaSuccess {
+        Ok(())
+    } else {
+        Err(NoDevice(format!(
+            "no CUDA device: {what} returned {}",
+            error_name(code)
+        )))
+    }
+}
+
+fn attribute(attr: sys::cudaDeviceAttr, device: i32) -> Result<i32, NoDevice> {
+    let mut value = 0;
+    // SAFETY: value is a valid out-pointer.
+    check(
+        unsafe { sys::cudaDeviceGetAttribute(&mut value, attr, device) },
+        "cudaDeviceGetAttribute",
+    )?;
+    Ok(value)
+}
+
+/// Probes device `ordinal`, making it current. With no driver or no GPU this returns the reason instead.
+pub fn probe(ordinal: i32) -> Result<DeviceInfo, NoDevice> {
+    let mut count = 0;
+    // SAFETY: count is a valid out-pointer.
+    let code = unsafe { sys::cudaGetDeviceCount(&mut count) };
+    if code != sys::cudaError::cudaSuccess {
+        return Err(NoDevice(format!("no CUDA device: {}", error_name(code))));
+    }
+    if count <= ordinal {
+        return Err(NoDevice(format!(
+            "no CUDA device: device {ordinal} requested, {count} present"
+        )));
+    }
+    // SAFETY: plain calls with valid out-pointers.
+    unsafe {
+        check(sys::cudaSetDevice(ordinal), "cudaSetDevice")?;
+        let mut prop: sys::cudaDeviceProp = std::mem::zeroed();
+        check(
+            sys::cudaGetDeviceProperties(&mut prop, ordinal),
+            "cudaGetDeviceProperties",
+        )?;
+        let name = CStr::from_ptr(prop.name.as_ptr())
+            .to_string_lossy()
+            .into_owned();
+        let uuid = format_uuid(&prop.uuid.bytes);
+        let (mut least, mut greatest) = (0, 0);
+        check(
+            sys::cudaDeviceGetStreamPriorityRange(&mut least, &mut greatest),
+            "cudaDeviceGetStreamPriorityRange",
+        )?;
+        let (mut driver, mut runtime) = (0, 0);
+        check(
+            sys::cudaDriverGetVersion(&mut driver),
+            "cudaDriverGetVersion",
+        )?;
+        check(
+            sys::cudaRuntimeGetVersion(&mut runtime),
+            "cudaRuntimeGetVersion",
+        )?;
+        use sys::cudaDeviceAttr as A;
+        Ok(DeviceInfo {
+            ordinal,
+            name,
+            uuid,
+            compute_capability: (prop.major as u32, prop.minor as u32),
+            multiprocessors: prop.multiProcessorCount as u32,
+            concurrent_kernels: attribute(A::cudaDevAttrConcurrentKernels, ordinal)? == 1,
+            async_engine_count: attribute(A::cudaDevAttrAsyncEngineCount, ordinal)? as u32,
+            can_map_host_memory: attribute(A::cudaDevAttrCanMapHostMemory, ordinal)? == 1,
+            unified_addressing: attribute(A::cudaDevAttrUnifiedAddressing, ordinal)? == 1,
+            stream_priority_range: (greatest, least),
+            device_count: count as u32,
+            driver_version: driver as u32,
+            runtime_version: runtime as u32,
+        })
+    }
+}
+
+/// `GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`, the form nvidia-smi prints.
+fn format_uuid(bytes: &[std::ffi::c_char; 16]) -> String {
+    let hex: Vec<String> = bytes.iter().map(|b| format!("{:02x}", *b as u8)).collect();
+    format!(
+        "GPU-{}-{}-{}-{}-{}",
+        hex[0..4].concat(),
+        hex[4..6].concat(),
+        hex[6..8].concat(),
+        hex[8..10].concat(),
+        hex[10..16].concat()
+    )
+}
+
+/// `13000` as `13.0`.
+pub fn version_string(v: u32) -> String {
+    format!("{}.{}", v / 1000, (v % 1000) / 10)
+}
+
+/// The CUDA_* environment variables of this process (they change semantics: CUDA_LAUNCH_BLOCKING=1 makes every
+/// launch synchronous, CUDA_DEVICE_MAX_CONNECTIONS bounds the hardware queues, CUDA_MODULE_LOADING decides
+/// whether kernels load lazily).
+pub fn cuda_environment() -> Vec<(String, String)> {
+    let mut vars: Vec<_> = std::env::vars()
+        .filter(|(k, _)| k.starts_with("CUDA_"))
+        .collect();
+    vars.sort();
+    vars
+}
+
+/// True when CUDA_LAUNCH_BLOCKING=1: every launch is synchronous, so no asynchrony case can be observed.
+pub fn launch_blocking() -> bool {
+    std::env::var("CUDA_LAUNCH_BLOCKING")
+        .map(|v| v.trim() == "1")
+        .unwrap_or(false)
+}

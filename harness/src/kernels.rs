@@ -1,0 +1,173 @@
+//! The probe kernels as the harness sees them: opaque handles (the `.cu` file exports one host function per
+//! kernel that returns its address) launched through `cudaLaunchKernel`, so every launch exercises the FFI types
+//! (`dim3`, the argument array).
+//!
+//! Kernel signatures (all `extern "C"`, see `kernels/probes.cu`); every `stamp` may be null, otherwise it receives
+//! `[entry, exit]` `%globaltimer` nanoseconds, written by thread 0 of the kernel's single block:
+//! - `cc_gate(const volatile u32* flag, u64 timeout_ns, u32* timed_out, u64* stamp)`: 1 thread; spins until
+//!   `*flag != 0`; if `timeout_ns` passes first it sets `*timed_out = 1` and returns.
+//! - `cc_spin(u64 ns, u64* stamp)`: 1 thread; spins on `%globaltimer` for `ns` nanoseconds.
+//! - `cc_fill(u32* buf, u32 n, u32 value, u64* stamp)`: `buf[i] = value`.
+//! - `cc_transform(u32* buf, u32 n, u32 mul, u32 add, u64* stamp)`: `buf[i] = buf[i] * mul + add` (wrapping).
+//! - `cc_compare(const u32* a, const u32* b, u32 n, u32* mismatches, u64* stamp)`: `*mismatches = #{i: a[i] != b[i]}`.
+//!
+//! Data kernels run one block of [`DATA_BLOCK_THREADS`] threads with a block-stride loop, so that the exit stamp
+//! (taken after `__syncthreads`) is the kernel's true end.
+
+use cuda_sys::{cudaError_t, cudaLaunchKernel, cudaStream_t, dim3};
+use std::ffi::c_void;
+
+/// Threads of the single block every data kernel runs.
+pub const DATA_BLOCK_THREADS: u32 = 256;
+
+/// Addresses of the probe kernels (host-side handles accepted by `cudaLaunchKernel`).
+#[derive(Debug, Clone, Copy)]
+pub struct KernelTable {
+    pub gate: *const c_void,
+    pub spin: *const c_void,
+    pub fill: *const c_void,
+    pub transform: *const c_void,
+    pub compare: *const c_void,
+}
+
+// SAFETY: the handles are addresses of host stubs registered with cudart for the process's lifetime.
+unsafe impl Send for KernelTable {}
+unsafe impl Sync for KernelTable {}
+
+/// Launches `func` on `grid` × `block` with the given argument values.
+///
+/// # Safety
+/// `args` must match the kernel's parameter list in number, order and type (each element points to a value of
+/// that parameter's type), and every pointer argument must be valid on the device for the kernel's use.
+pub unsafe fn launch(
+    func: *const c_void,
+    grid: u32,
+    block: u32,
+    args: &mut [*mut c_void],
+    stream: cudaStream_t,
+) -> cudaError_t {
+    let grid = dim3 {
+        x: grid,
+        y: 1,
+        z: 1,
+    };
+    let block = dim3 {
+        x: block,
+        y: 1,
+        z: 1,
+    };
+    cudaLaunchKernel(func, grid, block, args.as_mut_ptr(), 0, stream)
+}
+
+/// Pointer to a value, as an element of a `cudaLaunchKernel` argument array.
+pub fn arg<T>(value: &mut T) -> *mut c_void {
+    (value as *mut T).cast()
+}
+
+impl KernelTable {
+    /// # Safety
+    /// `flag` and `timed_out` must be device pointers to mapped host words; `stamp` null or two device-visible u64.
+    pub unsafe fn launch_gate(
+        &self,
+        flag: *const u32,
+        timeout_ns: u64,
+        timed_out: *mut u32,
+        stamp: *mut u64,
+        stream: cudaStream_t,
+    ) -> cudaError_t {
+        let (mut f, mut t, mut to, mut s) = (flag, timeout_ns, timed_out, stamp);
+        launch(
+            self.gate,
+            1,
+            1,
+            &mut [arg(&mut f), arg(&mut t), arg(&mut to), arg(&mut s)],
+            stream,
+        )
+    }
+
+    /// # Safety
+    /// `stamp` is null or points to two device-visible u64.
+    pub unsafe fn launch_spin(
+        &self,
+        ns: u64,
+        stamp: *mut u64,
+        stream: cudaStream_t,
+    ) -> cudaError_t {
+        let (mut n, mut s) = (ns, stamp);
+        launch(self.spin, 1, 1, &mut [arg(&mut n), arg(&mut s)], stream)
+    }
+
+    /// # Safety
+    /// `buf` must be device-accessible and hold `n` u32; `stamp` as for [`Self::launch_spin`].
+    pub unsafe fn launch_fill(
+        &self,
+        buf: *mut u32,
+        n: u32,
+        value: u32,
+        stamp: *mut u64,
+        stream: cudaStream_t,
+    ) -> cudaError_t {
+        let (mut b, mut n, mut v, mut s) = (buf, n, value, stamp);
+        launch(
+            self.fill,
+            1,
+            DATA_BLOCK_THREADS,
+            &mut [arg(&mut b), arg(&mut n), arg(&mut v), arg(&mut s)],
+            stream,
+        )
+    }
+
+    /// # Safety
+    /// As for [`Self::launch_fill`].
+    pub unsafe fn launch_transform(
+        &self,
+        buf: *mut u32,
+        n: u32,
+        mul: u32,
+        add: u32,
+        stamp: *mut u64,
+        stream: cudaStream_t,
+    ) -> cudaError_t {
+        let (mut b, mut n, mut m, mut a, mut s) = (buf, n, mul, add, stamp);
+        launch(
+            self.transform,
+            1,
+            DATA_BLOCK_THREADS,
+            &mut [
+                arg(&mut b),
+                arg(&mut n),
+                arg(&mut m),
+                arg(&mut a),
+                arg(&mut s),
+            ],
+            stream,
+        )
+    }
+
+    /// # Safety
+    /// `a`, `b` hold `n` device-accessible u32; `mismatches` one device-accessible u32.
+    pub unsafe fn launch_compare(
+        &self,
+        a: *const u32,
+        b: *const u32,
+        n: u32,
+        mismatches: *mut u32,
+        stamp: *mut u64,
+        stream: cudaStream_t,
+    ) -> cudaError_t {
+        let (mut pa, mut pb, mut n, mut m, mut s) = (a, b, n, mismatches, stamp);
+        launch(
+            self.compare,
+            1,
+            DATA_BLOCK_THREADS,
+            &mut [
+                arg(&mut pa),
+                arg(&mut pb),
+                arg(&mut n),
+                arg(&mut m),
+                arg(&mut s),
+            ],
+            stream,
+        )
+    }
+}
