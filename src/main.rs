@@ -1,1 +1,180 @@
-fn main() {}
+//! `cuda-conformance`: runs the conformance cases on a GPU and writes a report per host.
+//!
+//! ```text
+//! cuda-conformance run [FILTER]      run the suite (cases whose id contains FILTER), write a JSON report
+//! cuda-conformance check             parse and validate every case file (no GPU needed)
+//! cuda-conformance list [FILTER]     list case ids with their rules
+//! cuda-conformance info              the device and build this binary would report
+//! ```
+
+use clap::{Parser, Subcommand};
+use cuda_conformance::{cases_dir, kernel_table, BUILD_COMMIT};
+use harness::case::ast::Case;
+use harness::gpu;
+use harness::report::{Provenance, Report};
+use harness::runner::{self, RunOptions};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+#[derive(Parser)]
+#[command(version, about = "Conformance suite for the CUDA runtime: what CUDA promises and what this GPU does")]
+struct Cli {
+    /// Folder of *.case files (default: $CUDA_CONFORMANCE_CASES, cases/ beside the binary, or the source tree's).
+    #[arg(long, global = true)]
+    cases: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the cases whose id contains FILTER (all without one), one child process per case.
+    Run {
+        filter: Option<String>,
+        /// CUDA device ordinal.
+        #[arg(long, default_value_t = 0)]
+        device: i32,
+        /// Where to write the JSON report (default: reports/<gpu>-<driver>-<time>.json).
+        #[arg(long)]
+        report: Option<PathBuf>,
+        /// Seconds after which a case's process is killed and the case is a timeout.
+        #[arg(long, default_value_t = 60)]
+        deadline: u64,
+    },
+    /// Parse and validate every case file; print diagnostics as file:line:col.
+    Check,
+    /// List the case ids (and rules) that FILTER selects.
+    List { filter: Option<String> },
+    /// Print the provenance a run on this device would record.
+    Info {
+        #[arg(long, default_value_t = 0)]
+        device: i32,
+    },
+}
+
+fn main() -> ExitCode {
+    runner::serve_child_request(kernel_table);
+    let cli = Cli::parse();
+    let dir = cli.cases.unwrap_or_else(cases_dir);
+    let cases = match harness::suite::load_dir(&dir) {
+        Ok(cases) => cases,
+        Err(diagnostics) => {
+            for d in &diagnostics {
+                eprintln!("{d}");
+            }
+            eprintln!("{} problem(s) in the case files under {}", diagnostics.len(), dir.display());
+            return ExitCode::from(2);
+        }
+    };
+    match cli.command {
+        Command::Check => {
+            println!("{} cases in {}: all valid", cases.len(), dir.display());
+            ExitCode::SUCCESS
+        }
+        Command::List { filter } => {
+            for case in select(&cases, filter.as_deref()) {
+                println!("{:<60} {}", case.id, case.rule);
+            }
+            ExitCode::SUCCESS
+        }
+        Command::Info { device } => match gpu::probe(device) {
+            Ok(info) => {
+                let provenance = Provenance::new(&info, BUILD_COMMIT, now_rfc3339());
+                println!("{}", serde_json::to_string_pretty(&provenance).unwrap_or_default());
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("{e}");
+                ExitCode::from(2)
+            }
+        },
+        Command::Run { filter, device, report, deadline } => {
+            let opts = RunOptions { cases_dir: dir, device, case_deadline: Duration::from_secs(deadline) };
+            run(&cases, filter, report, &opts)
+        }
+    }
+}
+
+fn select<'a>(cases: &'a [Case], filter: Option<&str>) -> Vec<&'a Case> {
+    cases.iter().filter(|c| filter.is_none_or(|f| c.id.contains(f))).collect()
+}
+
+fn run(cases: &[Case], filter: Option<String>, report_path: Option<PathBuf>, opts: &RunOptions) -> ExitCode {
+    let device = match gpu::probe(opts.device) {
+        Ok(device) => device,
+        Err(e) => {
+            eprintln!("cannot run the suite: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let started_at = now_rfc3339();
+    let selected = select(cases, filter.as_deref());
+    eprintln!(
+        "{} cases on {} ({}), driver {}, runtime {}",
+        selected.len(),
+        device.name,
+        device.uuid,
+        gpu::version_string(device.driver_version),
+        gpu::version_string(device.runtime_version)
+    );
+    if gpu::launch_blocking() {
+        eprintln!("warning: CUDA_LAUNCH_BLOCKING=1 makes every launch synchronous; cases with gates are not supported");
+    }
+    let bar = ProgressBar::new(selected.len() as u64);
+    bar.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} {elapsed_precise} {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let start = Instant::now();
+    let mut results = Vec::with_capacity(selected.len());
+    for case in selected {
+        bar.set_message(case.id.clone());
+        let result = runner::run_isolated(case, &device, opts);
+        if result.verdict.kind.is_failure() {
+            bar.println(format!("{} {}", result.verdict.kind, result.id));
+        }
+        results.push(result);
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    let wall_ms = start.elapsed().as_millis() as u64;
+    let provenance = Provenance::new(&device, BUILD_COMMIT, started_at);
+    let report = Report::new(provenance, filter.unwrap_or_default(), wall_ms, results);
+    println!("{}", report.summary_table());
+    let path = report_path.unwrap_or_else(|| default_report_path(&report));
+    match write_report(&report, &path) {
+        Ok(()) => eprintln!("report: {} ({:.1} s)", path.display(), wall_ms as f64 / 1000.0),
+        Err(e) => {
+            eprintln!("cannot write the report to {}: {e}", path.display());
+            return ExitCode::from(2);
+        }
+    }
+    if report.passed() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+fn default_report_path(report: &Report) -> PathBuf {
+    let p = &report.provenance;
+    let gpu: String = p.gpu_name.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect();
+    let stamp: String = p.started_at.chars().filter(|c| c.is_ascii_digit()).take(14).collect();
+    PathBuf::from("reports").join(format!("{gpu}-driver-{}-{stamp}.json", p.driver_version))
+}
+
+fn write_report(report: &Report, path: &std::path::Path) -> std::io::Result<()> {
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)?;
+    }
+    let json = serde_json::to_string_pretty(report).map_err(std::io::Error::other)?;
+    std::fs::write(path, json)
+}
+
+fn now_rfc3339() -> String {
+    time::OffsetDateTime::now_utc()
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap_or_else(|_| "unknown".into())
+}

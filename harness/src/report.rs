@@ -1,0 +1,128 @@
+//! The report of a run: provenance (which GPU, driver, runtime, build, environment), a summary by area, and every
+//! case's verdict and trace. Written as JSON for machines and summarised as a table for people.
+
+use crate::gpu::{self, DeviceInfo};
+use crate::runner::CaseResult;
+use crate::verdict::VerdictKind;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+/// Where a report came from: enough to reproduce the run or to compare it with another host's.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Provenance {
+    pub tool_version: String,
+    /// `git rev-parse HEAD` of the tree the binary was built from (with `-dirty` if it had changes).
+    pub commit: String,
+    pub hostname: String,
+    pub gpu_name: String,
+    pub gpu_uuid: String,
+    pub compute_capability: String,
+    pub driver_version: String,
+    /// The runtime actually linked (cudaRuntimeGetVersion).
+    pub runtime_version: String,
+    /// The headers the bindings were generated from.
+    pub bindings_cudart_version: String,
+    /// `static` (libcudart_static.a) or `dynamic`.
+    pub cudart_link: String,
+    pub concurrent_kernels: bool,
+    pub async_engine_count: u32,
+    pub multiprocessors: u32,
+    pub device_count: u32,
+    pub stream_priority_range: (i32, i32),
+    /// Every CUDA_* variable of the run's environment (CUDA_LAUNCH_BLOCKING, CUDA_MODULE_LOADING,
+    /// CUDA_DEVICE_MAX_CONNECTIONS, CUDA_VISIBLE_DEVICES change what cases can observe).
+    pub cuda_environment: BTreeMap<String, String>,
+    /// UTC, RFC 3339.
+    pub started_at: String,
+}
+
+impl Provenance {
+    pub fn new(device: &DeviceInfo, commit: &str, started_at: String) -> Self {
+        Provenance {
+            tool_version: env!("CARGO_PKG_VERSION").to_owned(),
+            commit: commit.to_owned(),
+            hostname: hostname(),
+            gpu_name: device.name.clone(),
+            gpu_uuid: device.uuid.clone(),
+            compute_capability: format!("{}.{}", device.compute_capability.0, device.compute_capability.1),
+            driver_version: gpu::version_string(device.driver_version),
+            runtime_version: gpu::version_string(device.runtime_version),
+            bindings_cudart_version: gpu::version_string(cuda_sys::BUILD_CUDART_VERSION),
+            cudart_link: cuda_sys::BUILD_LINK_MODE.to_owned(),
+            concurrent_kernels: device.concurrent_kernels,
+            async_engine_count: device.async_engine_count,
+            multiprocessors: device.multiprocessors,
+            device_count: device.device_count,
+            stream_priority_range: device.stream_priority_range,
+            cuda_environment: gpu::cuda_environment().into_iter().collect(),
+            started_at,
+        }
+    }
+}
+
+fn hostname() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_owned())
+        .unwrap_or_else(|_| "unknown".into())
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Report {
+    pub provenance: Provenance,
+    /// The filter the run was given (empty: all cases).
+    pub filter: String,
+    pub wall_ms: u64,
+    /// verdict → count over all cases.
+    pub totals: BTreeMap<String, usize>,
+    /// area → verdict → count.
+    pub by_area: BTreeMap<String, BTreeMap<String, usize>>,
+    pub cases: Vec<CaseResult>,
+}
+
+impl Report {
+    pub fn new(provenance: Provenance, filter: String, wall_ms: u64, cases: Vec<CaseResult>) -> Self {
+        let mut totals = BTreeMap::new();
+        let mut by_area: BTreeMap<String, BTreeMap<String, usize>> = BTreeMap::new();
+        for case in &cases {
+            let kind = case.verdict.kind.to_string();
+            *totals.entry(kind.clone()).or_insert(0) += 1;
+            *by_area.entry(case.area.clone()).or_default().entry(kind).or_insert(0) += 1;
+        }
+        Report { provenance, filter, wall_ms, totals, by_area, cases }
+    }
+
+    /// True when no case failed, crashed or timed out.
+    pub fn passed(&self) -> bool {
+        self.cases.iter().all(|c| !c.verdict.kind.is_failure())
+    }
+
+    /// The summary table: one row per area, one column per verdict, then the non-pass cases with their reasons.
+    pub fn summary_table(&self) -> String {
+        let kinds = VerdictKind::ALL;
+        let mut out = String::new();
+        let _ = write!(out, "{:<16}", "area");
+        for k in kinds {
+            let _ = write!(out, "{:>10}", k.to_string());
+        }
+        out.push('\n');
+        let mut rows: Vec<(&str, &BTreeMap<String, usize>)> =
+            self.by_area.iter().map(|(a, c)| (a.as_str(), c)).collect();
+        rows.push(("total", &self.totals));
+        for (area, counts) in rows {
+            let _ = write!(out, "{area:<16}");
+            for k in kinds {
+                let _ = write!(out, "{:>10}", counts.get(&k.to_string()).copied().unwrap_or(0));
+            }
+            out.push('\n');
+        }
+        for case in self.cases.iter().filter(|c| c.verdict.kind != VerdictKind::Pass) {
+            let variant = case.verdict.variant.as_deref().map(|v| format!(" ({v})")).unwrap_or_default();
+            let _ = writeln!(out, "\n{} {}{variant}  [{}]", case.verdict.kind, case.id, case.location);
+            for m in &case.verdict.messages {
+                let _ = writeln!(out, "    {m}");
+            }
+        }
+        out
+    }
+}
