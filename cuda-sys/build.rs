@@ -171,7 +171,9 @@ fn fail(tried: &[String]) -> ! {
         "\nFix: run `scripts/setup.sh` from the repository root (installs the pinned CUDA 13.0 subset into .toolkit/),\n\
          or set CUDA_HOME to a toolkit that has include/cuda_runtime_api.h and lib64/libcudart_static.a.\n",
     );
-    panic!("{msg}");
+    // Exit rather than panic: cargo shows the script's stderr, without a backtrace burying the fix.
+    eprintln!("{msg}");
+    std::process::exit(1);
 }
 
 fn read_cudart_version(header: &Path) -> u32 {
