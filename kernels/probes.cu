@@ -1,0 +1,136 @@
+// The probe kernels of the conformance suite. Their ABI (names, parameters, launch shapes) is specified in
+// harness/src/kernels.rs; Rust launches them through cudaLaunchKernel with the handles exported at the bottom.
+//
+// Time is always %globaltimer (nanoseconds, one clock for the whole GPU): SM clocks (clock64) change with load
+// and boost, so they cannot measure durations or order kernels on different SMs. __nanosleep is used only as a
+// polling back-off; it promises no minimum delay.
+//
+// Stamp buffers may be device memory or mapped host memory. __threadfence_system() after a stamp or flag write
+// orders it before later writes for every observer, the host included.
+
+#include <cstdint>
+
+namespace {
+
+__device__ __forceinline__ uint64_t globaltimer() {
+    uint64_t t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+// Thread 0 records the kernel's entry; the fence publishes it early, so the host can see that a gate has
+// started while it is still held.
+__device__ __forceinline__ void stamp_entry(uint64_t* stamp) {
+    if (stamp != nullptr && threadIdx.x == 0) {
+        stamp[0] = globaltimer();
+        __threadfence_system();
+    }
+}
+
+// Called by every thread of the block: the barrier makes thread 0's exit stamp later than every thread's work.
+__device__ __forceinline__ void stamp_exit(uint64_t* stamp) {
+    __syncthreads();
+    if (stamp != nullptr && threadIdx.x == 0) {
+        stamp[1] = globaltimer();
+    }
+    __threadfence_system();
+}
+
+}  // namespace
+
+// 1 thread. Holds its stream until the host writes a non-zero *flag (mapped pinned host memory), or until
+// timeout_ns passes, so that a lost open cannot hang the GPU. A volatile load is a relaxed system-scope load in
+// the PTX memory model: every poll reads the host's memory, never a cached copy.
+extern "C" __global__ void cc_gate(const volatile uint32_t* flag, uint64_t timeout_ns, uint32_t* timed_out,
+                                   uint64_t* stamp) {
+    const uint64_t start = globaltimer();
+    if (stamp != nullptr) {
+        stamp[0] = start;
+        __threadfence_system();
+    }
+    unsigned backoff_ns = 32;
+    while (*flag == 0) {
+        if (globaltimer() - start >= timeout_ns) {
+            if (timed_out != nullptr) {
+                *(volatile uint32_t*)timed_out = 1;
+            }
+            break;
+        }
+        __nanosleep(backoff_ns);
+        if (backoff_ns < 1024) {
+            backoff_ns *= 2;
+        }
+    }
+    if (stamp != nullptr) {
+        stamp[1] = globaltimer();
+    }
+    __threadfence_system();
+}
+
+// 1 thread. Busy-waits on %globaltimer: the duration is wall time on the GPU, whatever the SM clock does.
+extern "C" __global__ void cc_spin(uint64_t ns, uint64_t* stamp) {
+    const uint64_t start = globaltimer();
+    if (stamp != nullptr) {
+        stamp[0] = start;
+        __threadfence_system();
+    }
+    uint64_t now = start;
+    while (now - start < ns) {
+        now = globaltimer();
+    }
+    if (stamp != nullptr) {
+        stamp[1] = now;
+    }
+    __threadfence_system();
+}
+
+// Data kernels: one block, block-stride loop (blockDim.x threads, DATA_BLOCK_THREADS on the Rust side).
+
+extern "C" __global__ void cc_fill(uint32_t* buf, uint32_t n, uint32_t value, uint64_t* stamp) {
+    stamp_entry(stamp);
+    for (uint32_t i = threadIdx.x; i < n; i += blockDim.x) {
+        buf[i] = value;
+    }
+    stamp_exit(stamp);
+}
+
+// x = x * mul + add, wrapping (unsigned arithmetic): not commutative with itself for most (mul, add), so the
+// final values prove the order in which transforms ran.
+extern "C" __global__ void cc_transform(uint32_t* buf, uint32_t n, uint32_t mul, uint32_t add, uint64_t* stamp) {
+    stamp_entry(stamp);
+    for (uint32_t i = threadIdx.x; i < n; i += blockDim.x) {
+        buf[i] = buf[i] * mul + add;
+    }
+    stamp_exit(stamp);
+}
+
+// Sets (not adds to) *mismatches, so the caller need not clear it.
+extern "C" __global__ void cc_compare(const uint32_t* a, const uint32_t* b, uint32_t n, uint32_t* mismatches,
+                                      uint64_t* stamp) {
+    __shared__ uint32_t total;
+    stamp_entry(stamp);
+    if (threadIdx.x == 0) {
+        total = 0;
+    }
+    __syncthreads();
+    uint32_t local = 0;
+    for (uint32_t i = threadIdx.x; i < n; i += blockDim.x) {
+        local += a[i] != b[i] ? 1u : 0u;
+    }
+    if (local != 0) {
+        atomicAdd(&total, local);
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        *mismatches = total;
+    }
+    stamp_exit(stamp);
+}
+
+// Host-side handles: the addresses of the host stubs that nvcc registers with cudart, which is what
+// cudaLaunchKernel takes. Rust declares only these functions, never the kernels' own symbols.
+extern "C" const void* cc_kernel_gate(void) { return (const void*)&cc_gate; }
+extern "C" const void* cc_kernel_spin(void) { return (const void*)&cc_spin; }
+extern "C" const void* cc_kernel_fill(void) { return (const void*)&cc_fill; }
+extern "C" const void* cc_kernel_transform(void) { return (const void*)&cc_transform; }
+extern "C" const void* cc_kernel_compare(void) { return (const void*)&cc_compare; }

@@ -1,0 +1,32 @@
+//! The root package's library: the probe kernels compiled by `build.rs`, as the [`harness::kernels::KernelTable`] the
+//! harness launches them through. The harness never learns how kernels were built; this is the only link.
+
+use std::ffi::c_void;
+
+// Host functions from kernels/probes.cu returning the kernels' host-stub addresses (what cudaLaunchKernel takes).
+// They are plain functions with no CUDA calls, so they are safe to call without a GPU.
+extern "C" {
+    fn cc_kernel_gate() -> *const c_void;
+    fn cc_kernel_spin() -> *const c_void;
+    fn cc_kernel_fill() -> *const c_void;
+    fn cc_kernel_transform() -> *const c_void;
+    fn cc_kernel_compare() -> *const c_void;
+}
+
+/// The GPU code the kernels were compiled to, e.g. `sm_90 + compute_90 PTX` (set with `CUDA_CONFORMANCE_ARCHS`
+/// at build time). A GPU matching none of them fails launches with `cudaErrorNoKernelImageForDevice`.
+pub const KERNEL_TARGETS: &str = env!("CUDA_CONFORMANCE_KERNEL_TARGETS");
+
+/// Handles of the probe kernels, with the ABI documented in [`harness::kernels`].
+pub fn kernel_table() -> harness::kernels::KernelTable {
+    // SAFETY: the functions take nothing, touch no state and return static addresses.
+    unsafe {
+        harness::kernels::KernelTable {
+            gate: cc_kernel_gate(),
+            spin: cc_kernel_spin(),
+            fill: cc_kernel_fill(),
+            transform: cc_kernel_transform(),
+            compare: cc_kernel_compare(),
+        }
+    }
+}
