@@ -23,6 +23,7 @@ fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed={KERNELS}");
     println!("cargo:rerun-if-env-changed={ARCHS_VAR}");
+    emit_commit();
 
     let root = PathBuf::from(env::var_os("DEP_CUDART_ROOT").unwrap_or_else(|| {
         fail("DEP_CUDART_ROOT is not set: cuda-sys (links = \"cudart\") must be a dependency")
@@ -107,4 +108,24 @@ fn gencode_flags(archs: &[String]) -> Vec<String> {
 
 fn fail(msg: &str) -> ! {
     panic!("\n\ncuda-conformance build: {msg}\n");
+}
+
+/// The commit reports name as the build's (`git describe --always --dirty`). Rerun when HEAD or the index moves,
+/// so the stamp follows commits without rebuilding on every edit.
+fn emit_commit() {
+    for path in [".git/HEAD", ".git/index"] {
+        if std::path::Path::new(path).exists() {
+            println!("cargo:rerun-if-changed={path}");
+        }
+    }
+    let commit = std::process::Command::new("git")
+        .args(["describe", "--always", "--dirty", "--abbrev=40"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .map(|s| s.trim().to_owned())
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "unknown".to_owned());
+    println!("cargo:rustc-env=CUDA_CONFORMANCE_COMMIT={commit}");
 }

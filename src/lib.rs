@@ -30,3 +30,25 @@ pub fn kernel_table() -> harness::kernels::KernelTable {
         }
     }
 }
+
+/// The commit this binary was built from (`git describe --always --dirty` at build time; `unknown` outside git).
+pub const BUILD_COMMIT: &str = env!("CUDA_CONFORMANCE_COMMIT");
+
+/// The `cases/` folder to run: `$CUDA_CONFORMANCE_CASES`, else `cases/` under `$CARGO_MANIFEST_DIR` (set by
+/// `cargo test` and by the bundle's run-tests.sh), else `../cases` beside the executable (the bundle's layout:
+/// `bundle/bin/cuda-conformance`, `bundle/cases/`), else the source tree this binary was built from.
+pub fn cases_dir() -> std::path::PathBuf {
+    use std::path::PathBuf;
+    if let Some(dir) = std::env::var_os("CUDA_CONFORMANCE_CASES") {
+        return PathBuf::from(dir);
+    }
+    let candidates = [
+        std::env::var_os("CARGO_MANIFEST_DIR").map(|d| PathBuf::from(d).join("cases")),
+        std::env::current_exe().ok().and_then(|exe| Some(exe.parent()?.parent()?.join("cases"))),
+    ];
+    candidates
+        .into_iter()
+        .flatten()
+        .find(|d| d.is_dir())
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("cases"))
+}
