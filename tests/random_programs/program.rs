@@ -1,0 +1,242 @@
+//! The intermediate form of a random multi-stream program, before it is lowered into a case.
+//!
+//! A program is the *body* that both executions share: ops issued in order onto created streams. The wrapper each
+//! execution needs (the fork from and join back to the origin stream, the capture, graph launches, repetitions)
+//! is added by `lower.rs`, so the IR stays what proptest shrinks and what the model and interpreter read.
+//!
+//! Indices name everything: stream `i` is `s{i}` (stream 0 is the origin), event `i` is `e{i}`, buffer `i` is
+//! `b{i}`, and the work op at index `i` of `ops` carries the label `w{i}`, so stamps and graph nodes map back here.
+
+use crate::model::{HappensBefore, ModelMode};
+use std::fmt;
+
+/// A program body over created streams (never a default stream: the legacy stream's implicit synchronisation
+/// would add edges that neither the capture nor the model has).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Program {
+    /// `true` for a stream created with `cudaStreamNonBlocking`. Stream 0 is the origin. Created streams never
+    /// synchronise with each other, whatever their flags, so the flags only vary what the driver sees.
+    pub streams: Vec<bool>,
+    /// Number of events `e0..`.
+    pub events: usize,
+    /// Memory kind of each buffer `b0..`; all start zeroed.
+    pub buffers: Vec<BufKind>,
+    /// Bytes of every buffer (all equal, a multiple of 4).
+    pub buffer_bytes: u64,
+    pub ops: Vec<Op>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BufKind {
+    /// `cudaMalloc`.
+    Device,
+    /// `cudaMallocHost`: host memory the device reaches through unified addressing.
+    Pinned,
+}
+
+/// Which constructs a program may use; see `generate.rs` for why.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flavor {
+    /// Runs both eagerly and under capture: every wait follows a record of its event in the same body.
+    Capturable,
+    /// Runs eagerly only: may also wait on an event before (or without) any record of it, a no-op.
+    EagerOnly,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Op {
+    /// `launch fill b VALUE on s`.
+    Fill { stream: usize, buf: usize, value: u32 },
+    /// `launch transform b mul MUL add ADD on s`: x = x*MUL + ADD, wrapping; odd MUL keeps it a bijection, so
+    /// two transforms in the wrong order leave a different value.
+    Transform { stream: usize, buf: usize, mul: u32, add: u32 },
+    /// `launch compare a b into r on s`: r[0] = number of indices where a and b differ.
+    Compare { stream: usize, a: usize, b: usize, into: usize },
+    /// `memcpy-async dst src on s` (whole buffers; device↔device or device↔pinned).
+    Copy { stream: usize, dst: usize, src: usize },
+    /// `memset-async b BYTE on s`.
+    Memset { stream: usize, buf: usize, byte: u8 },
+    /// `host-func on s [snapshot b]` (the snapshot buffer is pinned).
+    HostFunc { stream: usize, snapshot: Option<usize> },
+    /// `record e on s`.
+    Record { stream: usize, event: usize },
+    /// `wait s for e`.
+    Wait { stream: usize, event: usize },
+}
+
+/// How an op touches a buffer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Access {
+    pub buf: usize,
+    pub write: bool,
+}
+
+impl Op {
+    pub fn stream(&self) -> usize {
+        match *self {
+            Op::Fill { stream, .. }
+            | Op::Transform { stream, .. }
+            | Op::Compare { stream, .. }
+            | Op::Copy { stream, .. }
+            | Op::Memset { stream, .. }
+            | Op::HostFunc { stream, .. }
+            | Op::Record { stream, .. }
+            | Op::Wait { stream, .. } => stream,
+        }
+    }
+
+    /// Work ops become graph nodes and nodes of the happens-before model; record and wait only order them.
+    pub fn is_work(&self) -> bool {
+        !matches!(self, Op::Record { .. } | Op::Wait { .. })
+    }
+
+    /// Kernels are the ops with device stamps.
+    pub fn is_kernel(&self) -> bool {
+        matches!(self, Op::Fill { .. } | Op::Transform { .. } | Op::Compare { .. })
+    }
+
+    /// The buffers this op reads and writes. A transform reads and writes its buffer, which counts as a write.
+    pub fn accesses(&self) -> Vec<Access> {
+        let r = |buf| Access { buf, write: false };
+        let w = |buf| Access { buf, write: true };
+        match *self {
+            Op::Fill { buf, .. } | Op::Transform { buf, .. } | Op::Memset { buf, .. } => vec![w(buf)],
+            Op::Compare { a, b, into, .. } => vec![r(a), r(b), w(into)],
+            Op::Copy { dst, src, .. } => vec![r(src), w(dst)],
+            Op::HostFunc { snapshot, .. } => snapshot.into_iter().map(r).collect(),
+            Op::Record { .. } | Op::Wait { .. } => Vec::new(),
+        }
+    }
+}
+
+pub fn stream_name(i: usize) -> String {
+    format!("s{i}")
+}
+pub fn event_name(i: usize) -> String {
+    format!("e{i}")
+}
+pub fn buffer_name(i: usize) -> String {
+    format!("b{i}")
+}
+/// Label of the work op at index `i` of `Program::ops`.
+pub fn label(i: usize) -> String {
+    format!("w{i}")
+}
+/// The op index a label names, for labels made by [`label`].
+pub fn label_index(label: &str) -> Option<usize> {
+    label.strip_prefix('w')?.parse().ok()
+}
+
+impl Program {
+    pub fn words(&self) -> usize {
+        (self.buffer_bytes / 4) as usize
+    }
+
+    /// Indices (into `ops`) of the work ops, in issue order.
+    pub fn work_ops(&self) -> impl Iterator<Item = usize> + '_ {
+        self.ops.iter().enumerate().filter(|(_, op)| op.is_work()).map(|(i, _)| i)
+    }
+
+    /// Every rule a generated program must keep, checked after the fact (the generator constructs programs this
+    /// way; this is the independent check of that claim).
+    pub fn check_well_formed(&self, flavor: Flavor) -> Result<(), String> {
+        if !(2..=6).contains(&self.streams.len()) {
+            return Err(format!("{} streams, expected 2 to 6", self.streams.len()));
+        }
+        if self.buffers.is_empty() || self.events == 0 {
+            return Err("no buffer or no event declared".into());
+        }
+        if self.work_ops().next().is_none() {
+            return Err("no work op".into());
+        }
+        if self.buffer_bytes == 0 || self.buffer_bytes % 4 != 0 {
+            return Err(format!("buffer size {} is not a positive multiple of 4", self.buffer_bytes));
+        }
+        let mut recorded = vec![false; self.events];
+        for (i, op) in self.ops.iter().enumerate() {
+            self.check_op(op, flavor, &recorded).map_err(|e| format!("op {i} ({op}): {e}"))?;
+            if let Op::Record { event, .. } = *op {
+                recorded[event] = true;
+            }
+        }
+        self.check_race_free()
+    }
+
+    fn check_op(&self, op: &Op, flavor: Flavor, recorded: &[bool]) -> Result<(), String> {
+        let buf_ok = |b: usize| b < self.buffers.len();
+        if op.stream() >= self.streams.len() {
+            return Err("undeclared stream".into());
+        }
+        if op.accesses().iter().any(|a| !buf_ok(a.buf)) {
+            return Err("undeclared buffer".into());
+        }
+        match *op {
+            Op::Record { event, .. } | Op::Wait { event, .. } if event >= self.events => Err("undeclared event".into()),
+            Op::Wait { event, .. } if flavor == Flavor::Capturable && !recorded[event] => {
+                Err("waits on an event not yet recorded in this body (illegal inside a capture)".into())
+            }
+            Op::Transform { mul, .. } if mul % 2 == 0 => Err("even multiplier (not order-sensitive)".into()),
+            Op::Compare { a, b, into, .. } if into == a || into == b => Err("compare writes an input".into()),
+            Op::Copy { dst, src, .. } if dst == src => Err("copy onto itself".into()),
+            Op::Copy { dst, src, .. }
+                if self.buffers[dst] == BufKind::Pinned && self.buffers[src] == BufKind::Pinned =>
+            {
+                Err("pinned-to-pinned copy (host-synchronous)".into())
+            }
+            Op::HostFunc { snapshot: Some(b), .. } if self.buffers[b] != BufKind::Pinned => {
+                Err("snapshot of a buffer the host cannot read".into())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Any two work ops touching the same buffer, at least one writing, must be ordered by the faithful model:
+    /// otherwise the program races and no single expected result exists.
+    pub fn check_race_free(&self) -> Result<(), String> {
+        let hb = HappensBefore::build(self, ModelMode::Faithful);
+        let work: Vec<usize> = self.work_ops().collect();
+        for (x, &i) in work.iter().enumerate() {
+            for &j in &work[x + 1..] {
+                if conflict(&self.ops[i], &self.ops[j]) && !hb.before(i, j) {
+                    return Err(format!(
+                        "race: {} ({}) and {} ({}) are unordered",
+                        label(i),
+                        self.ops[i],
+                        label(j),
+                        self.ops[j]
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Two ops conflict when they touch a common buffer and at least one of them writes it.
+pub fn conflict(a: &Op, b: &Op) -> bool {
+    a.accesses().iter().any(|x| b.accesses().iter().any(|y| x.buf == y.buf && (x.write || y.write)))
+}
+
+impl fmt::Display for Op {
+    /// The op in the case language's words, without the label.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (s, b, e) = (stream_name, buffer_name, event_name);
+        match *self {
+            Op::Fill { stream, buf, value } => write!(f, "launch fill {} {value} on {}", b(buf), s(stream)),
+            Op::Transform { stream, buf, mul, add } => {
+                write!(f, "launch transform {} mul {mul} add {add} on {}", b(buf), s(stream))
+            }
+            Op::Compare { stream, a, b: bb, into } => {
+                write!(f, "launch compare {} {} into {} on {}", b(a), b(bb), b(into), s(stream))
+            }
+            Op::Copy { stream, dst, src } => write!(f, "memcpy-async {} {} on {}", b(dst), b(src), s(stream)),
+            Op::Memset { stream, buf, byte } => write!(f, "memset-async {} {byte} on {}", b(buf), s(stream)),
+            Op::HostFunc { stream, snapshot: None } => write!(f, "host-func on {}", s(stream)),
+            Op::HostFunc { stream, snapshot: Some(buf) } => {
+                write!(f, "host-func on {} snapshot {}", s(stream), b(buf))
+            }
+            Op::Record { stream, event } => write!(f, "record {} on {}", e(event), s(stream)),
+            Op::Wait { stream, event } => write!(f, "wait {} for {}", s(stream), e(event)),
+        }
+    }
+}
