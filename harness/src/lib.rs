@@ -4,5 +4,7 @@
 //! [`kernels::KernelTable`] from the root package.
 
 pub mod case;
+pub mod exec;
 pub mod gpu;
 pub mod kernels;
+pub mod verdict;

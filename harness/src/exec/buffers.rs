@@ -1,0 +1,196 @@
+//! Case buffers by memory kind: where each lives, which pointer kernels, copies and memsets get, and how the final
+//! contents are read back. Every buffer starts zeroed.
+
+use super::resources::{check, DeviceMemory, HostMemory};
+use crate::case::ast::MemKind;
+use cuda_sys as sys;
+use std::ffi::c_void;
+use std::ptr;
+
+/// The cudaMemcpyKind of a copy from `src` to `dst`: pinned, pageable and mapped memory are host memory.
+pub fn memcpy_kind(dst: MemKind, src: MemKind) -> sys::cudaMemcpyKind {
+    use sys::cudaMemcpyKind as K;
+    match (src.is_host(), dst.is_host()) {
+        (true, true) => K::cudaMemcpyHostToHost,
+        (true, false) => K::cudaMemcpyHostToDevice,
+        (false, true) => K::cudaMemcpyDeviceToHost,
+        (false, false) => K::cudaMemcpyDeviceToDevice,
+    }
+}
+
+/// Ordinary host memory that the device never owns. Held as a raw allocation rather than a `Vec` because CUDA
+/// copies into it behind Rust's back (memcpy-async), so no Rust reference to it may exist while work is pending.
+#[derive(Debug)]
+struct PageableMemory {
+    ptr: *mut u32,
+    words: usize,
+}
+
+impl PageableMemory {
+    fn zeroed(words: usize) -> Self {
+        let boxed: Box<[u32]> = vec![0u32; words].into_boxed_slice();
+        PageableMemory { ptr: Box::into_raw(boxed).cast::<u32>(), words }
+    }
+}
+
+impl Drop for PageableMemory {
+    fn drop(&mut self) {
+        // SAFETY: ptr and words are exactly the boxed slice made in `zeroed`, freed only here.
+        drop(unsafe { Box::from_raw(ptr::slice_from_raw_parts_mut(self.ptr, self.words)) });
+    }
+}
+
+#[derive(Debug)]
+enum Storage {
+    Device(DeviceMemory),
+    Pinned(HostMemory),
+    /// The host allocation and its device alias (what kernels get).
+    Mapped(HostMemory, *mut c_void),
+    Pageable(PageableMemory),
+}
+
+/// One declared buffer.
+#[derive(Debug)]
+pub struct Buffer {
+    pub kind: MemKind,
+    pub bytes: u64,
+    storage: Storage,
+}
+
+// SAFETY: the storage is plain memory owned by this buffer; CUDA pointers may be used from any host thread, and the
+// executor serialises host access to host-visible words (reads happen only after the final device synchronize).
+unsafe impl Send for Buffer {}
+
+impl Buffer {
+    /// Allocates `bytes` of `kind` and zeroes them (device memory with cudaMemset on the legacy stream: the
+    /// executor synchronizes the device before the script starts).
+    pub fn create(kind: MemKind, bytes: u64) -> Result<Buffer, sys::cudaError_t> {
+        let size = usize::try_from(bytes).map_err(|_| sys::cudaError::cudaErrorMemoryAllocation)?;
+        let storage = match kind {
+            MemKind::Device => {
+                let mem = DeviceMemory::alloc(size)?;
+                // SAFETY: mem is a live device allocation of size bytes.
+                check(unsafe { sys::cudaMemset(mem.raw(), 0, size) })?;
+                Storage::Device(mem)
+            }
+            MemKind::Pinned => {
+                let mem = HostMemory::pinned(size)?;
+                // SAFETY: mem is a live host allocation of size bytes that no one else uses yet.
+                unsafe { ptr::write_bytes(mem.raw().cast::<u8>(), 0, size) };
+                Storage::Pinned(mem)
+            }
+            MemKind::Mapped => {
+                let (mem, device) = HostMemory::mapped(size)?;
+                // SAFETY: as for pinned memory.
+                unsafe { ptr::write_bytes(mem.raw().cast::<u8>(), 0, size) };
+                Storage::Mapped(mem, device)
+            }
+            MemKind::Pageable => Storage::Pageable(PageableMemory::zeroed(size / 4)),
+        };
+        Ok(Buffer { kind, bytes, storage })
+    }
+
+    /// Number of u32 words.
+    pub fn words(&self) -> u64 {
+        self.bytes / 4
+    }
+
+    /// What kernels get: the device pointer, a pinned buffer's host pointer (unified addressing), or a mapped
+    /// buffer's device alias. `None` for pageable memory, which kernels must not touch.
+    pub fn kernel_ptr(&self) -> Option<*mut u32> {
+        match &self.storage {
+            Storage::Device(m) => Some(m.raw().cast()),
+            Storage::Pinned(m) => Some(m.raw().cast()),
+            Storage::Mapped(_, device) => Some(device.cast()),
+            Storage::Pageable(_) => None,
+        }
+    }
+
+    /// What cudaMemcpy gets: host memory by its host pointer (the copy kind says it is host memory).
+    pub fn copy_ptr(&self) -> *mut c_void {
+        match &self.storage {
+            Storage::Device(m) => m.raw(),
+            Storage::Pinned(m) | Storage::Mapped(m, _) => m.raw(),
+            Storage::Pageable(p) => p.ptr.cast(),
+        }
+    }
+
+    /// What cudaMemset gets: the pointer kernels use, or the host pointer of pageable memory (CUDA decides).
+    pub fn memset_ptr(&self) -> *mut c_void {
+        match (&self.storage, self.kernel_ptr()) {
+            (_, Some(p)) => p.cast(),
+            (Storage::Pageable(p), None) => p.ptr.cast(),
+            (_, None) => ptr::null_mut(),
+        }
+    }
+
+    /// Host pointer and word count of host-visible memory (for host-function snapshots); `None` for device memory.
+    pub fn host_words(&self) -> Option<(*const u32, usize)> {
+        let words = usize::try_from(self.words()).ok()?;
+        match &self.storage {
+            Storage::Pinned(m) | Storage::Mapped(m, _) => Some((m.raw().cast_const().cast(), words)),
+            Storage::Pageable(p) => Some((p.ptr.cast_const(), p.words)),
+            Storage::Device(_) => None,
+        }
+    }
+
+    /// The whole contents. Call only when no work can touch the buffer (after the final device synchronize).
+    pub fn read(&self) -> Result<Vec<u32>, sys::cudaError_t> {
+        let words = usize::try_from(self.words()).map_err(|_| sys::cudaError::cudaErrorInvalidValue)?;
+        let mut out = vec![0u32; words];
+        match self.host_words() {
+            // SAFETY: ptr holds n words of live host memory; nothing writes it any more (see above).
+            Some((ptr, n)) => out.copy_from_slice(unsafe { std::slice::from_raw_parts(ptr, n) }),
+            None => {
+                let kind = sys::cudaMemcpyKind::cudaMemcpyDeviceToHost;
+                // SAFETY: out has words*4 bytes; copy_ptr is the device allocation of the same size.
+                check(unsafe { sys::cudaMemcpy(out.as_mut_ptr().cast(), self.copy_ptr(), words * 4, kind) })?;
+            }
+        }
+        Ok(out)
+    }
+
+    /// Frees the memory now and returns CUDA's answer (pageable memory always succeeds).
+    pub fn release(self) -> sys::cudaError_t {
+        match self.storage {
+            Storage::Device(m) => m.release(),
+            Storage::Pinned(m) | Storage::Mapped(m, _) => m.release(),
+            Storage::Pageable(_) => sys::cudaError::cudaSuccess,
+        }
+    }
+
+    /// Gives up the memory without freeing it, for when a late host function might still read it (a failed
+    /// final synchronize leaves no guarantee that callbacks are done).
+    pub fn leak(self) {
+        std::mem::forget(self);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sys::cudaMemcpyKind as K;
+
+    #[test]
+    fn copy_kind_follows_the_memory_kinds() {
+        use MemKind::*;
+        assert_eq!(memcpy_kind(Device, Pinned), K::cudaMemcpyHostToDevice);
+        assert_eq!(memcpy_kind(Device, Pageable), K::cudaMemcpyHostToDevice);
+        assert_eq!(memcpy_kind(Device, Mapped), K::cudaMemcpyHostToDevice);
+        assert_eq!(memcpy_kind(Pinned, Device), K::cudaMemcpyDeviceToHost);
+        assert_eq!(memcpy_kind(Pageable, Device), K::cudaMemcpyDeviceToHost);
+        assert_eq!(memcpy_kind(Device, Device), K::cudaMemcpyDeviceToDevice);
+        assert_eq!(memcpy_kind(Pinned, Pageable), K::cudaMemcpyHostToHost);
+        assert_eq!(memcpy_kind(Mapped, Pinned), K::cudaMemcpyHostToHost);
+    }
+
+    #[test]
+    fn pageable_buffers_need_no_gpu() {
+        let b = Buffer::create(MemKind::Pageable, 64).unwrap();
+        assert_eq!(b.words(), 16);
+        assert!(b.kernel_ptr().is_none());
+        assert_eq!(b.host_words().map(|(_, n)| n), Some(16));
+        assert_eq!(b.read().unwrap(), vec![0; 16]);
+        assert_eq!(b.release(), sys::cudaError::cudaSuccess);
+    }
+}

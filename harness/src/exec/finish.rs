@@ -1,0 +1,128 @@
+//! The end of a case, after its script: captures the script left open are ended and capture modes restored (on
+//! the threads that own them), then, after the final device synchronize, buffers are read back. Every gate is
+//! already open by then, so nothing here can wait on one.
+
+use super::capture::{capture_status_name, quietly};
+use super::describe::{mem_kind_text, stream_text};
+use super::observations::{BufferRecord, Contents};
+use super::resources::Graph;
+use super::run::Ctx;
+use super::state::{CaptureBegun, Slot, State};
+use super::threads::CaseThreads;
+use crate::case::ast::{Case, Decl, Expectation, Predicate, StreamRef};
+use crate::gpu::error_name;
+use cuda_sys as sys;
+use std::sync::PoisonError;
+
+/// Ends every capture still open, on the thread that began it (global and thread-local captures must be ended
+/// there), and destroys its graph, so the next case starts with no stream capturing. Returns a note for each.
+pub fn end_open_captures<'env>(ctx: &'env Ctx<'env>, threads: &CaseThreads<'_, 'env>) -> Vec<String> {
+    let candidates: Vec<CaptureBegun> = {
+        let st = ctx.state.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut list = st.captures.clone();
+        // Streams that joined a capture through an event wait, never through begin-capture: after their origin.
+        for (name, slot) in &st.streams {
+            let stream = StreamRef::Named(name.clone());
+            if matches!(slot, Slot::Ready(_)) && !list.iter().any(|c| c.stream == stream) {
+                list.push(CaptureBegun { stream, thread: None });
+            }
+        }
+        list
+    };
+    let mut notes = Vec::new();
+    for begun in candidates {
+        let thread = begun.thread.clone();
+        match threads.run(thread.as_deref(), move || end_capture_if_open(ctx, &begun.stream)) {
+            Ok(Some(note)) => notes.push(note),
+            Ok(None) => {}
+            Err(why) => notes.push(format!("could not check for an open capture: {why}")),
+        }
+    }
+    notes
+}
+
+fn end_capture_if_open(ctx: &Ctx, stream: &StreamRef) -> Option<String> {
+    let st = ctx.state.lock().unwrap_or_else(PoisonError::into_inner);
+    let s = st.stream(stream).ok()?;
+    if s == sys::cudaStreamLegacy || s.is_null() {
+        return None;
+    }
+    let mut status = sys::cudaStreamCaptureStatus::cudaStreamCaptureStatusNone;
+    // SAFETY: a live (or built-in) stream handle; status is a valid out-pointer.
+    let (code, _) = quietly(|| unsafe { sys::cudaStreamIsCapturing(s, &mut status) });
+    if code != sys::cudaError::cudaSuccess || status == sys::cudaStreamCaptureStatus::cudaStreamCaptureStatusNone {
+        return None;
+    }
+    let mut graph = std::ptr::null_mut();
+    // SAFETY: as above; graph is a valid out-pointer.
+    let (ended, _) = quietly(|| unsafe { sys::cudaStreamEndCapture(s, &mut graph) });
+    let released = Graph::from_raw(graph).release();
+    Some(format!(
+        "the script left a capture on {} ({}); the executor ended it: cudaStreamEndCapture returned {}, destroying \
+         its graph {}",
+        stream_text(stream),
+        capture_status_name(status),
+        error_name(ended),
+        error_name(released)
+    ))
+}
+
+/// Gives every case thread that exchanged its capture mode the mode it had before.
+pub fn restore_capture_modes<'env>(ctx: &'env Ctx<'env>, threads: &CaseThreads<'_, 'env>) -> Vec<String> {
+    let originals = ctx.state.lock().unwrap_or_else(PoisonError::into_inner).original_modes.clone();
+    let mut notes = Vec::new();
+    for (thread, mode) in originals {
+        let restored = threads.run(thread.as_deref(), move || {
+            let mut mode = mode;
+            // SAFETY: mode is a valid in/out pointer.
+            quietly(|| unsafe { sys::cudaThreadExchangeStreamCaptureMode(&mut mode) }).0
+        });
+        match restored {
+            Ok(code) if code == sys::cudaError::cudaSuccess => {}
+            Ok(code) => notes.push(format!("restoring a thread's capture mode returned {}", error_name(code))),
+            Err(why) => notes.push(format!("could not restore a thread's capture mode: {why}")),
+        }
+    }
+    notes
+}
+
+/// Final contents of every declared buffer, in declaration order. Call after the final device synchronize.
+pub fn read_buffers(case: &Case, st: &State) -> Vec<BufferRecord> {
+    case.decls
+        .iter()
+        .filter_map(|decl| match decl {
+            Decl::Buffer { name, kind, bytes } => Some((name, *kind, *bytes)),
+            _ => None,
+        })
+        .map(|(name, kind, bytes)| {
+            let (contents, read_error) = match st.buffer(name) {
+                Err(why) => (None, Some(why)),
+                Ok(buffer) => match buffer.read() {
+                    Ok(words) => (Some(Contents::of(&words, &probe_indices(case, name))), None),
+                    Err(code) => (None, Some(format!("reading it back returned {}", error_name(code)))),
+                },
+            };
+            BufferRecord { name: name.clone(), kind: mem_kind_text(kind).to_owned(), bytes, contents, read_error }
+        })
+        .collect()
+}
+
+/// The word indices of `buf` that the case's expectations name (`BUF[I] == V`), so they are kept even past the
+/// first words.
+fn probe_indices(case: &Case, buf: &str) -> Vec<u64> {
+    let mut indices = Vec::new();
+    let mut visit = |p: &Predicate| {
+        if let Predicate::BufferEquals { buf: b, index: Some(i), .. } = p {
+            if b == buf {
+                indices.push(*i);
+            }
+        }
+    };
+    for e in &case.expects {
+        match e {
+            Expectation::Expect(p) | Expectation::Quality(p) => visit(p),
+            Expectation::Variant(alternatives) => alternatives.iter().for_each(|(_, p)| visit(p)),
+        }
+    }
+    indices
+}

@@ -1,0 +1,152 @@
+//! Host functions (cudaLaunchHostFunc) and stream callbacks (cudaStreamAddCallback): the `extern "C"` entry points
+//! CUDA calls, the per-operation context they receive, and the log they append to. They run on a CUDA-owned
+//! thread and must not call CUDA (it can deadlock), so they only read the clock, copy host memory and push to a
+//! mutex-protected log that no CUDA-calling code ever holds.
+
+use super::clock::CaseClock;
+use super::observations::{Contents, HostCallKind, HostCallRecord};
+use crate::case::ast::Case;
+use crate::gpu::error_name;
+use cuda_sys as sys;
+use std::ffi::c_void;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{Arc, Mutex};
+
+struct RawCall {
+    op_index: usize,
+    kind: HostCallKind,
+    at_ns: u64,
+    /// A callback's status, as the raw code (its name is looked up later: that is a CUDA call).
+    status: Option<u32>,
+    snapshot: Option<Vec<u32>>,
+}
+
+/// Every host call of a case, in the order they ran.
+pub struct HostLog {
+    clock: CaseClock,
+    calls: Mutex<Vec<RawCall>>,
+}
+
+impl HostLog {
+    pub fn new(clock: CaseClock) -> Arc<HostLog> {
+        Arc::new(HostLog { clock, calls: Mutex::new(Vec::new()) })
+    }
+
+    /// The calls so far, with labels from `case`.
+    pub fn records(&self, case: &Case) -> Vec<HostCallRecord> {
+        let calls = self.calls.lock().unwrap_or_else(|e| e.into_inner());
+        calls
+            .iter()
+            .map(|c| HostCallRecord {
+                op_index: c.op_index,
+                label: case.script.get(c.op_index).and_then(|op| op.label.clone()),
+                kind: c.kind,
+                at_ns: c.at_ns,
+                status: c.status.map(|s| error_name(sys::cudaError(s))),
+                snapshot: c.snapshot.as_deref().map(|words| Contents::of(words, &[])),
+            })
+            .collect()
+    }
+}
+
+/// What one `host-func`/`callback` operation hands CUDA as `userData`. Boxed and kept alive by the executor until
+/// no call can come any more (after the final device synchronize, or forever if that failed).
+pub struct HostCallContext {
+    log: Arc<HostLog>,
+    op_index: usize,
+    kind: HostCallKind,
+    /// Host-visible words to copy when the call runs (`snapshot BUF`).
+    snapshot: Option<(*const u32, usize)>,
+}
+
+// SAFETY: the snapshot pointer is host memory that outlives the context (see above); it is only read.
+unsafe impl Send for HostCallContext {}
+unsafe impl Sync for HostCallContext {}
+
+impl HostCallContext {
+    pub fn new(
+        log: &Arc<HostLog>,
+        op_index: usize,
+        kind: HostCallKind,
+        snapshot: Option<(*const u32, usize)>,
+    ) -> Box<Self> {
+        Box::new(HostCallContext { log: Arc::clone(log), op_index, kind, snapshot })
+    }
+
+    /// The `userData` pointer for CUDA.
+    pub fn user_data(&self) -> *mut c_void {
+        (self as *const HostCallContext).cast_mut().cast()
+    }
+
+    fn record(&self, status: Option<sys::cudaError_t>) {
+        let at_ns = self.log.clock.now_ns();
+        let snapshot = self.snapshot.map(|(ptr, words)| {
+            // Volatile: the GPU may still be writing this memory; the snapshot is what the host saw at this moment.
+            // SAFETY: ptr holds `words` u32 of live host memory (see the struct's safety note).
+            (0..words).map(|i| unsafe { ptr.add(i).read_volatile() }).collect()
+        });
+        let call = RawCall { op_index: self.op_index, kind: self.kind, at_ns, status: status.map(|s| s.0), snapshot };
+        self.log.calls.lock().unwrap_or_else(|e| e.into_inner()).push(call);
+    }
+}
+
+/// The `cudaHostFn_t` of every `host-func` operation.
+pub unsafe extern "C" fn host_func_entry(user_data: *mut c_void) {
+    // SAFETY: user_data is the HostCallContext registered with this call, alive until no call can come.
+    let context = unsafe { &*user_data.cast::<HostCallContext>() };
+    // A panic must not unwind into CUDA's thread; a lost record shows up as a host call that never ran.
+    let _ = catch_unwind(AssertUnwindSafe(|| context.record(None)));
+}
+
+/// The `cudaStreamCallback_t` of every `callback` operation.
+pub unsafe extern "C" fn stream_callback_entry(
+    _stream: sys::cudaStream_t,
+    status: sys::cudaError_t,
+    user_data: *mut c_void,
+) {
+    // SAFETY: as in host_func_entry.
+    let context = unsafe { &*user_data.cast::<HostCallContext>() };
+    let _ = catch_unwind(AssertUnwindSafe(|| context.record(Some(status))));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::case::ast::{Op, OpKind, SourceMap, StreamRef};
+
+    #[test]
+    fn entries_log_label_order_status_and_snapshot() {
+        let case = Case {
+            id: "t/x".into(),
+            rule: String::new(),
+            source: String::new(),
+            requires: vec![],
+            decls: vec![],
+            script: vec![Op {
+                label: Some("h".into()),
+                thread: None,
+                kind: OpKind::HostFunc { stream: StreamRef::Legacy, snapshot: None },
+                expect: vec![],
+            }],
+            expects: vec![],
+            positions: SourceMap::default(),
+        };
+        let log = HostLog::new(CaseClock::start());
+        let words = [4u32; 8];
+        let snap = HostCallContext::new(&log, 0, HostCallKind::HostFunc, Some((words.as_ptr(), words.len())));
+        let callback = HostCallContext::new(&log, 1, HostCallKind::Callback, None);
+        // SAFETY: the contexts are alive; this is what CUDA would do.
+        unsafe {
+            host_func_entry(snap.user_data());
+            stream_callback_entry(std::ptr::null_mut(), sys::cudaError::cudaSuccess, callback.user_data());
+        }
+        // cudaGetErrorName needs no GPU.
+        let records = log.records(&case);
+        assert_eq!(records.len(), 2);
+        assert_eq!(records[0].label.as_deref(), Some("h"));
+        assert_eq!(records[0].snapshot.as_ref().and_then(|c| c.uniform), Some(4));
+        assert_eq!((records[1].label.as_deref(), records[1].kind), (None, HostCallKind::Callback));
+        assert_eq!(records[1].status.as_deref(), Some("cudaSuccess"));
+        assert!(records[0].at_ns <= records[1].at_ns);
+    }
+}

@@ -1,0 +1,248 @@
+//! The executor: runs one parsed case through cuda-sys on a real GPU and records what happened, as
+//! [`Observations`]. It never judges (that is [`crate::verdict`]) and never panics on a CUDA failure: every code is
+//! recorded, and an operation whose objects do not exist is recorded as not run.
+//!
+//! A run, in order:
+//! 1. Create every declared object (streams, events, zeroed buffers, closed gates), a stamp slot per kernel
+//!    launch; load the probe kernels; synchronize the device; clear the last error.
+//! 2. Start the case threads and the gate keeper (scheduled opens and the watchdog, which opens every gate at the
+//!    case deadline whatever the GPU does). Run the script in order, each operation on its thread, the script's
+//!    thread waiting for each.
+//! 3. Open every gate; stop the keeper; end captures the script left open and restore capture modes; stop the
+//!    threads.
+//! 4. Synchronize the device (its code is recorded: a sticky error shows here), read stamps, gates, host calls and
+//!    buffers, then release everything in reverse order, noting any release that failed.
+//!
+//! Gates come first in every cleanup path (cudaFree waits for all work on the device), including the unwinding one:
+//! [`Resources`] opens them when dropped, before anything is freed.
+
+mod buffers;
+mod capture;
+mod clock;
+pub mod describe;
+mod finish;
+mod gates;
+mod host_calls;
+mod observations;
+mod requirements;
+mod resources;
+mod run;
+mod stamps;
+mod state;
+#[cfg(test)]
+mod test_support;
+#[cfg(test)]
+mod tests;
+mod threads;
+
+pub use observations::{
+    BufferRecord, Contents, DeclRecord, GateOpener, GateRecord, GraphRecord, HostCallKind, HostCallRecord,
+    KernelRecord, NodeRecord, Observations, OpRecord, OpValue, WordAt,
+};
+pub use requirements::unmet_requirement;
+
+use crate::case::ast::{Case, Decl};
+use crate::gpu::{error_name, DeviceInfo};
+use crate::kernels::KernelTable;
+use clock::CaseClock;
+use cuda_sys as sys;
+use gates::{GateKeeper, GateSet};
+use host_calls::HostLog;
+use stamps::StampPool;
+use state::State;
+use std::sync::{Mutex, PoisonError};
+use std::time::Duration;
+use threads::CaseThreads;
+
+/// How the executor runs a case.
+#[derive(Debug, Clone)]
+pub struct ExecOptions {
+    /// The gate kernel gives up after this long (and records that it timed out), so a lost open cannot hang the
+    /// GPU.
+    pub gate_timeout_ns: u64,
+    /// The watchdog opens every gate this long after the case started, whatever the script is doing.
+    pub case_deadline: Duration,
+}
+
+impl Default for ExecOptions {
+    fn default() -> Self {
+        ExecOptions { gate_timeout_ns: 10_000_000_000, case_deadline: Duration::from_secs(20) }
+    }
+}
+
+/// The GPU-side objects of a run. Dropping it opens every gate before anything is freed, so even an unwinding
+/// executor cannot block in cudaFree behind a closed gate. Fields drop in order: gate memory last.
+struct Resources {
+    state: Mutex<State>,
+    stamps: StampPool,
+    gates: GateSet,
+}
+
+impl Drop for Resources {
+    fn drop(&mut self) {
+        self.gates.open_all(GateOpener::Cleanup);
+    }
+}
+
+/// Runs `case` on the current device and returns everything it observed. Requirements are not checked here (see
+/// [`unmet_requirement`]).
+pub fn run_case(case: &Case, kernels: &KernelTable, device: &DeviceInfo, opts: &ExecOptions) -> Observations {
+    let clock = CaseClock::start();
+    let mut obs = Observations { case_id: case.id.clone(), ..Observations::default() };
+    obs.notes.extend(prepare_host_thread(device.ordinal));
+    obs.notes.extend(load_kernels(kernels));
+
+    let (state, gates, decls) = state::create(case, device, clock);
+    obs.decls = decls;
+    let (stamps, note) = StampPool::create(case);
+    obs.notes.extend(note);
+    // Buffers and stamps were zeroed with cudaMemset on the legacy stream: finish that before the script.
+    // SAFETY: no arguments.
+    let code = unsafe { sys::cudaDeviceSynchronize() };
+    if code != sys::cudaError::cudaSuccess {
+        obs.notes.push(format!("the cudaDeviceSynchronize before the script returned {}", error_name(code)));
+    }
+    obs.notes.extend(prepare_host_thread(device.ordinal));
+
+    let mut resources = Resources { state: Mutex::new(state), stamps, gates };
+    let log = HostLog::new(clock);
+    let (keeper, keeper_thread) = gates::gate_keeper();
+    let ctx = run::Ctx {
+        case,
+        kernels,
+        opts,
+        clock,
+        gates: &resources.gates,
+        stamps: &resources.stamps,
+        log: &log,
+        state: &resources.state,
+        keeper: &keeper,
+    };
+    let deadline = clock.instant_after_start(opts.case_deadline);
+    let thread_names: Vec<&str> =
+        case.decls.iter().filter(|d| matches!(d, Decl::Thread { .. })).map(|d| d.name()).collect();
+
+    obs.watchdog_fired_ns = std::thread::scope(|scope| {
+        // Stops the keeper however this closure ends; the scope joins it before returning.
+        let _stop_keeper = StopKeeper(&keeper);
+        let gates = ctx.gates;
+        let keeper_handle = scope.spawn(move || keeper_thread.run(gates, deadline));
+        let threads = CaseThreads::start(scope, &thread_names);
+        obs.notes.extend(threads.start_failures());
+        for name in threads.names() {
+            match threads.run(Some(name), || prepare_host_thread(device.ordinal)) {
+                Ok(notes) => obs.notes.extend(notes),
+                Err(why) => obs.notes.push(why),
+            }
+        }
+        for index in 0..case.script.len() {
+            let thread = case.script[index].thread.as_deref();
+            let ctx = &ctx;
+            let record = threads.run(thread, move || run::run_op(ctx, index)).unwrap_or_else(|why| {
+                let mut record = run::new_record(case, index);
+                record.not_run = Some(why);
+                record
+            });
+            obs.ops.push(record);
+        }
+        ctx.gates.open_all(GateOpener::Cleanup);
+        keeper.finish();
+        let fired = keeper_handle.join().unwrap_or(None);
+        obs.notes.extend(finish::end_open_captures(&ctx, &threads));
+        obs.notes.extend(finish::restore_capture_modes(&ctx, &threads));
+        obs.notes.extend(threads.stop());
+        fired
+    });
+    if let Some(t) = obs.watchdog_fired_ns {
+        obs.notes.push(format!("the watchdog opened every gate at {} ms (the case deadline)", t / 1_000_000));
+    }
+
+    // SAFETY: no arguments. Every gate is open and no case thread runs: this waits only for finite work.
+    let sync = unsafe { sys::cudaDeviceSynchronize() };
+    obs.final_sync = Some(error_name(sync));
+    let healthy = sync == sys::cudaError::cudaSuccess;
+    if !healthy {
+        // SAFETY: no arguments.
+        let again = unsafe { sys::cudaDeviceSynchronize() };
+        obs.notes.push(if again == sync {
+            format!(
+                "the final cudaDeviceSynchronize returned {}, and so did a second one: the error persists (a sticky \
+                 error, or no usable device), so this process cannot run CUDA work any more",
+                error_name(sync)
+            )
+        } else {
+            format!("the final cudaDeviceSynchronize returned {}, a second one {}", error_name(sync), error_name(again))
+        });
+    }
+    let (kernel_records, origin, error) = resources.stamps.read(case);
+    (obs.kernels, obs.stamp_origin_ns) = (kernel_records, origin);
+    obs.notes.extend(error);
+    obs.gates = resources.gates.records();
+    obs.host_calls = log.records(case);
+    {
+        let mut st = resources.state.lock().unwrap_or_else(PoisonError::into_inner);
+        obs.buffers = finish::read_buffers(case, &st);
+        obs.graphs = std::mem::take(&mut st.graph_records);
+        obs.notes.append(&mut st.notes);
+        obs.notes.extend(st.release(!healthy));
+    }
+    if let Some(code) = resources.stamps.release() {
+        obs.notes.push(format!("cleanup: releasing the stamp pool returned {}", error_name(code)));
+    }
+    for (gate, code) in resources.gates.release() {
+        obs.notes.push(format!("cleanup: releasing gate {gate} returned {}", error_name(code)));
+    }
+    // The next case on this thread must not see this case's last error.
+    // SAFETY: no arguments.
+    let _ = unsafe { sys::cudaGetLastError() };
+    obs.wall_ns = clock.now_ns();
+    obs
+}
+
+/// Stops the gate keeper when dropped.
+struct StopKeeper<'a>(&'a GateKeeper);
+
+impl Drop for StopKeeper<'_> {
+    fn drop(&mut self) {
+        self.0.finish();
+    }
+}
+
+/// Makes the case's device current on the calling thread and clears its last error, so `get-last-error` sees only
+/// the case's own errors.
+fn prepare_host_thread(ordinal: i32) -> Vec<String> {
+    let mut notes = Vec::new();
+    // SAFETY: plain calls without pointers.
+    let code = unsafe { sys::cudaSetDevice(ordinal) };
+    if code != sys::cudaError::cudaSuccess {
+        notes.push(format!("cudaSetDevice({ordinal}) returned {}", error_name(code)));
+    }
+    // SAFETY: no arguments.
+    let _ = unsafe { sys::cudaGetLastError() };
+    notes
+}
+
+/// Loads every probe kernel now. With lazy module loading the first launch would load it, and a load inside a
+/// global-mode capture can fail for reasons that have nothing to do with the rule under test.
+fn load_kernels(kernels: &KernelTable) -> Vec<String> {
+    let table = [
+        ("gate", kernels.gate),
+        ("spin", kernels.spin),
+        ("fill", kernels.fill),
+        ("transform", kernels.transform),
+        ("compare", kernels.compare),
+    ];
+    let mut notes = Vec::new();
+    for (name, func) in table {
+        let mut attributes = sys::cudaFuncAttributes::default();
+        // SAFETY: func is a kernel handle from the table; attributes is a valid out-pointer.
+        let code = unsafe { sys::cudaFuncGetAttributes(&mut attributes, func) };
+        if code != sys::cudaError::cudaSuccess {
+            notes.push(format!("loading the {name} kernel (cudaFuncGetAttributes) returned {}", error_name(code)));
+        }
+    }
+    // A failed load leaves a last error; the script must not see it.
+    // SAFETY: no arguments.
+    let _ = unsafe { sys::cudaGetLastError() };
+    notes
+}

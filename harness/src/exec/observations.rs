@@ -1,0 +1,426 @@
+//! What one run of a case observed: the executor's only output and, with the case itself, the verdict's only input.
+//! Plain data (no CUDA types), so verdicts can be tested and reports re-read on a machine without a GPU.
+//!
+//! Host times (`*_ns` of ops, gates, host calls) are nanoseconds since the case started, from one monotonic host
+//! clock. Kernel stamps are `%globaltimer` nanoseconds relative to the earliest stamp of the case: a different
+//! clock, so host and device times are never compared with each other.
+
+use serde::{Deserialize, Serialize};
+use std::fmt::Write as _;
+
+/// Every observation of one run of one case.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Observations {
+    pub case_id: String,
+    /// One per declaration, in declaration order.
+    pub decls: Vec<DeclRecord>,
+    /// One per script operation, in script order (those that were not run included).
+    pub ops: Vec<OpRecord>,
+    /// One per kernel launch operation, in script order.
+    pub kernels: Vec<KernelRecord>,
+    /// The raw `%globaltimer` value that the kernel stamps are relative to (the earliest stamp of the case).
+    pub stamp_origin_ns: Option<u64>,
+    pub gates: Vec<GateRecord>,
+    /// Host functions and stream callbacks, in the order they ran.
+    pub host_calls: Vec<HostCallRecord>,
+    /// Final contents of every buffer, read after the script and a device synchronize.
+    pub buffers: Vec<BufferRecord>,
+    /// Topology of every graph captured by `end-capture` (the latest capture into each graph slot).
+    pub graphs: Vec<GraphRecord>,
+    /// Code of the `cudaDeviceSynchronize` after the script; `None` if it was not reached.
+    pub final_sync: Option<String>,
+    /// Host time at which the watchdog opened every gate because the case ran past its deadline.
+    pub watchdog_fired_ns: Option<u64>,
+    /// What a reader should know that has no field: cleanup errors, a capture ended by the executor, a sticky
+    /// error, a thread that could not start.
+    pub notes: Vec<String>,
+    /// Host time from the case's start to the end of its cleanup.
+    pub wall_ns: u64,
+}
+
+/// The creation of one declared object.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DeclRecord {
+    pub name: String,
+    /// `stream`, `event`, `buffer`, `gate`, `thread`, `graph` or `exec`.
+    pub kind: String,
+    pub line: u32,
+    /// Return code of the creation; `None` for declarations that create nothing (threads, graph/exec slots).
+    pub code: Option<String>,
+    /// Codes the case accepts for the creation.
+    pub acceptable: Vec<String>,
+}
+
+/// One script operation as it ran (or why it did not).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OpRecord {
+    pub index: usize,
+    pub line: u32,
+    pub label: Option<String>,
+    /// The case thread that ran it; `None` is the main thread.
+    pub thread: Option<String>,
+    /// The operation as the case wrote it, e.g. `memcpy-async d h on s`.
+    pub text: String,
+    /// Name of the return code; `None` when the operation was not run.
+    pub code: Option<String>,
+    /// Codes the case accepts (`cudaSuccess` when it wrote none).
+    pub acceptable: Vec<String>,
+    /// Host time just before the CUDA call and just after it returned (the blocking oracle).
+    pub start_ns: u64,
+    pub end_ns: u64,
+    pub value: Option<OpValue>,
+    /// Why the operation was not run, e.g. `stream s was not created`.
+    pub not_run: Option<String>,
+}
+
+/// A value an operation returned besides its code.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OpValue {
+    /// `elapsed`: milliseconds from cudaEventElapsedTime.
+    ElapsedMs(f64),
+    /// `capture-status`: `none`, `active` or `invalidated` (or `unknown(N)`).
+    CaptureStatus(String),
+    /// `capture-deps`: the capture status and the number of dependencies (0 unless the status is `active`,
+    /// since CUDA returns valid data only then).
+    CaptureDeps { status: String, count: u64 },
+    /// `exchange-capture-mode`: the mode the thread had before.
+    PreviousCaptureMode(String),
+}
+
+/// Device stamps of one kernel launch operation, relative to [`Observations::stamp_origin_ns`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct KernelRecord {
+    pub op_index: usize,
+    pub label: Option<String>,
+    /// `None`: the kernel never ran (launch failed, only captured, or its stamps could not be read).
+    pub entry_ns: Option<u64>,
+    pub exit_ns: Option<u64>,
+}
+
+/// Who opened a gate first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GateOpener {
+    /// An `open G` operation.
+    Script,
+    /// An `open G after D` operation, from the executor's timer thread.
+    Scheduled,
+    /// The watchdog at the case deadline.
+    Watchdog,
+    /// The executor after the script, before it synchronizes and frees anything.
+    Cleanup,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GateRecord {
+    pub name: String,
+    /// Host time just before the flag was stored (so "returned after the open" is never claimed too early).
+    pub opened_ns: Option<u64>,
+    pub opened_by: Option<GateOpener>,
+    /// The gate kernel's in-kernel timeout fired.
+    pub timed_out: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum HostCallKind {
+    /// `host-func` (cudaLaunchHostFunc).
+    HostFunc,
+    /// `callback` (cudaStreamAddCallback).
+    Callback,
+}
+
+/// One run of a host function or stream callback.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HostCallRecord {
+    pub op_index: usize,
+    pub label: Option<String>,
+    pub kind: HostCallKind,
+    /// Host time when it started running.
+    pub at_ns: u64,
+    /// The status argument of a callback.
+    pub status: Option<String>,
+    /// What a `host-func ... snapshot BUF` saw in BUF.
+    pub snapshot: Option<Contents>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BufferRecord {
+    pub name: String,
+    /// `device`, `pinned`, `pageable` or `mapped`.
+    pub kind: String,
+    pub bytes: u64,
+    /// `None` when the buffer was not created or could not be read back (`read_error` says why).
+    pub contents: Option<Contents>,
+    pub read_error: Option<String>,
+}
+
+/// The u32 words of a buffer, summarised: whole-buffer facts are computed over every word; only the first
+/// [`Contents::KEPT_WORDS`] words and the indices the case's expectations name are kept.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Contents {
+    pub words: u64,
+    /// `Some(v)` when every word is `v`.
+    pub uniform: Option<u32>,
+    pub first_words: Vec<u32>,
+    /// Words at the indices named by `BUF[I] == V` expectations, wherever they are.
+    pub probes: Vec<WordAt>,
+    /// Runs of equal words, e.g. `4096 words: [0..1024) = 7, [1024..4096) = 0`.
+    pub summary: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WordAt {
+    pub index: u64,
+    pub value: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GraphRecord {
+    pub name: String,
+    /// Index of the `end-capture` operation that produced it.
+    pub end_capture_op: usize,
+    /// `end-capture` returned a NULL graph (the capture was invalidated or failed).
+    pub null: bool,
+    pub nodes: Vec<NodeRecord>,
+    /// Directed edges `[from, to]`, as indices into `nodes`.
+    pub edges: Vec<[usize; 2]>,
+    /// Why the topology could not be read, if it could not.
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NodeRecord {
+    pub index: usize,
+    /// `kernel`, `memcpy`, `memset`, `host`, `graph`, `empty`, `wait-event`, `event-record`, ...
+    pub kind: String,
+    /// The operation whose capture produced this node, when the executor saw it.
+    pub op_index: Option<usize>,
+    pub label: Option<String>,
+}
+
+impl Contents {
+    /// How many leading words are stored.
+    pub const KEPT_WORDS: usize = 64;
+
+    /// Summarises `words`, keeping the words at `probe_indices` (those out of range are left out).
+    pub fn of(words: &[u32], probe_indices: &[u64]) -> Contents {
+        let uniform = match words.split_first() {
+            Some((&first, rest)) if rest.iter().all(|&w| w == first) => Some(first),
+            _ => None,
+        };
+        let mut probes: Vec<WordAt> = probe_indices
+            .iter()
+            .filter_map(|&index| {
+                let value = *words.get(usize::try_from(index).ok()?)?;
+                Some(WordAt { index, value })
+            })
+            .collect();
+        probes.sort_by_key(|p| p.index);
+        probes.dedup();
+        Contents {
+            words: words.len() as u64,
+            uniform,
+            first_words: words.iter().take(Self::KEPT_WORDS).copied().collect(),
+            probes,
+            summary: summary(words),
+        }
+    }
+
+    /// The word at `index`, if it was kept.
+    pub fn word(&self, index: u64) -> Option<u32> {
+        usize::try_from(index)
+            .ok()
+            .and_then(|i| self.first_words.get(i).copied())
+            .or_else(|| self.probes.iter().find(|p| p.index == index).map(|p| p.value))
+    }
+}
+
+/// How many runs of equal words a summary spells out.
+const SUMMARY_RUNS: usize = 8;
+
+fn summary(words: &[u32]) -> String {
+    let mut runs: Vec<(usize, usize, u32)> = Vec::new();
+    for (i, &w) in words.iter().enumerate() {
+        match runs.last_mut() {
+            Some((_, end, value)) if *value == w => *end = i + 1,
+            _ => runs.push((i, i + 1, w)),
+        }
+    }
+    let mut text = format!("{} words", words.len());
+    match runs.as_slice() {
+        [] => {}
+        [(_, _, v)] => {
+            let _ = write!(text, ", all {v} ({v:#x})");
+        }
+        _ => {
+            let _ = write!(text, " in {} runs:", runs.len());
+            for (start, end, v) in runs.iter().take(SUMMARY_RUNS) {
+                let _ = write!(text, " [{start}..{end}) = {v},");
+            }
+            text.pop();
+            if runs.len() > SUMMARY_RUNS {
+                let _ = write!(text, " (+{} more runs)", runs.len() - SUMMARY_RUNS);
+            }
+        }
+    }
+    text
+}
+
+impl Observations {
+    /// The operation labelled `label`.
+    pub fn op(&self, label: &str) -> Option<&OpRecord> {
+        self.ops.iter().find(|o| o.label.as_deref() == Some(label))
+    }
+
+    /// Stamps of the kernel launch labelled `label`.
+    pub fn kernel(&self, label: &str) -> Option<&KernelRecord> {
+        self.kernels.iter().find(|k| k.label.as_deref() == Some(label))
+    }
+
+    pub fn gate(&self, name: &str) -> Option<&GateRecord> {
+        self.gates.iter().find(|g| g.name == name)
+    }
+
+    pub fn buffer(&self, name: &str) -> Option<&BufferRecord> {
+        self.buffers.iter().find(|b| b.name == name)
+    }
+
+    pub fn graph(&self, name: &str) -> Option<&GraphRecord> {
+        self.graphs.iter().find(|g| g.name == name)
+    }
+
+    /// Host calls of the operation labelled `label`, in the order they ran.
+    pub fn host_calls_of<'a>(&'a self, label: &'a str) -> impl Iterator<Item = &'a HostCallRecord> + 'a {
+        self.host_calls.iter().filter(move |c| c.label.as_deref() == Some(label))
+    }
+
+    /// A readable trace for failure messages: one line per operation, then stamps, gates, host calls, buffers,
+    /// graphs and notes. Every line starts with `indent`.
+    pub fn trace_text(&self, indent: &str) -> String {
+        let mut out = String::new();
+        for d in self.decls.iter().filter(|d| d.code.as_deref().is_some_and(|c| c != "cudaSuccess")) {
+            let _ =
+                writeln!(out, "{indent}line {:>3}  {} {}: {}", d.line, d.kind, d.name, d.code.as_deref().unwrap_or(""));
+        }
+        for o in &self.ops {
+            let label = o.label.as_deref().map(|l| format!("{l}: ")).unwrap_or_default();
+            let thread = o.thread.as_deref().map(|t| format!("@{t} ")).unwrap_or_default();
+            let outcome = match (&o.code, &o.not_run) {
+                (Some(code), _) => code.clone(),
+                (None, Some(why)) => format!("not run: {why}"),
+                (None, None) => "not run".to_owned(),
+            };
+            let value = o.value.as_ref().map(|v| format!("  [{}]", value_text(v))).unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "{indent}line {:>3}  {:>12} .. {:>12} ns  {label}{thread}{} => {outcome}{value}",
+                o.line, o.start_ns, o.end_ns, o.text
+            );
+        }
+        for k in &self.kernels {
+            let name = k.label.clone().unwrap_or_else(|| format!("op #{}", k.op_index));
+            match (k.entry_ns, k.exit_ns) {
+                (Some(a), Some(b)) => {
+                    let _ = writeln!(out, "{indent}kernel {name}: device {a} .. {b} ns");
+                }
+                _ => {
+                    let _ = writeln!(out, "{indent}kernel {name}: no stamps (never ran)");
+                }
+            }
+        }
+        for g in &self.gates {
+            let opened = match (g.opened_ns, g.opened_by) {
+                (Some(t), Some(by)) => format!("opened at {t} ns by {by:?}"),
+                _ => "never opened".to_owned(),
+            };
+            let timeout = if g.timed_out { ", TIMED OUT" } else { "" };
+            let _ = writeln!(out, "{indent}gate {}: {opened}{timeout}", g.name);
+        }
+        for c in &self.host_calls {
+            let name = c.label.clone().unwrap_or_else(|| format!("op #{}", c.op_index));
+            let status = c.status.as_deref().map(|s| format!(" status {s}")).unwrap_or_default();
+            let snap = c.snapshot.as_ref().map(|s| format!(" saw {}", s.summary)).unwrap_or_default();
+            let _ = writeln!(out, "{indent}host call {name} at {} ns{status}{snap}", c.at_ns);
+        }
+        for b in &self.buffers {
+            let what = match (&b.contents, &b.read_error) {
+                (Some(c), _) => c.summary.clone(),
+                (None, Some(e)) => format!("unread: {e}"),
+                (None, None) => "unread".to_owned(),
+            };
+            let _ = writeln!(out, "{indent}buffer {} ({} {} B): {what}", b.name, b.kind, b.bytes);
+        }
+        for g in &self.graphs {
+            let _ = writeln!(out, "{indent}graph {}: {}", g.name, graph_text(g));
+        }
+        if let Some(code) = &self.final_sync {
+            let _ = writeln!(out, "{indent}final cudaDeviceSynchronize: {code}");
+        }
+        for n in &self.notes {
+            let _ = writeln!(out, "{indent}note: {n}");
+        }
+        out
+    }
+}
+
+fn value_text(v: &OpValue) -> String {
+    match v {
+        OpValue::ElapsedMs(ms) => format!("{ms} ms"),
+        OpValue::CaptureStatus(s) => format!("status {s}"),
+        OpValue::CaptureDeps { status, count } => format!("status {status}, {count} dependencies"),
+        OpValue::PreviousCaptureMode(m) => format!("previous mode {m}"),
+    }
+}
+
+fn graph_text(g: &GraphRecord) -> String {
+    if g.null {
+        return "NULL".to_owned();
+    }
+    let name = |i: usize| {
+        g.nodes
+            .get(i)
+            .map(|n| n.label.clone().unwrap_or_else(|| format!("{}#{i}", n.kind)))
+            .unwrap_or_else(|| format!("#{i}"))
+    };
+    let nodes: Vec<String> = (0..g.nodes.len()).map(|i| format!("{}:{}", name(i), g.nodes[i].kind)).collect();
+    let edges: Vec<String> = g.edges.iter().map(|[a, b]| format!("{} -> {}", name(*a), name(*b))).collect();
+    let error = g.error.as_deref().map(|e| format!(" ({e})")).unwrap_or_default();
+    format!("nodes [{}], edges [{}]{error}", nodes.join(", "), edges.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn contents_of_uniform_words() {
+        let c = Contents::of(&[7; 100], &[]);
+        assert_eq!(c.uniform, Some(7));
+        assert_eq!(c.first_words.len(), Contents::KEPT_WORDS);
+        assert_eq!(c.summary, "100 words, all 7 (0x7)");
+    }
+
+    #[test]
+    fn contents_keeps_probed_words_beyond_the_first() {
+        let mut words = vec![0u32; 1000];
+        words[999] = 5;
+        words[10] = 1;
+        let c = Contents::of(&words, &[999, 5000]);
+        assert_eq!(c.uniform, None);
+        assert_eq!(c.word(10), Some(1));
+        assert_eq!(c.word(999), Some(5));
+        assert_eq!(c.word(500), None, "neither kept nor probed");
+        assert_eq!(c.word(5000), None, "out of range");
+        assert_eq!(c.summary, "1000 words in 4 runs: [0..10) = 0, [10..11) = 1, [11..999) = 0, [999..1000) = 5");
+    }
+
+    #[test]
+    fn summary_limits_runs() {
+        let words: Vec<u32> = (0..20).collect();
+        assert!(Contents::of(&words, &[]).summary.ends_with("(+12 more runs)"));
+        assert_eq!(Contents::of(&[], &[]).summary, "0 words");
+        assert_eq!(Contents::of(&[], &[]).uniform, None);
+    }
+}

@@ -1,0 +1,156 @@
+//! Whether a case can run on this device: its `requires:` line plus what its declarations and operations imply.
+//! Decided before any GPU work; an unmet requirement makes the verdict *not-supported*.
+
+use crate::case::ast::{Case, Decl, OpKind, Requirement};
+use crate::gpu::{version_string, DeviceInfo};
+
+/// Why `case` cannot run on `device`, or `None` if it can.
+pub fn unmet_requirement(case: &Case, device: &DeviceInfo) -> Option<String> {
+    unmet_requirement_in(case, device, crate::gpu::launch_blocking())
+}
+
+/// As [`unmet_requirement`], with the CUDA_LAUNCH_BLOCKING setting given (so tests need not set the environment).
+pub(crate) fn unmet_requirement_in(case: &Case, device: &DeviceInfo, launch_blocking: bool) -> Option<String> {
+    if let Some(reason) = case.requires.iter().find_map(|r| unmet(r, device)) {
+        return Some(reason);
+    }
+    if let Some(gate) = case.decls.iter().find(|d| matches!(d, Decl::Gate { .. })) {
+        if !device.can_map_host_memory {
+            return Some(format!(
+                "gate {} needs mapped host memory; this device has canMapHostMemory = 0",
+                gate.name()
+            ));
+        }
+    }
+    let launches_gate = case.script.iter().any(|op| matches!(op.kind, OpKind::LaunchGate { .. }));
+    if launch_blocking && launches_gate {
+        return Some(
+            "CUDA_LAUNCH_BLOCKING=1 makes every launch synchronous: a gate launch would hold the host until the \
+             gate times out, so this case cannot observe anything"
+                .to_owned(),
+        );
+    }
+    None
+}
+
+fn unmet(requirement: &Requirement, d: &DeviceInfo) -> Option<String> {
+    match *requirement {
+        Requirement::ConcurrentKernels if !d.concurrent_kernels => {
+            Some("requires concurrent-kernels; this device has concurrentKernels = 0".to_owned())
+        }
+        Requirement::AsyncEngines(n) if d.async_engine_count < n => {
+            Some(format!("requires async-engines >= {n}; this device has asyncEngineCount = {}", d.async_engine_count))
+        }
+        Requirement::Devices(n) if d.device_count < n => {
+            Some(format!("requires devices >= {n}; {} visible", d.device_count))
+        }
+        Requirement::Runtime(v) if d.runtime_version < v => Some(format!(
+            "requires runtime >= {}; the linked runtime is {}",
+            version_string(v),
+            version_string(d.runtime_version)
+        )),
+        Requirement::Driver(v) if d.driver_version < v => Some(format!(
+            "requires driver >= {}; the driver supports CUDA {}",
+            version_string(v),
+            version_string(d.driver_version)
+        )),
+        Requirement::Compute(major, minor) if d.compute_capability < (major, minor) => Some(format!(
+            "requires compute >= {major}.{minor}; this device is {}.{}",
+            d.compute_capability.0, d.compute_capability.1
+        )),
+        Requirement::StreamPriorities if d.stream_priority_range.0 == d.stream_priority_range.1 => Some(format!(
+            "requires stream-priorities; this device has a single priority ({})",
+            d.stream_priority_range.0
+        )),
+        Requirement::MappedMemory if !d.can_map_host_memory => {
+            Some("requires mapped-memory; this device has canMapHostMemory = 0".to_owned())
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::case::ast::{Op, SourceMap, StreamRef};
+    use crate::exec::test_support::h100;
+
+    fn case(requires: Vec<Requirement>, decls: Vec<Decl>, script: Vec<OpKind>) -> Case {
+        Case {
+            id: "t/x".into(),
+            rule: String::new(),
+            source: String::new(),
+            requires,
+            decls,
+            script: script.into_iter().map(|kind| Op { label: None, thread: None, kind, expect: vec![] }).collect(),
+            expects: vec![],
+            positions: SourceMap::default(),
+        }
+    }
+
+    fn gate_case() -> Case {
+        case(
+            vec![],
+            vec![Decl::Gate { name: "g".into() }],
+            vec![OpKind::LaunchGate { gate: "g".into(), stream: StreamRef::Legacy }],
+        )
+    }
+
+    #[test]
+    fn met_requirements_pass() {
+        let all = vec![
+            Requirement::ConcurrentKernels,
+            Requirement::AsyncEngines(2),
+            Requirement::Devices(1),
+            Requirement::Runtime(12030),
+            Requirement::Driver(13000),
+            Requirement::Compute(9, 0),
+            Requirement::StreamPriorities,
+            Requirement::MappedMemory,
+        ];
+        assert_eq!(unmet_requirement_in(&case(all, vec![], vec![]), &h100(), false), None);
+    }
+
+    #[test]
+    fn each_unmet_requirement_says_what_the_device_has() {
+        let d = h100();
+        let check = |r: Requirement, want: &str| {
+            let reason = unmet_requirement_in(&case(vec![r.clone()], vec![], vec![]), &d, false);
+            assert!(reason.as_deref().is_some_and(|s| s.contains(want)), "{r:?}: {reason:?}");
+        };
+        check(Requirement::AsyncEngines(4), "asyncEngineCount = 3");
+        check(Requirement::Devices(2), "1 visible");
+        check(Requirement::Runtime(13010), "runtime >= 13.1; the linked runtime is 13.0");
+        check(Requirement::Driver(13020), "driver >= 13.2");
+        check(Requirement::Compute(10, 0), "this device is 9.0");
+        check(Requirement::Compute(9, 1), "compute >= 9.1");
+    }
+
+    #[test]
+    fn device_properties_that_turn_requirements_off() {
+        let mut d = h100();
+        d.concurrent_kernels = false;
+        d.stream_priority_range = (0, 0);
+        d.can_map_host_memory = false;
+        for r in [Requirement::ConcurrentKernels, Requirement::StreamPriorities, Requirement::MappedMemory] {
+            assert!(unmet_requirement_in(&case(vec![r.clone()], vec![], vec![]), &d, false).is_some(), "{r:?}");
+        }
+    }
+
+    #[test]
+    fn a_gate_implies_mapped_memory() {
+        let mut d = h100();
+        assert_eq!(unmet_requirement_in(&gate_case(), &d, false), None);
+        d.can_map_host_memory = false;
+        let reason = unmet_requirement_in(&gate_case(), &d, false).unwrap();
+        assert!(reason.contains("gate g needs mapped host memory"), "{reason}");
+    }
+
+    #[test]
+    fn launch_blocking_rules_out_gate_launches_only() {
+        let reason = unmet_requirement_in(&gate_case(), &h100(), true).unwrap();
+        assert!(reason.contains("CUDA_LAUNCH_BLOCKING=1"), "{reason}");
+        let spin = case(vec![], vec![], vec![OpKind::LaunchSpin { ns: 1000, stream: StreamRef::Legacy }]);
+        assert_eq!(unmet_requirement_in(&spin, &h100(), true), None);
+    }
+}

@@ -1,0 +1,421 @@
+//! The operation interpreter: runs one script operation through cuda-sys on the calling thread and records its
+//! return code and host times. Operands are resolved before the clock starts, so the recorded interval is the CUDA
+//! call alone (the blocking oracle).
+
+use super::buffers::{memcpy_kind, Buffer};
+use super::capture::{self, active_capture_id, capture_info, capture_mode, capture_mode_name, capture_status_name};
+use super::clock::CaseClock;
+use super::describe::op_text;
+use super::gates::{GateKeeper, GateSet};
+use super::host_calls::{host_func_entry, stream_callback_entry, HostCallContext, HostLog};
+use super::observations::{GateOpener, HostCallKind, OpRecord, OpValue};
+use super::resources::{DeviceMemory, Graph, GraphExec};
+use super::stamps::StampPool;
+use super::state::{acceptable, CaptureBegun, State};
+use super::ExecOptions;
+use crate::case::ast::{Case, Op, OpKind, StreamRef, Target};
+use crate::gpu::error_name;
+use crate::kernels::KernelTable;
+use cuda_sys as sys;
+use std::ffi::c_void;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+const SUCCESS: sys::cudaError_t = sys::cudaError::cudaSuccess;
+
+/// Everything an operation may touch, shared by the case's threads (each operation runs alone: the script's thread
+/// waits for it).
+pub struct Ctx<'a> {
+    pub case: &'a Case,
+    pub kernels: &'a KernelTable,
+    pub opts: &'a ExecOptions,
+    pub clock: CaseClock,
+    pub gates: &'a GateSet,
+    pub stamps: &'a StampPool,
+    pub log: &'a Arc<HostLog>,
+    pub state: &'a Mutex<State>,
+    pub keeper: &'a GateKeeper,
+}
+
+/// The record of operation `index` before it runs: code `None` until it does.
+pub fn new_record(case: &Case, index: usize) -> OpRecord {
+    let op = &case.script[index];
+    OpRecord {
+        index,
+        line: case.positions.op_lines.get(index).copied().unwrap_or(0),
+        label: op.label.clone(),
+        thread: op.thread.clone(),
+        text: op_text(&op.kind),
+        code: None,
+        acceptable: acceptable(&op.expect),
+        start_ns: 0,
+        end_ns: 0,
+        value: None,
+        not_run: None,
+    }
+}
+
+/// Runs operation `index` on the calling thread.
+pub fn run_op(ctx: &Ctx, index: usize) -> OpRecord {
+    let op = &ctx.case.script[index];
+    let mut record = new_record(ctx.case, index);
+    let mut state = ctx.state.lock().unwrap_or_else(PoisonError::into_inner);
+    let mut timed = Timed { clock: ctx.clock, record: &mut record };
+    if let Err(why) = interpret(ctx, &mut state, index, op, &mut timed) {
+        record.not_run = Some(why);
+        return record;
+    }
+    let stream = capture::node_stream(&op.kind).and_then(|s| state.stream(s).ok());
+    // Legacy (and null, which is legacy here) can never capture: asking would only produce errors.
+    if let Some(stream) = stream.filter(|&s| s != sys::cudaStreamLegacy && !s.is_null()) {
+        if record.code.as_deref() == Some("cudaSuccess") {
+            if let Some(note) = state.nodes.learn(stream, index) {
+                state.notes.push(format!("line {}: {note}", record.line));
+            }
+        }
+    }
+    record
+}
+
+/// Times one call into the record.
+struct Timed<'r> {
+    clock: CaseClock,
+    record: &'r mut OpRecord,
+}
+
+impl Timed<'_> {
+    /// Runs and times `f`; true if it returned cudaSuccess.
+    fn call(&mut self, f: impl FnOnce() -> sys::cudaError_t) -> bool {
+        self.record.start_ns = self.clock.now_ns();
+        let code = f();
+        self.record.end_ns = self.clock.now_ns();
+        self.record.code = Some(error_name(code));
+        code == SUCCESS
+    }
+
+    /// Host-only operations (open, sleep) cannot fail.
+    fn host(&mut self, f: impl FnOnce()) {
+        self.call(|| {
+            f();
+            SUCCESS
+        });
+    }
+
+    fn value(&mut self, value: OpValue) {
+        self.record.value = Some(value);
+    }
+}
+
+/// Device pointer and word count of a buffer a kernel may use.
+fn kernel_buffer(state: &State, name: &str) -> Result<(*mut u32, u32), String> {
+    let buffer = state.buffer(name)?;
+    let ptr = buffer.kernel_ptr().ok_or_else(|| format!("kernels cannot use pageable buffer {name}"))?;
+    let words = u32::try_from(buffer.words()).map_err(|_| format!("buffer {name} has more than 2^32 words"))?;
+    Ok((ptr, words))
+}
+
+/// The byte count of a copy or memset: as written, or the whole (smaller) buffer; never past a buffer's end.
+fn byte_count(bytes: Option<u64>, limit: u64) -> Result<usize, String> {
+    let bytes = bytes.unwrap_or(limit);
+    if bytes > limit {
+        return Err(format!("{bytes} bytes do not fit ({limit} bytes available)"));
+    }
+    usize::try_from(bytes).map_err(|e| e.to_string())
+}
+
+/// Runs `op`; `Err` says why it could not be run.
+fn interpret(ctx: &Ctx, st: &mut State, index: usize, op: &Op, t: &mut Timed) -> Result<(), String> {
+    let k = ctx.kernels;
+    let stamp = ctx.stamps.slot(index);
+    // Every `unsafe` below is one CUDA call whose pointers were just resolved from live objects of this case
+    // (buffers, gates, stamp slots, host-call contexts), all kept alive until after the final synchronize.
+    match &op.kind {
+        OpKind::LaunchGate { gate, stream } => {
+            let s = st.stream(stream)?;
+            let g = ctx.gates.index(gate).ok_or_else(|| format!("no gate {gate} is declared"))?;
+            let (flag, timed_out) = ctx.gates.kernel_args(g).ok_or_else(|| format!("gate {gate} was not created"))?;
+            let timeout = ctx.opts.gate_timeout_ns;
+            // SAFETY: see above; the gate kernel reads `flag` and may write `timed_out` and `stamp`.
+            t.call(|| unsafe { k.launch_gate(flag, timeout, timed_out, stamp, s) });
+            Ok(())
+        }
+        OpKind::LaunchSpin { ns, stream } => {
+            let s = st.stream(stream)?;
+            // SAFETY: see above.
+            t.call(|| unsafe { k.launch_spin(*ns, stamp, s) });
+            Ok(())
+        }
+        OpKind::LaunchFill { buf, value, stream } => {
+            let s = st.stream(stream)?;
+            let (ptr, n) = kernel_buffer(st, buf)?;
+            // SAFETY: see above; ptr holds n words.
+            t.call(|| unsafe { k.launch_fill(ptr, n, *value, stamp, s) });
+            Ok(())
+        }
+        OpKind::LaunchTransform { buf, mul, add, stream } => {
+            let s = st.stream(stream)?;
+            let (ptr, n) = kernel_buffer(st, buf)?;
+            // SAFETY: see above; ptr holds n words.
+            t.call(|| unsafe { k.launch_transform(ptr, n, *mul, *add, stamp, s) });
+            Ok(())
+        }
+        OpKind::LaunchCompare { a, b, into, stream } => {
+            let s = st.stream(stream)?;
+            let (pa, na) = kernel_buffer(st, a)?;
+            let (pb, nb) = kernel_buffer(st, b)?;
+            let (pr, _) = kernel_buffer(st, into)?;
+            // SAFETY: see above; both inputs hold at least min(na, nb) words, the result at least one.
+            t.call(|| unsafe { k.launch_compare(pa, pb, na.min(nb), pr, stamp, s) });
+            Ok(())
+        }
+        OpKind::Memcpy { dst, src, bytes, stream } => {
+            let (d, s_) = (st.buffer(dst)?, st.buffer(src)?);
+            let n = byte_count(*bytes, d.bytes.min(s_.bytes))?;
+            let kind = memcpy_kind(d.kind, s_.kind);
+            let (dp, sp) = (d.copy_ptr(), s_.copy_ptr().cast_const());
+            match stream {
+                None => {
+                    // SAFETY: see above; both buffers hold at least n bytes.
+                    t.call(|| unsafe { sys::cudaMemcpy(dp, sp, n, kind) });
+                    Ok(())
+                }
+                Some(stream) => {
+                    let s = st.stream(stream)?;
+                    // SAFETY: as for cudaMemcpy.
+                    t.call(|| unsafe { sys::cudaMemcpyAsync(dp, sp, n, kind, s) });
+                    Ok(())
+                }
+            }
+        }
+        OpKind::Memset { buf, byte, bytes, stream } => {
+            let b: &Buffer = st.buffer(buf)?;
+            let n = byte_count(*bytes, b.bytes)?;
+            let (ptr, value) = (b.memset_ptr(), i32::from(*byte));
+            match stream {
+                None => {
+                    // SAFETY: see above; the buffer holds at least n bytes.
+                    t.call(|| unsafe { sys::cudaMemset(ptr, value, n) });
+                    Ok(())
+                }
+                Some(stream) => {
+                    let s = st.stream(stream)?;
+                    // SAFETY: as for cudaMemset.
+                    t.call(|| unsafe { sys::cudaMemsetAsync(ptr, value, n, s) });
+                    Ok(())
+                }
+            }
+        }
+        OpKind::Record { event, stream, external } => {
+            let (e, s) = (st.event(event)?, st.stream(stream)?);
+            if *external {
+                // SAFETY: live event and stream handles.
+                t.call(|| unsafe { sys::cudaEventRecordWithFlags(e, s, sys::cudaEventRecordExternal) });
+            } else {
+                // SAFETY: live event and stream handles.
+                t.call(|| unsafe { sys::cudaEventRecord(e, s) });
+            }
+            Ok(())
+        }
+        OpKind::Wait { stream, event, external } => {
+            let (s, e) = (st.stream(stream)?, st.event(event)?);
+            let flags = if *external { sys::cudaEventWaitExternal } else { 0 };
+            // SAFETY: live stream and event handles.
+            t.call(|| unsafe { sys::cudaStreamWaitEvent(s, e, flags) });
+            Ok(())
+        }
+        OpKind::Query { target } => {
+            match target {
+                // SAFETY: a live (or built-in) stream handle.
+                Target::Stream(stream) => call_on_stream(st, stream, t, |s| unsafe { sys::cudaStreamQuery(s) })?,
+                // SAFETY: a live event handle.
+                Target::Event(event) => call_on_event(st, event, t, |e| unsafe { sys::cudaEventQuery(e) })?,
+            }
+            Ok(())
+        }
+        OpKind::Sync { target } => {
+            match target {
+                // SAFETY: a live (or built-in) stream handle.
+                Target::Stream(stream) => call_on_stream(st, stream, t, |s| unsafe { sys::cudaStreamSynchronize(s) })?,
+                // SAFETY: a live event handle.
+                Target::Event(event) => call_on_event(st, event, t, |e| unsafe { sys::cudaEventSynchronize(e) })?,
+            }
+            Ok(())
+        }
+        OpKind::DeviceSync => {
+            // SAFETY: no arguments.
+            t.call(|| unsafe { sys::cudaDeviceSynchronize() });
+            Ok(())
+        }
+        OpKind::Elapsed { start, stop } => {
+            let (a, b) = (st.event(start)?, st.event(stop)?);
+            let mut ms = 0f32;
+            // SAFETY: live event handles; ms is a valid out-pointer.
+            if t.call(|| unsafe { sys::cudaEventElapsedTime(&mut ms, a, b) }) {
+                t.value(OpValue::ElapsedMs(f64::from(ms)));
+            }
+            Ok(())
+        }
+        OpKind::HostFunc { stream, snapshot } => {
+            let s = st.stream(stream)?;
+            let view = match snapshot {
+                None => None,
+                Some(name) => Some(
+                    st.buffer(name)?
+                        .host_words()
+                        .ok_or_else(|| format!("a snapshot needs host-visible memory; {name} is device memory"))?,
+                ),
+            };
+            let user_data = keep_context(st, HostCallContext::new(ctx.log, index, HostCallKind::HostFunc, view));
+            // SAFETY: see above; the context outlives every call CUDA can make with it.
+            t.call(|| unsafe { sys::cudaLaunchHostFunc(s, Some(host_func_entry), user_data) });
+            Ok(())
+        }
+        OpKind::Callback { stream } => {
+            let s = st.stream(stream)?;
+            let user_data = keep_context(st, HostCallContext::new(ctx.log, index, HostCallKind::Callback, None));
+            // SAFETY: as for host functions; flags must be 0.
+            t.call(|| unsafe { sys::cudaStreamAddCallback(s, Some(stream_callback_entry), user_data, 0) });
+            Ok(())
+        }
+        OpKind::BeginCapture { stream, mode } => {
+            let s = st.stream(stream)?;
+            // SAFETY: a live (or built-in) stream handle.
+            if t.call(|| unsafe { sys::cudaStreamBeginCapture(s, capture_mode(*mode)) }) {
+                let begun = CaptureBegun { stream: stream.clone(), thread: op.thread.clone() };
+                if !st.captures.contains(&begun) {
+                    st.captures.push(begun);
+                }
+            }
+            Ok(())
+        }
+        OpKind::EndCapture { stream, graph } => {
+            let s = st.stream(stream)?;
+            st.graph_slot(graph)?;
+            // The capture id names this capture's nodes in the node map; once ended, the stream cannot tell it.
+            let id = active_capture_id(s);
+            let mut raw = std::ptr::null_mut();
+            // SAFETY: a live stream handle; raw is a valid out-pointer.
+            t.call(|| unsafe { sys::cudaStreamEndCapture(s, &mut raw) });
+            let record = capture::graph_record(ctx.case, graph, index, raw, id, &st.nodes);
+            st.graph_records.retain(|r| &r.name != graph);
+            st.graph_records.push(record);
+            st.set_graph(graph, (!raw.is_null()).then(|| Graph::from_raw(raw)));
+            Ok(())
+        }
+        OpKind::CaptureStatus { stream, .. } => {
+            let s = st.stream(stream)?;
+            let mut status = sys::cudaStreamCaptureStatus::cudaStreamCaptureStatusNone;
+            // SAFETY: a live (or built-in) stream handle; status is a valid out-pointer.
+            if t.call(|| unsafe { sys::cudaStreamIsCapturing(s, &mut status) }) {
+                t.value(OpValue::CaptureStatus(capture_status_name(status)));
+            }
+            Ok(())
+        }
+        OpKind::CaptureDeps { stream, .. } => {
+            let s = st.stream(stream)?;
+            let mut info = None;
+            let ok = t.call(|| {
+                let (code, i) = capture_info(s);
+                info = Some(i);
+                code
+            });
+            if let Some(info) = info.filter(|_| ok) {
+                let count = info.dependencies.len() as u64;
+                t.value(OpValue::CaptureDeps { status: capture_status_name(info.status), count });
+            }
+            Ok(())
+        }
+        OpKind::ExchangeCaptureMode { mode } => {
+            let mut previous = capture_mode(*mode);
+            // SAFETY: previous is a valid in/out pointer.
+            if t.call(|| unsafe { sys::cudaThreadExchangeStreamCaptureMode(&mut previous) }) {
+                t.value(OpValue::PreviousCaptureMode(capture_mode_name(previous)));
+                if !st.original_modes.iter().any(|(thread, _)| *thread == op.thread) {
+                    st.original_modes.push((op.thread.clone(), previous));
+                }
+            }
+            Ok(())
+        }
+        OpKind::Instantiate { exec, graph } => {
+            let g = st.graph(graph)?;
+            st.exec_slot(exec)?;
+            let mut raw = std::ptr::null_mut();
+            // SAFETY: g is a live graph or null; raw is a valid out-pointer.
+            t.call(|| unsafe { sys::cudaGraphInstantiate(&mut raw, g, 0) });
+            st.set_exec(exec, (!raw.is_null()).then(|| GraphExec::from_raw(raw)));
+            Ok(())
+        }
+        OpKind::LaunchGraph { exec, stream } => {
+            let (e, s) = (st.exec(exec)?, st.stream(stream)?);
+            // SAFETY: e is a live executable graph or null; s a live stream.
+            t.call(|| unsafe { sys::cudaGraphLaunch(e, s) });
+            Ok(())
+        }
+        OpKind::Upload { exec, stream } => {
+            let (e, s) = (st.exec(exec)?, st.stream(stream)?);
+            // SAFETY: as for cudaGraphLaunch.
+            t.call(|| unsafe { sys::cudaGraphUpload(e, s) });
+            Ok(())
+        }
+        OpKind::Destroy { name } => {
+            st.destroy(name, |destroy| t.call(destroy))?;
+            Ok(())
+        }
+        OpKind::Malloc { bytes } => {
+            let n = usize::try_from(*bytes).map_err(|e| e.to_string())?;
+            let mut raw = std::ptr::null_mut();
+            // SAFETY: raw is a valid out-pointer.
+            t.call(|| unsafe { sys::cudaMalloc(&mut raw, n) });
+            if !raw.is_null() {
+                st.allocations.push(DeviceMemory::from_raw(raw));
+            }
+            Ok(())
+        }
+        OpKind::GetLastError => {
+            // SAFETY: no arguments.
+            t.call(|| unsafe { sys::cudaGetLastError() });
+            Ok(())
+        }
+        OpKind::Open { gate, after_ns } => {
+            let g = ctx.gates.index(gate).ok_or_else(|| format!("no gate {gate} is declared"))?;
+            match after_ns {
+                None => t.host(|| ctx.gates.open(g, GateOpener::Script)),
+                Some(ns) => t.host(|| ctx.keeper.open_at(g, Instant::now() + Duration::from_nanos(*ns))),
+            }
+            Ok(())
+        }
+        OpKind::Sleep { ns } => {
+            t.host(|| std::thread::sleep(Duration::from_nanos(*ns)));
+            Ok(())
+        }
+    }
+}
+
+fn call_on_stream(
+    st: &State,
+    stream: &StreamRef,
+    t: &mut Timed,
+    f: impl FnOnce(sys::cudaStream_t) -> sys::cudaError_t,
+) -> Result<(), String> {
+    let s = st.stream(stream)?;
+    t.call(|| f(s));
+    Ok(())
+}
+
+fn call_on_event(
+    st: &State,
+    event: &str,
+    t: &mut Timed,
+    f: impl FnOnce(sys::cudaEvent_t) -> sys::cudaError_t,
+) -> Result<(), String> {
+    let e = st.event(event)?;
+    t.call(|| f(e));
+    Ok(())
+}
+
+/// Keeps a host-call context alive in the state; returns its `userData` pointer.
+fn keep_context(st: &mut State, context: Box<HostCallContext>) -> *mut c_void {
+    let user_data = context.user_data();
+    st.host_contexts.push(context);
+    user_data
+}

@@ -1,0 +1,339 @@
+//! The objects a case declared, by name, and what the script did to them: created from the declarations before the
+//! script, looked up by the interpreter, released in reverse order of dependence at the end.
+
+use super::buffers::Buffer;
+use super::capture::NodeMap;
+use super::clock::CaseClock;
+use super::gates::GateSet;
+use super::host_calls::HostCallContext;
+use super::observations::{DeclRecord, GraphRecord};
+use super::resources::{Destroy, DeviceMemory, Event, Graph, GraphExec, Stream};
+use crate::case::ast::{Case, Decl, EventFlags, Priority, StreamRef};
+use crate::gpu::{error_name, DeviceInfo};
+use cuda_sys as sys;
+use std::collections::BTreeMap;
+use std::ptr;
+
+/// A declared name's object.
+pub enum Slot<T> {
+    Ready(T),
+    /// The creation failed with this code.
+    NotCreated(String),
+    /// The script destroyed it.
+    Destroyed,
+    /// A graph or exec slot that nothing has filled (operations pass CUDA a null handle).
+    Empty,
+}
+
+/// A capture the script began, and the case thread that began it (`None`: the main thread).
+#[derive(Clone, PartialEq)]
+pub struct CaptureBegun {
+    pub stream: StreamRef,
+    pub thread: Option<String>,
+}
+
+pub struct State {
+    // Field order is drop order, the fallback if the executor unwinds: executables, graphs, events, streams, memory.
+    pub execs: BTreeMap<String, Slot<GraphExec>>,
+    /// Executables and graphs replaced in their slot by a later instantiate/end-capture: still owned.
+    pub retired_execs: Vec<GraphExec>,
+    pub graphs: BTreeMap<String, Slot<Graph>>,
+    pub retired_graphs: Vec<Graph>,
+    pub events: BTreeMap<String, Slot<Event>>,
+    pub streams: BTreeMap<String, Slot<Stream>>,
+    /// `malloc` operations.
+    pub allocations: Vec<DeviceMemory>,
+    pub buffers: BTreeMap<String, Slot<Buffer>>,
+    /// `userData` of every host-func/callback, alive until no call can come. Boxed because CUDA holds their
+    /// addresses, which must not move when the vector grows.
+    #[allow(clippy::vec_box)]
+    pub host_contexts: Vec<Box<HostCallContext>>,
+    pub nodes: NodeMap,
+    pub captures: Vec<CaptureBegun>,
+    /// Each case thread's capture mode before its first `exchange-capture-mode`, restored at the end.
+    pub original_modes: Vec<(Option<String>, sys::cudaStreamCaptureMode)>,
+    pub graph_records: Vec<GraphRecord>,
+    pub notes: Vec<String>,
+}
+
+/// Creates every declared object, in declaration order, and the record of each creation.
+pub fn create(case: &Case, device: &DeviceInfo, clock: CaseClock) -> (State, GateSet, Vec<DeclRecord>) {
+    let mut state = State {
+        execs: BTreeMap::new(),
+        retired_execs: Vec::new(),
+        graphs: BTreeMap::new(),
+        retired_graphs: Vec::new(),
+        events: BTreeMap::new(),
+        streams: BTreeMap::new(),
+        allocations: Vec::new(),
+        buffers: BTreeMap::new(),
+        host_contexts: Vec::new(),
+        nodes: NodeMap::default(),
+        captures: Vec::new(),
+        original_modes: Vec::new(),
+        graph_records: Vec::new(),
+        notes: Vec::new(),
+    };
+    let gate_names: Vec<&str> =
+        case.decls.iter().filter(|d| matches!(d, Decl::Gate { .. })).map(|d| d.name()).collect();
+    let (gates, mut gate_codes) = GateSet::create(&gate_names, clock);
+    gate_codes.reverse();
+    let mut records = Vec::new();
+    for (i, decl) in case.decls.iter().enumerate() {
+        let name = decl.name().to_owned();
+        let (code, expect) = match decl {
+            Decl::Stream { non_blocking, priority, raw_flags, expect, .. } => {
+                let flags = raw_flags.unwrap_or(if *non_blocking { sys::cudaStreamNonBlocking } else { 0 });
+                let priority = match priority {
+                    None => 0,
+                    Some(Priority::Value(p)) => *p,
+                    Some(Priority::Greatest) => device.stream_priority_range.0,
+                    Some(Priority::Least) => device.stream_priority_range.1,
+                };
+                (Some(fill(&mut state.streams, &name, Stream::create(flags, priority))), expect.as_slice())
+            }
+            Decl::Event { flags, raw_flags, expect, .. } => {
+                let flags = raw_flags.unwrap_or_else(|| event_flags(*flags));
+                (Some(fill(&mut state.events, &name, Event::create(flags))), expect.as_slice())
+            }
+            Decl::Buffer { kind, bytes, .. } => {
+                (Some(fill(&mut state.buffers, &name, Buffer::create(*kind, *bytes))), &[][..])
+            }
+            Decl::Gate { .. } => (gate_codes.pop(), &[][..]),
+            Decl::Thread { .. } => (None, &[][..]),
+            Decl::Graph { .. } => {
+                state.graphs.insert(name.clone(), Slot::Empty);
+                (None, &[][..])
+            }
+            Decl::Exec { .. } => {
+                state.execs.insert(name.clone(), Slot::Empty);
+                (None, &[][..])
+            }
+        };
+        records.push(DeclRecord {
+            name,
+            kind: decl_kind(decl).to_owned(),
+            line: case.positions.decl_lines.get(i).copied().unwrap_or(0),
+            code: code.map(error_name),
+            acceptable: acceptable(expect),
+        });
+    }
+    (state, gates, records)
+}
+
+/// Puts the result of a creation into the slot `name`; returns the creation's code.
+fn fill<T>(
+    slots: &mut BTreeMap<String, Slot<T>>,
+    name: &str,
+    created: Result<T, sys::cudaError_t>,
+) -> sys::cudaError_t {
+    let (slot, code) = match created {
+        Ok(object) => (Slot::Ready(object), sys::cudaError::cudaSuccess),
+        Err(code) => (Slot::NotCreated(error_name(code)), code),
+    };
+    slots.insert(name.to_owned(), slot);
+    code
+}
+
+fn event_flags(flags: EventFlags) -> u32 {
+    let mut word = 0;
+    if flags.disable_timing {
+        word |= sys::cudaEventDisableTiming;
+    }
+    if flags.blocking_sync {
+        word |= sys::cudaEventBlockingSync;
+    }
+    if flags.interprocess {
+        word |= sys::cudaEventInterprocess;
+    }
+    word
+}
+
+fn decl_kind(decl: &Decl) -> &'static str {
+    match decl {
+        Decl::Stream { .. } => "stream",
+        Decl::Event { .. } => "event",
+        Decl::Buffer { .. } => "buffer",
+        Decl::Gate { .. } => "gate",
+        Decl::Thread { .. } => "thread",
+        Decl::Graph { .. } => "graph",
+        Decl::Exec { .. } => "exec",
+    }
+}
+
+/// The codes a case accepts: those it wrote, or cudaSuccess.
+pub fn acceptable(expect: &[String]) -> Vec<String> {
+    if expect.is_empty() {
+        vec!["cudaSuccess".to_owned()]
+    } else {
+        expect.to_vec()
+    }
+}
+
+/// The object in slot `name`, or why there is none.
+fn ready<'a, T>(slots: &'a BTreeMap<String, Slot<T>>, what: &str, name: &str) -> Result<&'a T, String> {
+    match slots.get(name) {
+        Some(Slot::Ready(object)) => Ok(object),
+        Some(Slot::NotCreated(code)) => Err(format!("{what} {name} was not created ({code})")),
+        Some(Slot::Destroyed) => Err(format!("{what} {name} was destroyed earlier in the script")),
+        Some(Slot::Empty) => Err(format!("{what} {name} holds nothing")),
+        None => Err(format!("no {what} {name} is declared")),
+    }
+}
+
+/// The handle in a graph or exec slot: null while it is empty (CUDA judges a null handle itself).
+fn handle<T, H>(
+    slots: &BTreeMap<String, Slot<T>>,
+    what: &str,
+    name: &str,
+    raw: impl Fn(&T) -> *mut H,
+) -> Result<*mut H, String> {
+    match slots.get(name) {
+        Some(Slot::Empty) => Ok(ptr::null_mut()),
+        _ => ready(slots, what, name).map(raw),
+    }
+}
+
+/// Puts `object` (or nothing) into slot `name`, keeping what it held until cleanup.
+fn replace<T>(slots: &mut BTreeMap<String, Slot<T>>, retired: &mut Vec<T>, name: &str, object: Option<T>) {
+    let new = object.map_or(Slot::Empty, Slot::Ready);
+    if let Some(Slot::Ready(old)) = slots.insert(name.to_owned(), new) {
+        retired.push(old);
+    }
+}
+
+/// Destroys the object in slot `name` through `destroy` (which times the call and says whether it succeeded); on
+/// success the slot becomes Destroyed.
+fn destroy_in<T: Destroy>(
+    slots: &mut BTreeMap<String, Slot<T>>,
+    what: &str,
+    name: &str,
+    destroy: impl FnOnce(&mut dyn FnMut() -> sys::cudaError_t) -> bool,
+) -> Result<(), String> {
+    ready(slots, what, name)?;
+    let Some(Slot::Ready(object)) = slots.get_mut(name) else { return Ok(()) };
+    if destroy(&mut || object.destroy()) {
+        slots.insert(name.to_owned(), Slot::Destroyed);
+    }
+    Ok(())
+}
+
+impl State {
+    pub fn stream(&self, stream: &StreamRef) -> Result<sys::cudaStream_t, String> {
+        match stream {
+            StreamRef::Legacy => Ok(sys::cudaStreamLegacy),
+            StreamRef::PerThread => Ok(sys::cudaStreamPerThread),
+            StreamRef::Null => Ok(ptr::null_mut()),
+            StreamRef::Named(name) => ready(&self.streams, "stream", name).map(Stream::raw),
+        }
+    }
+
+    pub fn event(&self, name: &str) -> Result<sys::cudaEvent_t, String> {
+        ready(&self.events, "event", name).map(Event::raw)
+    }
+
+    pub fn buffer(&self, name: &str) -> Result<&Buffer, String> {
+        ready(&self.buffers, "buffer", name)
+    }
+
+    pub fn graph(&self, name: &str) -> Result<sys::cudaGraph_t, String> {
+        handle(&self.graphs, "graph", name, Graph::raw)
+    }
+
+    pub fn exec(&self, name: &str) -> Result<sys::cudaGraphExec_t, String> {
+        handle(&self.execs, "exec", name, GraphExec::raw)
+    }
+
+    /// Whether `name` is a graph slot (any state: capturing into a destroyed slot fills it again).
+    pub fn graph_slot(&self, name: &str) -> Result<(), String> {
+        self.graphs.contains_key(name).then_some(()).ok_or_else(|| format!("no graph {name} is declared"))
+    }
+
+    /// Whether `name` is an exec slot (any state: instantiating into a destroyed slot fills it again).
+    pub fn exec_slot(&self, name: &str) -> Result<(), String> {
+        self.execs.contains_key(name).then_some(()).ok_or_else(|| format!("no exec {name} is declared"))
+    }
+
+    pub fn set_graph(&mut self, name: &str, graph: Option<Graph>) {
+        replace(&mut self.graphs, &mut self.retired_graphs, name, graph);
+    }
+
+    pub fn set_exec(&mut self, name: &str, exec: Option<GraphExec>) {
+        replace(&mut self.execs, &mut self.retired_execs, name, exec);
+    }
+
+    /// `destroy NAME`: `timed` runs the destroy call (and times it). Err when there is nothing to destroy.
+    pub fn destroy(
+        &mut self,
+        name: &str,
+        timed: impl FnOnce(&mut dyn FnMut() -> sys::cudaError_t) -> bool,
+    ) -> Result<(), String> {
+        if self.streams.contains_key(name) {
+            destroy_in(&mut self.streams, "stream", name, timed)
+        } else if self.events.contains_key(name) {
+            destroy_in(&mut self.events, "event", name, timed)
+        } else if self.graphs.contains_key(name) {
+            destroy_in(&mut self.graphs, "graph", name, timed)
+        } else if self.execs.contains_key(name) {
+            destroy_in(&mut self.execs, "exec", name, timed)
+        } else {
+            Err(format!("{name} is not a stream, event, graph or exec"))
+        }
+    }
+
+    /// Releases everything: executables, graphs, events, streams, `malloc` memory, buffers. With
+    /// `keep_host_memory` (the final synchronize failed, so a host function might still run), host-visible buffers
+    /// and host-call contexts are leaked rather than freed. Returns a note for each release that failed.
+    pub fn release(&mut self, keep_host_memory: bool) -> Vec<String> {
+        let mut notes = Vec::new();
+        let mut check = |what: String, code: sys::cudaError_t| {
+            if code != sys::cudaError::cudaSuccess {
+                notes.push(format!("cleanup: releasing {what} returned {}", error_name(code)));
+            }
+        };
+        for (name, exec) in take_ready(&mut self.execs) {
+            check(format!("exec {name}"), exec.release());
+        }
+        for exec in self.retired_execs.drain(..) {
+            check("a replaced exec".to_owned(), exec.release());
+        }
+        for (name, graph) in take_ready(&mut self.graphs) {
+            check(format!("graph {name}"), graph.release());
+        }
+        for graph in self.retired_graphs.drain(..) {
+            check("a replaced graph".to_owned(), graph.release());
+        }
+        for (name, event) in take_ready(&mut self.events) {
+            check(format!("event {name}"), event.release());
+        }
+        for (name, stream) in take_ready(&mut self.streams) {
+            check(format!("stream {name}"), stream.release());
+        }
+        for memory in self.allocations.drain(..) {
+            check("memory from malloc".to_owned(), memory.release());
+        }
+        for (name, buffer) in take_ready(&mut self.buffers) {
+            if keep_host_memory && buffer.host_words().is_some() {
+                buffer.leak();
+            } else {
+                check(format!("buffer {name}"), buffer.release());
+            }
+        }
+        let contexts = std::mem::take(&mut self.host_contexts);
+        if keep_host_memory {
+            contexts.into_iter().for_each(std::mem::forget);
+        }
+        notes
+    }
+}
+
+/// The ready objects of `slots`, taken out (the slots become Destroyed).
+fn take_ready<T>(slots: &mut BTreeMap<String, Slot<T>>) -> Vec<(String, T)> {
+    let mut out = Vec::new();
+    for (name, slot) in slots.iter_mut() {
+        if let Slot::Ready(object) = std::mem::replace(slot, Slot::Destroyed) {
+            out.push((name.clone(), object));
+        }
+    }
+    out
+}

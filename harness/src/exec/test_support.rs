@@ -1,0 +1,46 @@
+//! Builders shared by the executor's and the verdict's tests.
+
+use crate::case::ast::{Case, Decl, Expectation, Op, OpKind, SourceMap};
+use crate::gpu::DeviceInfo;
+
+/// The H100 of TOOLCHAIN.md, as `gpu::probe` would describe it.
+pub fn h100() -> DeviceInfo {
+    DeviceInfo {
+        ordinal: 0,
+        name: "NVIDIA H100 80GB HBM3".into(),
+        uuid: "GPU-00000000-0000-0000-0000-000000000000".into(),
+        compute_capability: (9, 0),
+        multiprocessors: 132,
+        concurrent_kernels: true,
+        async_engine_count: 3,
+        can_map_host_memory: true,
+        unified_addressing: true,
+        stream_priority_range: (-5, 0),
+        device_count: 1,
+        driver_version: 13000,
+        runtime_version: 13000,
+    }
+}
+
+pub fn op(label: Option<&str>, thread: Option<&str>, kind: OpKind) -> Op {
+    Op { label: label.map(Into::into), thread: thread.map(Into::into), kind, expect: vec![] }
+}
+
+pub fn case(decls: Vec<Decl>, script: Vec<Op>, expects: Vec<Expectation>) -> Case {
+    Case {
+        id: "test/case".into(),
+        rule: "a rule".into(),
+        source: "a source".into(),
+        requires: vec![],
+        positions: SourceMap {
+            file: "test.case".into(),
+            case_line: 1,
+            decl_lines: (2..2 + decls.len() as u32).collect(),
+            op_lines: (20..20 + script.len() as u32).collect(),
+            expect_lines: (60..60 + expects.len() as u32).collect(),
+        },
+        decls,
+        script,
+        expects,
+    }
+}

@@ -1,0 +1,135 @@
+//! The whole executor on a machine without a GPU (as in CI): every CUDA call fails, and the run must still end
+//! quickly with a complete record of every declaration and operation, never a panic or a hang. On a machine with
+//! a GPU the same case runs for real (with null kernel handles, so every launch fails harmlessly).
+
+use super::test_support::{case, h100, op};
+use super::*;
+use crate::case::ast::{CaptureMode, CaptureStatus, EventFlags, MemKind, OpKind, Priority, StreamRef, Target};
+use std::time::Instant;
+
+fn every_operation() -> Case {
+    let s = || StreamRef::Named("s".into());
+    let t = || StreamRef::Named("t".into());
+    let name = |n: &str| n.to_owned();
+    let decls = vec![
+        Decl::Stream {
+            name: name("s"),
+            non_blocking: true,
+            priority: Some(Priority::Greatest),
+            raw_flags: None,
+            expect: vec![],
+        },
+        Decl::Stream { name: name("t"), non_blocking: false, priority: None, raw_flags: None, expect: vec![] },
+        Decl::Event { name: name("e"), flags: EventFlags::default(), raw_flags: None, expect: vec![] },
+        Decl::Event {
+            name: name("e2"),
+            flags: EventFlags { disable_timing: true, ..EventFlags::default() },
+            raw_flags: None,
+            expect: vec![],
+        },
+        Decl::Buffer { name: name("d"), kind: MemKind::Device, bytes: 4096 },
+        Decl::Buffer { name: name("h"), kind: MemKind::Pinned, bytes: 4096 },
+        Decl::Buffer { name: name("p"), kind: MemKind::Pageable, bytes: 4096 },
+        Decl::Buffer { name: name("m"), kind: MemKind::Mapped, bytes: 4096 },
+        Decl::Gate { name: name("g") },
+        Decl::Thread { name: name("w") },
+        Decl::Graph { name: name("G") },
+        Decl::Exec { name: name("E") },
+    ];
+    let pt = || StreamRef::PerThread;
+    let script = vec![
+        op(Some("held"), None, OpKind::LaunchGate { gate: name("g"), stream: s() }),
+        op(Some("k"), None, OpKind::LaunchSpin { ns: 1000, stream: t() }),
+        op(None, None, OpKind::LaunchSpin { ns: 0, stream: StreamRef::Legacy }),
+        op(None, None, OpKind::LaunchFill { buf: name("d"), value: 1, stream: s() }),
+        op(None, None, OpKind::LaunchTransform { buf: name("d"), mul: 2, add: 1, stream: s() }),
+        op(None, None, OpKind::LaunchCompare { a: name("d"), b: name("h"), into: name("m"), stream: s() }),
+        op(None, None, OpKind::Memcpy { dst: name("h"), src: name("d"), bytes: None, stream: Some(s()) }),
+        op(None, None, OpKind::Memcpy { dst: name("p"), src: name("p"), bytes: Some(64), stream: None }),
+        op(None, None, OpKind::Memset { buf: name("d"), byte: 0, bytes: None, stream: None }),
+        op(None, None, OpKind::Memset { buf: name("h"), byte: 1, bytes: Some(16), stream: Some(s()) }),
+        op(None, None, OpKind::Record { event: name("e"), stream: s(), external: false }),
+        op(None, None, OpKind::Wait { stream: t(), event: name("e"), external: false }),
+        op(None, None, OpKind::Record { event: name("e2"), stream: StreamRef::Legacy, external: true }),
+        op(Some("q"), None, OpKind::Query { target: Target::Stream(StreamRef::Legacy) }),
+        op(None, None, OpKind::Query { target: Target::Event(name("e")) }),
+        op(None, None, OpKind::Open { gate: name("g"), after_ns: Some(10_000_000) }),
+        op(Some("sy"), None, OpKind::Sync { target: Target::Stream(s()) }),
+        op(None, None, OpKind::Sync { target: Target::Event(name("e")) }),
+        op(None, None, OpKind::DeviceSync),
+        op(Some("el"), None, OpKind::Elapsed { start: name("e"), stop: name("e2") }),
+        op(Some("h1"), None, OpKind::HostFunc { stream: StreamRef::Legacy, snapshot: Some(name("p")) }),
+        op(Some("h2"), None, OpKind::HostFunc { stream: StreamRef::Legacy, snapshot: Some(name("d")) }),
+        op(Some("cb"), None, OpKind::Callback { stream: StreamRef::Legacy }),
+        op(None, Some("w"), OpKind::BeginCapture { stream: pt(), mode: CaptureMode::ThreadLocal }),
+        op(None, Some("w"), OpKind::LaunchSpin { ns: 0, stream: pt() }),
+        op(None, Some("w"), OpKind::CaptureStatus { stream: pt(), status: CaptureStatus::Active }),
+        op(None, Some("w"), OpKind::CaptureDeps { stream: pt(), count: 1 }),
+        op(None, Some("w"), OpKind::ExchangeCaptureMode { mode: CaptureMode::Relaxed }),
+        op(None, None, OpKind::EndCapture { stream: s(), graph: name("G") }),
+        op(None, None, OpKind::Instantiate { exec: name("E"), graph: name("G") }),
+        op(None, None, OpKind::LaunchGraph { exec: name("E"), stream: s() }),
+        op(None, None, OpKind::Upload { exec: name("E"), stream: s() }),
+        op(None, None, OpKind::Destroy { name: name("e") }),
+        op(None, None, OpKind::Malloc { bytes: 4096 }),
+        op(Some("gle"), Some("w"), OpKind::GetLastError),
+        op(None, None, OpKind::Open { gate: name("g"), after_ns: None }),
+        op(None, None, OpKind::Sleep { ns: 1_000_000 }),
+        op(Some("pageable-kernel"), None, OpKind::LaunchFill { buf: name("p"), value: 3, stream: StreamRef::Legacy }),
+        op(Some("too-big"), None, OpKind::Memcpy { dst: name("p"), src: name("p"), bytes: Some(8192), stream: None }),
+    ];
+    case(decls, script, vec![])
+}
+
+fn null_kernels() -> KernelTable {
+    let null = std::ptr::null();
+    KernelTable { gate: null, spin: null, fill: null, transform: null, compare: null }
+}
+
+#[test]
+fn every_operation_is_recorded_without_panic_or_hang() {
+    let case = every_operation();
+    let opts = ExecOptions { gate_timeout_ns: 1_000_000_000, case_deadline: Duration::from_secs(5) };
+    let started = Instant::now();
+    let obs = run_case(&case, &null_kernels(), &h100(), &opts);
+    assert!(started.elapsed() < Duration::from_secs(10), "took {:?}", started.elapsed());
+
+    assert_eq!(obs.decls.len(), case.decls.len());
+    assert_eq!(obs.ops.len(), case.script.len());
+    for (i, rec) in obs.ops.iter().enumerate() {
+        assert_eq!((rec.index, rec.line), (i, 20 + i as u32));
+        assert!(rec.code.is_some() != rec.not_run.is_some(), "op {i} ran and did not run: {rec:?}");
+        assert!(rec.start_ns <= rec.end_ns, "{rec:?}");
+    }
+    let by_label = |l: &str| obs.op(l).unwrap();
+    let h2_not_run = by_label("h2").not_run.clone().unwrap();
+    assert!(by_label("pageable-kernel").not_run.as_deref().unwrap().contains("pageable buffer p"));
+    assert!(by_label("too-big").not_run.as_deref().unwrap().contains("8192 bytes do not fit"));
+    let launches = case.script.iter().filter(|o| stamps::is_kernel_launch(&o.kind)).count();
+    assert_eq!((obs.kernels.len(), launches), (8, 8), "one stamp record per kernel launch operation");
+    assert_eq!(obs.gates.len(), 1);
+    assert!(obs.gates[0].opened_ns.is_some());
+    assert_eq!(obs.buffers.len(), 4);
+    assert!(obs.final_sync.is_some());
+    assert!(obs.watchdog_fired_ns.is_none(), "{:?}", obs.notes);
+
+    let verdict = crate::verdict::judge(&case, &obs);
+    let json = serde_json::to_string(&obs).unwrap();
+    assert_eq!(serde_json::from_str::<Observations>(&json).unwrap(), obs);
+
+    if crate::gpu::probe(0).is_ok() {
+        assert!(h2_not_run.contains("a snapshot needs host-visible memory; d is device memory"), "{h2_not_run}");
+    } else {
+        // No driver: nothing could be created, every call failed, and the verdict says so.
+        assert_eq!(h2_not_run, "buffer d was not created (cudaErrorInsufficientDriver)");
+        assert_eq!(verdict.kind, crate::verdict::VerdictKind::Fail);
+        let stream_s = &obs.decls[0];
+        assert_ne!(stream_s.code.as_deref(), Some("cudaSuccess"));
+        assert!(by_label("sy").not_run.as_deref().unwrap().contains("stream s was not created"));
+        assert_ne!(by_label("q").code.as_deref(), Some("cudaSuccess"));
+        assert_ne!(obs.final_sync.as_deref(), Some("cudaSuccess"));
+        let p = obs.buffer("p").unwrap();
+        assert_eq!(p.contents.as_ref().and_then(|c| c.uniform), Some(0), "pageable memory needs no driver");
+        assert!(obs.buffer("d").unwrap().read_error.is_some());
+    }
+}

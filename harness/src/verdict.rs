@@ -1,0 +1,456 @@
+//! Turns a case's expectations and one run's [`Observations`] into a [`Verdict`]. Pure: no CUDA, no clocks.
+//!
+//! A case fails when a declaration or operation returned a code it does not accept, a `capture-status` or
+//! `capture-deps` assertion does not hold, an `expect` is false, a gate timed out that the case did not expect to,
+//! a `variant` has no alternative that held, or the device synchronize after the script reported an error. A run
+//! the watchdog had to end is a *timeout*. Otherwise a false `quality` gives *quality-warning*, a `variant` gives
+//! *variant* (naming the alternative), and all else is *pass*.
+
+use crate::case::ast::{Case, Expectation, OpKind, Predicate};
+use crate::exec::describe::capture_status_text;
+use crate::exec::{GraphRecord, HostCallKind, KernelRecord, Observations, OpRecord, OpValue};
+use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum VerdictKind {
+    Pass,
+    Fail,
+    /// A requirement of the case is not met by this device or environment.
+    NotSupported,
+    /// The documentation allows several behaviours; the verdict names the one seen.
+    Variant,
+    /// Correct, but something the documentation does not promise (such as overlap) was not seen.
+    QualityWarning,
+    /// The case did not finish within its deadline.
+    Timeout,
+    /// The process running the case died.
+    Crash,
+    /// Not run (no device).
+    Skipped,
+}
+
+impl VerdictKind {
+    pub const ALL: [VerdictKind; 8] = [
+        VerdictKind::Pass,
+        VerdictKind::Fail,
+        VerdictKind::NotSupported,
+        VerdictKind::Variant,
+        VerdictKind::QualityWarning,
+        VerdictKind::Timeout,
+        VerdictKind::Crash,
+        VerdictKind::Skipped,
+    ];
+
+    /// Fail, timeout and crash: the verdicts that fail a run.
+    pub fn is_failure(self) -> bool {
+        matches!(self, VerdictKind::Fail | VerdictKind::Timeout | VerdictKind::Crash)
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            VerdictKind::Pass => "pass",
+            VerdictKind::Fail => "fail",
+            VerdictKind::NotSupported => "not-supported",
+            VerdictKind::Variant => "variant",
+            VerdictKind::QualityWarning => "quality-warning",
+            VerdictKind::Timeout => "timeout",
+            VerdictKind::Crash => "crash",
+            VerdictKind::Skipped => "skipped",
+        }
+    }
+}
+
+impl std::fmt::Display for VerdictKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Verdict {
+    pub kind: VerdictKind,
+    /// The alternatives the `variant` expectations picked, joined with `,` (e.g. `sync` or `sync,staged`).
+    pub variant: Option<String>,
+    /// Why: every failure, then quality warnings, then the variants picked and operations that were not run.
+    pub messages: Vec<String>,
+}
+
+/// The verdict on one run of `case`.
+pub fn judge(case: &Case, obs: &Observations) -> Verdict {
+    let mut failures = Vec::new();
+    let mut warnings = Vec::new();
+    let mut info = Vec::new();
+    let mut variants = Vec::new();
+
+    for d in &obs.decls {
+        if let Some(code) = &d.code {
+            if !d.acceptable.contains(code) {
+                failures.push(format!(
+                    "line {}: creating {} {} returned {code}, expected {}",
+                    d.line,
+                    d.kind,
+                    d.name,
+                    d.acceptable.join(" | ")
+                ));
+            }
+        }
+    }
+    judge_ops(case, obs, &mut failures, &mut info);
+    for g in obs.gates.iter().filter(|g| g.timed_out && !expects_timeout(case, &g.name)) {
+        failures.push(format!(
+            "gate {} timed out inside its kernel, which the case does not expect: something held it closed \
+             past the gate timeout, so what ran behind it is not what the case meant",
+            g.name
+        ));
+    }
+    if let Some(code) = obs.final_sync.as_deref().filter(|&c| c != "cudaSuccess") {
+        failures.push(format!("the cudaDeviceSynchronize after the script returned {code}"));
+    }
+    for (i, expectation) in case.expects.iter().enumerate() {
+        let line = case.positions.expect_lines.get(i).copied().unwrap_or(0);
+        match expectation {
+            Expectation::Expect(p) => {
+                if let Err(why) = holds(p, obs) {
+                    failures.push(format!("line {line}: expect {}: {why}", predicate_text(p)));
+                }
+            }
+            Expectation::Quality(p) => {
+                if let Err(why) = holds(p, obs) {
+                    warnings.push(format!("line {line}: quality {}: {why}", predicate_text(p)));
+                }
+            }
+            Expectation::Variant(alternatives) => {
+                let mut reasons = Vec::new();
+                let picked = alternatives.iter().find(|(name, p)| match holds(p, obs) {
+                    Ok(()) => true,
+                    Err(why) => {
+                        reasons.push(format!("{name}: {} ({why})", predicate_text(p)));
+                        false
+                    }
+                });
+                match picked {
+                    Some((name, p)) => {
+                        variants.push(name.clone());
+                        info.push(format!("line {line}: variant {name}: {} held", predicate_text(p)));
+                    }
+                    None => failures.push(format!("line {line}: variant: no alternative held: {}", reasons.join("; "))),
+                }
+            }
+        }
+    }
+
+    let kind = if let Some(t) = obs.watchdog_fired_ns {
+        failures.insert(
+            0,
+            format!(
+                "the watchdog opened every gate at {} ms (the case deadline): the script had not finished, so an \
+                 operation was waiting for something that never came",
+                t / 1_000_000
+            ),
+        );
+        VerdictKind::Timeout
+    } else if !failures.is_empty() {
+        VerdictKind::Fail
+    } else if !warnings.is_empty() {
+        VerdictKind::QualityWarning
+    } else if !variants.is_empty() {
+        VerdictKind::Variant
+    } else {
+        VerdictKind::Pass
+    };
+    let mut messages = failures;
+    messages.append(&mut warnings);
+    messages.append(&mut info);
+    Verdict { kind, variant: (!variants.is_empty()).then(|| variants.join(",")), messages }
+}
+
+/// Return codes against the accepted ones, and the values `capture-status`/`capture-deps` assert.
+fn judge_ops(case: &Case, obs: &Observations, failures: &mut Vec<String>, info: &mut Vec<String>) {
+    for (index, op) in case.script.iter().enumerate() {
+        let Some(rec) = obs.ops.iter().find(|r| r.index == index) else {
+            let line = case.positions.op_lines.get(index).copied().unwrap_or(0);
+            failures.push(format!("line {line}: the executor recorded nothing for this operation"));
+            continue;
+        };
+        let Some(code) = &rec.code else {
+            let why = rec.not_run.as_deref().unwrap_or("no reason recorded");
+            info.push(format!("line {}: `{}` was not run: {why}", rec.line, rec.text));
+            continue;
+        };
+        if !rec.acceptable.contains(code) {
+            failures.push(format!(
+                "line {}: `{}` returned {code}, expected {}",
+                rec.line,
+                rec.text,
+                rec.acceptable.join(" | ")
+            ));
+            continue;
+        }
+        if code != "cudaSuccess" {
+            continue;
+        }
+        if let Some(seen) = asserted_value_mismatch(&op.kind, rec.value.as_ref()) {
+            failures.push(format!("line {}: `{}`: {seen}", rec.line, rec.text));
+        }
+    }
+}
+
+/// What a successful `capture-status`/`capture-deps` saw, when it is not what the operation asserts.
+fn asserted_value_mismatch(kind: &OpKind, value: Option<&OpValue>) -> Option<String> {
+    match (kind, value) {
+        (OpKind::CaptureStatus { status, .. }, Some(OpValue::CaptureStatus(seen))) => {
+            (seen != capture_status_text(*status)).then(|| format!("the status was {seen}"))
+        }
+        (OpKind::CaptureDeps { count, .. }, Some(OpValue::CaptureDeps { status, count: seen })) => {
+            (*seen != u64::from(*count)).then(|| format!("{seen} dependencies (capture status {status})"))
+        }
+        (OpKind::CaptureStatus { .. } | OpKind::CaptureDeps { .. }, _) => Some("no value was recorded".to_owned()),
+        _ => None,
+    }
+}
+
+fn expects_timeout(case: &Case, gate: &str) -> bool {
+    let names = |p: &Predicate| matches!(p, Predicate::TimedOut { gate: g } if g == gate);
+    case.expects.iter().any(|e| match e {
+        Expectation::Expect(p) | Expectation::Quality(p) => names(p),
+        Expectation::Variant(alternatives) => alternatives.iter().any(|(_, p)| names(p)),
+    })
+}
+
+/// `Ok` when `p` holds in `obs`; otherwise what was seen instead.
+fn holds(p: &Predicate, obs: &Observations) -> Result<(), String> {
+    match p {
+        Predicate::Before { first, second } => {
+            let (_, a_end) = stamps(obs, first)?;
+            let (b_start, _) = stamps(obs, second)?;
+            check(b_start >= a_end, || format!("{second} started at {b_start} ns, {first} ended at {a_end} ns"))
+        }
+        Predicate::Overlaps { a, b } => {
+            let (a0, a1) = stamps(obs, a)?;
+            let (b0, b1) = stamps(obs, b)?;
+            check(a0.max(b0) < a1.min(b1), || format!("{a} ran {a0}..{a1} ns, {b} ran {b0}..{b1} ns"))
+        }
+        Predicate::WaitedFor { op, gate } => {
+            let end = ran(obs, op)?.end_ns;
+            match gate_opened(obs, gate)? {
+                Some((opened, by)) => check(end >= opened, || {
+                    format!("{op} returned at {end} ns, before {gate} was opened at {opened} ns{by}")
+                }),
+                None => Err(format!("{op} returned at {end} ns; {gate} was never opened")),
+            }
+        }
+        Predicate::NotWaitedFor { op, gate } => {
+            let end = ran(obs, op)?.end_ns;
+            match gate_opened(obs, gate)? {
+                Some((opened, by)) => check(end < opened, || {
+                    format!("{op} returned at {end} ns, after {gate} was opened at {opened} ns{by}")
+                }),
+                None => Ok(()),
+            }
+        }
+        Predicate::Returned { op, code } => {
+            let rec = ran(obs, op)?;
+            let seen = rec.code.as_deref().unwrap_or_default();
+            check(seen == code, || format!("{op} returned {seen}"))
+        }
+        Predicate::BufferEquals { buf, index, value } => {
+            let rec = obs.buffer(buf).ok_or_else(|| format!("there is no record of buffer {buf}"))?;
+            let contents = rec.contents.as_ref().ok_or_else(|| {
+                format!("{buf} could not be read: {}", rec.read_error.as_deref().unwrap_or("not created"))
+            })?;
+            match index {
+                None => check(contents.uniform == Some(*value), || format!("{buf} holds {}", contents.summary)),
+                Some(i) => match contents.word(*i) {
+                    Some(seen) => check(seen == *value, || format!("{buf}[{i}] is {seen}")),
+                    None => Err(format!("{buf} has no word {i} (it has {} words)", contents.words)),
+                },
+            }
+        }
+        Predicate::TimedOut { gate } => {
+            let rec = obs.gate(gate).ok_or_else(|| format!("there is no record of gate {gate}"))?;
+            check(rec.timed_out, || format!("{gate} did not time out"))
+        }
+        Predicate::HostOrder { labels } => host_order(obs, labels),
+        Predicate::SnapshotEquals { label, value } => {
+            let calls: Vec<_> = obs.host_calls_of(label).collect();
+            if calls.is_empty() {
+                return Err(format!("{label} never ran"));
+            }
+            for call in calls {
+                let snap = call.snapshot.as_ref().ok_or_else(|| format!("{label} took no snapshot"))?;
+                check(snap.uniform == Some(*value), || format!("{label} saw {}", snap.summary))?;
+            }
+            Ok(())
+        }
+        Predicate::CallbackStatus { label, code } => {
+            let calls: Vec<_> = obs.host_calls_of(label).filter(|c| c.kind == HostCallKind::Callback).collect();
+            if calls.is_empty() {
+                return Err(format!("callback {label} never ran"));
+            }
+            for call in calls {
+                let seen = call.status.as_deref().unwrap_or("no status");
+                check(seen == code, || format!("{label} received {seen}"))?;
+            }
+            Ok(())
+        }
+        Predicate::ElapsedAbove { label, ms, inclusive } => {
+            let rec = ran(obs, label)?;
+            let Some(OpValue::ElapsedMs(seen)) = rec.value else {
+                return Err(format!("{label} returned no time ({})", rec.code.as_deref().unwrap_or_default()));
+            };
+            check(if *inclusive { seen >= *ms } else { seen > *ms }, || format!("{label} measured {seen} ms"))
+        }
+        Predicate::NodeCount { graph, count } => {
+            let g = topology(obs, graph)?;
+            check(g.nodes.len() == *count as usize, || format!("{graph} has {} nodes", g.nodes.len()))
+        }
+        Predicate::EdgeCount { graph, count } => {
+            let g = topology(obs, graph)?;
+            check(g.edges.len() == *count as usize, || format!("{graph} has {} edges", g.edges.len()))
+        }
+        Predicate::Edge { graph, from, to } => {
+            let (g, a, b) = node_pair(obs, graph, from, to)?;
+            check(g.edges.contains(&[a, b]), || format!("{graph} has no edge {from} -> {to}"))
+        }
+        Predicate::NoEdge { graph, from, to } => {
+            let (g, a, b) = node_pair(obs, graph, from, to)?;
+            check(!g.edges.contains(&[a, b]), || format!("{graph} has an edge {from} -> {to}"))
+        }
+        Predicate::Path { graph, from, to } => {
+            let (g, a, b) = node_pair(obs, graph, from, to)?;
+            check(reachable(g, a, b), || format!("{to} is not reachable from {from} in {graph}"))
+        }
+        Predicate::NoPath { graph, from, to } => {
+            let (g, a, b) = node_pair(obs, graph, from, to)?;
+            check(!reachable(g, a, b), || format!("{to} is reachable from {from} in {graph}"))
+        }
+    }
+}
+
+fn check(ok: bool, seen: impl FnOnce() -> String) -> Result<(), String> {
+    if ok {
+        Ok(())
+    } else {
+        Err(seen())
+    }
+}
+
+/// The operation labelled `label`, if it ran.
+fn ran<'a>(obs: &'a Observations, label: &str) -> Result<&'a OpRecord, String> {
+    let rec = obs.op(label).ok_or_else(|| format!("there is no operation {label}"))?;
+    match (&rec.code, &rec.not_run) {
+        (Some(_), _) => Ok(rec),
+        (None, why) => Err(format!("{label} was not run: {}", why.as_deref().unwrap_or("no reason recorded"))),
+    }
+}
+
+/// `[entry, exit]` of the kernel launch labelled `label`.
+fn stamps(obs: &Observations, label: &str) -> Result<(u64, u64), String> {
+    match obs.kernel(label) {
+        Some(KernelRecord { entry_ns: Some(entry), exit_ns: Some(exit), .. }) => Ok((*entry, *exit)),
+        Some(_) => Err(format!("{label} has no stamps: the kernel never ran")),
+        None => Err(format!("{label} is not a kernel launch")),
+    }
+}
+
+/// When the gate was opened and by whom (as a suffix for messages); `None` if it never was.
+fn gate_opened(obs: &Observations, gate: &str) -> Result<Option<(u64, String)>, String> {
+    let rec = obs.gate(gate).ok_or_else(|| format!("there is no record of gate {gate}"))?;
+    Ok(rec.opened_ns.map(|t| {
+        let by = rec.opened_by.map(|o| format!(" (by {o:?})").to_lowercase()).unwrap_or_default();
+        (t, by)
+    }))
+}
+
+fn host_order(obs: &Observations, labels: &[String]) -> Result<(), String> {
+    let mut firsts = Vec::new();
+    for label in labels {
+        let at = obs.host_calls.iter().position(|c| c.label.as_deref() == Some(label.as_str()));
+        firsts.push((at.ok_or_else(|| format!("{label} never ran"))?, label.as_str()));
+    }
+    if firsts.windows(2).all(|w| w[0].0 < w[1].0) {
+        return Ok(());
+    }
+    firsts.sort();
+    let seen: Vec<&str> = firsts.iter().map(|(_, l)| *l).collect();
+    Err(format!("they ran in the order {}", seen.join(" ")))
+}
+
+/// The graph captured into slot `graph`, if it has a readable topology.
+fn topology<'a>(obs: &'a Observations, graph: &str) -> Result<&'a GraphRecord, String> {
+    let g = obs.graph(graph).ok_or_else(|| format!("nothing was captured into {graph}"))?;
+    if g.null {
+        return Err(format!("end-capture returned a NULL graph for {graph}"));
+    }
+    match &g.error {
+        Some(e) => Err(format!("the topology of {graph} could not be read: {e}")),
+        None => Ok(g),
+    }
+}
+
+fn node_pair<'a>(
+    obs: &'a Observations,
+    graph: &str,
+    from: &str,
+    to: &str,
+) -> Result<(&'a GraphRecord, usize, usize), String> {
+    let g = topology(obs, graph)?;
+    let node = |label: &str| {
+        let op = obs.op(label).ok_or_else(|| format!("there is no operation {label}"))?;
+        g.nodes
+            .iter()
+            .find(|n| n.op_index == Some(op.index))
+            .map(|n| n.index)
+            .ok_or_else(|| format!("{label} produced no node of {graph} that the executor could identify"))
+    };
+    Ok((g, node(from)?, node(to)?))
+}
+
+/// Whether `to` can be reached from `from` along one or more edges.
+fn reachable(g: &GraphRecord, from: usize, to: usize) -> bool {
+    let mut seen = vec![false; g.nodes.len()];
+    let mut queue = VecDeque::from([from]);
+    while let Some(n) = queue.pop_front() {
+        for &[a, b] in &g.edges {
+            if a == n && b < seen.len() && !seen[b] {
+                if b == to {
+                    return true;
+                }
+                seen[b] = true;
+                queue.push_back(b);
+            }
+        }
+    }
+    false
+}
+
+/// A predicate as the case language writes it.
+pub fn predicate_text(p: &Predicate) -> String {
+    match p {
+        Predicate::Before { first, second } => format!("{first} before {second}"),
+        Predicate::Overlaps { a, b } => format!("{a} overlaps {b}"),
+        Predicate::WaitedFor { op, gate } => format!("{op} waited-for {gate}"),
+        Predicate::NotWaitedFor { op, gate } => format!("{op} not-waited-for {gate}"),
+        Predicate::Returned { op, code } => format!("{op} returned {code}"),
+        Predicate::BufferEquals { buf, index: None, value } => format!("{buf} == {value}"),
+        Predicate::BufferEquals { buf, index: Some(i), value } => format!("{buf}[{i}] == {value}"),
+        Predicate::TimedOut { gate } => format!("{gate} timed-out"),
+        Predicate::HostOrder { labels } => format!("host-order {}", labels.join(" ")),
+        Predicate::SnapshotEquals { label, value } => format!("snapshot {label} == {value}"),
+        Predicate::CallbackStatus { label, code } => format!("callback {label} status {code}"),
+        Predicate::ElapsedAbove { label, ms, inclusive } => {
+            format!("elapsed {label} {} {ms}", if *inclusive { ">=" } else { ">" })
+        }
+        Predicate::NodeCount { graph, count } => format!("nodes {graph} == {count}"),
+        Predicate::EdgeCount { graph, count } => format!("edges {graph} == {count}"),
+        Predicate::Edge { graph, from, to } => format!("edge {graph} {from} -> {to}"),
+        Predicate::NoEdge { graph, from, to } => format!("no-edge {graph} {from} -> {to}"),
+        Predicate::Path { graph, from, to } => format!("path {graph} {from} -> {to}"),
+        Predicate::NoPath { graph, from, to } => format!("no-path {graph} {from} -> {to}"),
+    }
+}
+
+#[cfg(test)]
+mod tests;
