@@ -7,4 +7,7 @@ pub mod case;
 pub mod exec;
 pub mod gpu;
 pub mod kernels;
+pub mod report;
+pub mod runner;
+pub mod suite;
 pub mod verdict;

@@ -1,3 +1,16 @@
 //! The case language: syntax tree, parser, validator and printer. See `cases/README.md` for the language.
 
 pub mod ast;
+mod diagnostic;
+mod parse;
+mod print;
+mod tokens;
+mod validate;
+
+#[cfg(test)]
+mod tests;
+
+pub use diagnostic::Diagnostic;
+pub use parse::parse_file;
+pub use print::{op as print_op, op_kind as print_op_kind, predicate as print_predicate, print_case, print_file};
+pub use validate::validate;

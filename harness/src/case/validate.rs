@@ -1,0 +1,513 @@
+//! Semantic checks of parsed cases, before any GPU work: every name resolves to a declaration of the right kind,
+//! labels are unique and exist where expectations use them, kernels never touch pageable memory, and the script
+//! can finish (no host-blocking call that would wait forever for a gate nobody opened).
+
+use super::ast::*;
+use super::diagnostic::{did_you_mean, Diagnostic};
+use crate::gpu;
+use std::collections::{HashMap, HashSet};
+
+/// Every problem in `file`, in source order. Empty means valid.
+pub fn validate(file: &CaseFile) -> Vec<Diagnostic> {
+    let area = std::path::Path::new(&file.path).file_stem().and_then(|s| s.to_str()).unwrap_or("").to_owned();
+    let mut out = Vec::new();
+    for case in &file.cases {
+        Checker::new(case, &file.path, &mut out).run(&area);
+    }
+    out
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Stream,
+    Event,
+    Buffer(MemKind),
+    Gate,
+    Thread,
+    Graph,
+    Exec,
+}
+
+impl Kind {
+    fn noun(self) -> &'static str {
+        match self {
+            Kind::Stream => "a stream",
+            Kind::Event => "an event",
+            Kind::Buffer(_) => "a buffer",
+            Kind::Gate => "a gate",
+            Kind::Thread => "a thread",
+            Kind::Graph => "a graph",
+            Kind::Exec => "an exec",
+        }
+    }
+
+    fn same(self, other: Kind) -> bool {
+        std::mem::discriminant(&self) == std::mem::discriminant(&other)
+    }
+}
+
+struct Checker<'c, 'o> {
+    case: &'c Case,
+    file: &'c str,
+    out: &'o mut Vec<Diagnostic>,
+    names: HashMap<&'c str, Kind>,
+    /// label → index of the op.
+    labels: HashMap<&'c str, usize>,
+}
+
+impl<'c, 'o> Checker<'c, 'o> {
+    fn new(case: &'c Case, file: &'c str, out: &'o mut Vec<Diagnostic>) -> Self {
+        Checker { case, file, out, names: HashMap::new(), labels: HashMap::new() }
+    }
+
+    fn report(&mut self, line: u32, message: String) {
+        self.out.push(Diagnostic { file: self.file.to_owned(), line, col: 1, message });
+    }
+
+    fn op_line(&self, i: usize) -> u32 {
+        self.case.positions.op_lines.get(i).copied().unwrap_or(self.case.positions.case_line)
+    }
+
+    fn run(mut self, area: &str) {
+        let case = self.case;
+        if !area.is_empty() && case.area() != area {
+            self.report(
+                case.positions.case_line,
+                format!("case `{}` is in area `{}` but in file `{area}.case`", case.id, case.area()),
+            );
+        }
+        self.declarations();
+        self.operations();
+        self.expectations();
+        self.gates_can_finish();
+    }
+
+    fn declarations(&mut self) {
+        for (i, decl) in self.case.decls.iter().enumerate() {
+            let line = self.case.positions.decl_lines.get(i).copied().unwrap_or(0);
+            let kind = match decl {
+                Decl::Stream { expect, .. } | Decl::Event { expect, .. } => {
+                    self.codes(line, expect);
+                    if matches!(decl, Decl::Stream { .. }) {
+                        Kind::Stream
+                    } else {
+                        Kind::Event
+                    }
+                }
+                Decl::Buffer { kind, bytes, .. } => {
+                    if *bytes == 0 || bytes % 4 != 0 {
+                        self.report(line, format!("buffer size {bytes} is not a positive multiple of 4 bytes"));
+                    }
+                    Kind::Buffer(*kind)
+                }
+                Decl::Gate { .. } => Kind::Gate,
+                Decl::Thread { .. } => Kind::Thread,
+                Decl::Graph { .. } => Kind::Graph,
+                Decl::Exec { .. } => Kind::Exec,
+            };
+            if self.names.insert(decl.name(), kind).is_some() {
+                self.report(line, format!("`{}` is declared twice", decl.name()));
+            }
+        }
+    }
+
+    /// Checks that `name` is declared as `want`; returns its kind if so.
+    fn name(&mut self, line: u32, name: &str, want: Kind) -> Option<Kind> {
+        match self.names.get(name).copied() {
+            Some(k) if k.same(want) => Some(k),
+            Some(k) => {
+                self.report(line, format!("`{name}` is {}, expected {}", k.noun(), want.noun()));
+                None
+            }
+            None => {
+                let same_kind: Vec<&str> =
+                    self.names.iter().filter(|(_, k)| k.same(want)).map(|(n, _)| *n).collect();
+                let hint = did_you_mean(name, same_kind);
+                self.report(line, format!("undeclared {} `{name}`{hint}", &want.noun()[2..].trim_start()));
+                None
+            }
+        }
+    }
+
+    fn stream(&mut self, line: u32, s: &StreamRef) {
+        if let StreamRef::Named(n) = s {
+            self.name(line, n, Kind::Stream);
+        }
+    }
+
+    /// A buffer a kernel reads or writes: anything but pageable memory.
+    fn kernel_buffer(&mut self, line: u32, name: &str) {
+        if let Some(Kind::Buffer(MemKind::Pageable)) = self.name(line, name, Kind::Buffer(MemKind::Device)) {
+            self.report(line, format!("kernels cannot access pageable buffer `{name}`: use device, pinned or mapped"));
+        }
+    }
+
+    fn codes(&mut self, line: u32, codes: &[String]) {
+        for code in codes {
+            self.code(line, code);
+        }
+    }
+
+    fn code(&mut self, line: u32, code: &str) {
+        if gpu::error_code(code).is_none() {
+            let known = known_error_names();
+            let hint = did_you_mean(code, known.iter().map(String::as_str));
+            self.report(line, format!("`{code}` is not a cudaError name of this runtime{hint}"));
+        }
+    }
+
+    fn operations(&mut self) {
+        let case = self.case;
+        for (i, op) in case.script.iter().enumerate() {
+            let line = self.op_line(i);
+            if let Some(label) = &op.label {
+                if self.names.contains_key(label.as_str()) {
+                    self.report(line, format!("label `{label}` is also a declared name"));
+                }
+                if self.labels.insert(label, i).is_some() {
+                    self.report(line, format!("label `{label}` is used twice"));
+                }
+            }
+            if let Some(t) = &op.thread {
+                self.name(line, t, Kind::Thread);
+            }
+            self.codes(line, &op.expect);
+            self.operands(line, &op.kind);
+        }
+    }
+
+    fn operands(&mut self, line: u32, kind: &OpKind) {
+        let buffer = Kind::Buffer(MemKind::Device);
+        match kind {
+            OpKind::LaunchGate { gate, stream } => {
+                self.name(line, gate, Kind::Gate);
+                self.stream(line, stream);
+            }
+            OpKind::LaunchSpin { stream, .. }
+            | OpKind::HostFunc { stream, snapshot: None }
+            | OpKind::Callback { stream }
+            | OpKind::BeginCapture { stream, .. }
+            | OpKind::CaptureStatus { stream, .. }
+            | OpKind::CaptureDeps { stream, .. } => self.stream(line, stream),
+            OpKind::HostFunc { stream, snapshot: Some(buf) } => {
+                self.stream(line, stream);
+                if let Some(Kind::Buffer(MemKind::Device)) = self.name(line, buf, buffer) {
+                    self.report(line, format!("a host function cannot read device buffer `{buf}`"));
+                }
+            }
+            OpKind::LaunchFill { buf, stream, .. } | OpKind::LaunchTransform { buf, stream, .. } => {
+                self.kernel_buffer(line, buf);
+                self.stream(line, stream);
+            }
+            OpKind::LaunchCompare { a, b, into, stream } => {
+                for buf in [a, b, into] {
+                    self.kernel_buffer(line, buf);
+                }
+                self.stream(line, stream);
+            }
+            OpKind::Memcpy { dst, src, bytes, stream } => {
+                self.name(line, dst, buffer);
+                self.name(line, src, buffer);
+                if let Some(s) = stream {
+                    self.stream(line, s);
+                }
+                self.within(line, bytes, &[dst, src]);
+            }
+            OpKind::Memset { buf, bytes, stream, .. } => {
+                self.name(line, buf, buffer);
+                if let Some(s) = stream {
+                    self.stream(line, s);
+                }
+                self.within(line, bytes, &[buf]);
+            }
+            OpKind::Record { event, stream, .. } | OpKind::Wait { stream, event, .. } => {
+                self.name(line, event, Kind::Event);
+                self.stream(line, stream);
+            }
+            OpKind::Query { target } | OpKind::Sync { target } => match target {
+                Target::Stream(s) => self.stream(line, s),
+                Target::Event(e) => {
+                    self.name(line, e, Kind::Event);
+                }
+            },
+            OpKind::Elapsed { start, stop } => {
+                self.name(line, start, Kind::Event);
+                self.name(line, stop, Kind::Event);
+            }
+            OpKind::EndCapture { stream, graph } => {
+                self.stream(line, stream);
+                self.name(line, graph, Kind::Graph);
+            }
+            OpKind::Instantiate { exec, graph } => {
+                self.name(line, exec, Kind::Exec);
+                self.name(line, graph, Kind::Graph);
+            }
+            OpKind::LaunchGraph { exec, stream } | OpKind::Upload { exec, stream } => {
+                self.name(line, exec, Kind::Exec);
+                self.stream(line, stream);
+            }
+            OpKind::Destroy { name } => match self.names.get(name.as_str()) {
+                Some(Kind::Stream | Kind::Event | Kind::Graph | Kind::Exec) => {}
+                Some(k) => self.report(line, format!("cannot destroy `{name}`: it is {}", k.noun())),
+                None => self.report(line, format!("undeclared name `{name}`")),
+            },
+            OpKind::Open { gate, .. } => {
+                self.name(line, gate, Kind::Gate);
+            }
+            OpKind::Malloc { bytes } => {
+                if *bytes == 0 {
+                    self.report(line, "malloc of 0 bytes".into());
+                }
+            }
+            OpKind::DeviceSync | OpKind::ExchangeCaptureMode { .. } | OpKind::GetLastError | OpKind::Sleep { .. } => {}
+        }
+    }
+
+    /// An explicit byte count must fit the buffers it touches.
+    fn within(&mut self, line: u32, bytes: &Option<u64>, bufs: &[&String]) {
+        let Some(bytes) = bytes else { return };
+        for buf in bufs {
+            if let Some(size) = self.buffer_size(buf) {
+                if *bytes > size {
+                    self.report(line, format!("{bytes} bytes exceed buffer `{buf}` ({size} bytes)"));
+                }
+            }
+        }
+    }
+
+    fn buffer_size(&self, name: &str) -> Option<u64> {
+        self.case.decls.iter().find_map(|d| match d {
+            Decl::Buffer { name: n, bytes, .. } if n == name => Some(*bytes),
+            _ => None,
+        })
+    }
+
+    /// The op a label names, if it exists (else reported).
+    fn label(&mut self, line: u32, label: &str) -> Option<&'c OpKind> {
+        match self.labels.get(label) {
+            Some(&i) => Some(&self.case.script[i].kind),
+            None => {
+                let hint = did_you_mean(label, self.labels.keys().copied());
+                self.report(line, format!("no operation is labelled `{label}`{hint}"));
+                None
+            }
+        }
+    }
+
+    fn kernel_label(&mut self, line: u32, label: &str) {
+        let is_kernel = |k: &OpKind| {
+            matches!(
+                k,
+                OpKind::LaunchGate { .. }
+                    | OpKind::LaunchSpin { .. }
+                    | OpKind::LaunchFill { .. }
+                    | OpKind::LaunchTransform { .. }
+                    | OpKind::LaunchCompare { .. }
+            )
+        };
+        if let Some(k) = self.label(line, label) {
+            if !is_kernel(k) {
+                self.report(line, format!("`{label}` is not a kernel launch: it has no device stamps"));
+            }
+        }
+    }
+
+    fn filled_graph(&mut self, line: u32, graph: &str) {
+        if self.name(line, graph, Kind::Graph).is_none() {
+            return;
+        }
+        let filled = self.case.script.iter().any(|op| matches!(&op.kind, OpKind::EndCapture { graph: g, .. } if g == graph));
+        if !filled {
+            self.report(line, format!("graph `{graph}` is never filled by `end-capture ... into {graph}`"));
+        }
+    }
+
+    fn expectations(&mut self) {
+        let case = self.case;
+        for (i, e) in case.expects.iter().enumerate() {
+            let line = case.positions.expect_lines.get(i).copied().unwrap_or(0);
+            match e {
+                Expectation::Expect(p) | Expectation::Quality(p) => self.predicate(line, p),
+                Expectation::Variant(alternatives) => {
+                    let mut seen = HashSet::new();
+                    for (name, p) in alternatives {
+                        if !seen.insert(name) {
+                            self.report(line, format!("variant `{name}` is named twice"));
+                        }
+                        self.predicate(line, p);
+                    }
+                }
+            }
+        }
+    }
+
+    fn predicate(&mut self, line: u32, p: &Predicate) {
+        match p {
+            Predicate::Before { first: a, second: b } | Predicate::Overlaps { a, b } => {
+                self.kernel_label(line, a);
+                self.kernel_label(line, b);
+            }
+            Predicate::WaitedFor { op, gate } | Predicate::NotWaitedFor { op, gate } => {
+                self.label(line, op);
+                self.name(line, gate, Kind::Gate);
+                let opened = self.case.script.iter().any(|o| matches!(&o.kind, OpKind::Open { gate: g, .. } if g == gate));
+                if !opened {
+                    self.report(line, format!("the blocking oracle needs gate `{gate}` to be opened in the script"));
+                }
+            }
+            Predicate::Returned { op, code } => {
+                self.label(line, op);
+                self.code(line, code);
+            }
+            Predicate::BufferEquals { buf, index, .. } => {
+                self.name(line, buf, Kind::Buffer(MemKind::Device));
+                if let (Some(index), Some(size)) = (index, self.buffer_size(buf)) {
+                    if index * 4 >= size {
+                        self.report(line, format!("index {index} is past the end of `{buf}` ({} words)", size / 4));
+                    }
+                }
+            }
+            Predicate::TimedOut { gate } => {
+                self.name(line, gate, Kind::Gate);
+            }
+            Predicate::HostOrder { labels } => {
+                for l in labels {
+                    if let Some(k) = self.label(line, l) {
+                        if !matches!(k, OpKind::HostFunc { .. } | OpKind::Callback { .. }) {
+                            self.report(line, format!("`{l}` is not a host-func or callback"));
+                        }
+                    }
+                }
+            }
+            Predicate::SnapshotEquals { label, .. } => {
+                if let Some(k) = self.label(line, label) {
+                    if !matches!(k, OpKind::HostFunc { snapshot: Some(_), .. }) {
+                        self.report(line, format!("`{label}` is not a host-func with a snapshot"));
+                    }
+                }
+            }
+            Predicate::CallbackStatus { label, code } => {
+                if let Some(k) = self.label(line, label) {
+                    if !matches!(k, OpKind::Callback { .. }) {
+                        self.report(line, format!("`{label}` is not a callback"));
+                    }
+                }
+                self.code(line, code);
+            }
+            Predicate::ElapsedAbove { label, .. } => {
+                if let Some(k) = self.label(line, label) {
+                    if !matches!(k, OpKind::Elapsed { .. }) {
+                        self.report(line, format!("`{label}` is not an elapsed operation"));
+                    }
+                }
+            }
+            Predicate::NodeCount { graph, .. } | Predicate::EdgeCount { graph, .. } => self.filled_graph(line, graph),
+            Predicate::Edge { graph, from, to }
+            | Predicate::NoEdge { graph, from, to }
+            | Predicate::Path { graph, from, to }
+            | Predicate::NoPath { graph, from, to } => {
+                self.filled_graph(line, graph);
+                self.label(line, from);
+                self.label(line, to);
+            }
+        }
+    }
+
+    /// Rejects scripts that can never finish: a gate nobody opens, and host-blocking calls on the main thread that
+    /// could wait for a gate before anything opens it.
+    fn gates_can_finish(&mut self) {
+        let case = self.case;
+        let expected_timeouts: HashSet<&str> = case
+            .expects
+            .iter()
+            .flat_map(|e| match e {
+                Expectation::Expect(p) | Expectation::Quality(p) => vec![p],
+                Expectation::Variant(v) => v.iter().map(|(_, p)| p).collect(),
+            })
+            .filter_map(|p| match p {
+                Predicate::TimedOut { gate } => Some(gate.as_str()),
+                _ => None,
+            })
+            .collect();
+        // gate → (line it was launched on, its stream), while not yet opened or scheduled.
+        let mut closed: HashMap<&str, (u32, &StreamRef)> = HashMap::new();
+        let mut recorded_behind: HashMap<&str, &str> = HashMap::new(); // event → gate it was recorded behind
+        for (i, op) in case.script.iter().enumerate() {
+            let line = self.op_line(i);
+            match &op.kind {
+                OpKind::LaunchGate { gate, stream } => {
+                    let opened_anywhere =
+                        case.script.iter().any(|o| matches!(&o.kind, OpKind::Open { gate: g, .. } if g == gate));
+                    if !opened_anywhere && !expected_timeouts.contains(gate.as_str()) {
+                        self.report(line, format!("gate `{gate}` is launched but never opened: add `open {gate}` (or `expect {gate} timed-out`)"));
+                    }
+                    if !expected_timeouts.contains(gate.as_str()) {
+                        closed.insert(gate, (line, stream));
+                    }
+                }
+                OpKind::Open { gate, .. } => {
+                    closed.remove(gate.as_str());
+                }
+                OpKind::Record { event, stream, .. } => {
+                    match closed.iter().find(|(_, (_, s))| *s == stream) {
+                        Some((g, _)) => recorded_behind.insert(event, g),
+                        None => recorded_behind.remove(event.as_str()),
+                    };
+                }
+                kind if op.thread.is_none() => {
+                    if let Some((gate, gate_line)) = self.blocks_on(kind, &closed, &recorded_behind) {
+                        self.report(line, format!(
+                            "this would wait forever for gate `{gate}` launched on line {gate_line}: open it first, or schedule `open {gate} after 300ms` before this line"
+                        ));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// The closed gate a host-blocking operation could wait for, if any.
+    fn blocks_on<'a>(
+        &self,
+        kind: &OpKind,
+        closed: &HashMap<&'a str, (u32, &StreamRef)>,
+        recorded_behind: &HashMap<&str, &'a str>,
+    ) -> Option<(&'a str, u32)> {
+        let non_blocking = |s: &StreamRef| match s {
+            StreamRef::Named(n) => {
+                case_stream_non_blocking(self.case, n)
+            }
+            _ => false,
+        };
+        let is_legacy = |s: &StreamRef| matches!(s, StreamRef::Legacy | StreamRef::Null);
+        // A legacy-stream sync (or a synchronous copy, issued on the legacy stream) waits for every blocking stream
+        // and the per-thread stream.
+        let legacy_waits = || closed.iter().find(|(_, (_, s))| !non_blocking(s)).map(|(g, (l, _))| (*g, *l));
+        match kind {
+            OpKind::DeviceSync => closed.iter().next().map(|(g, (l, _))| (*g, *l)),
+            OpKind::Sync { target: Target::Stream(s) } if is_legacy(s) => legacy_waits(),
+            OpKind::Sync { target: Target::Stream(s) } => {
+                closed.iter().find(|(_, (_, gs))| *gs == s).map(|(g, (l, _))| (*g, *l))
+            }
+            OpKind::Sync { target: Target::Event(e) } => {
+                let g = recorded_behind.get(e.as_str())?;
+                closed.get(g).map(|(l, _)| (*g, *l))
+            }
+            OpKind::Memcpy { stream: None, .. } | OpKind::Memset { stream: None, .. } => legacy_waits(),
+            _ => None,
+        }
+    }
+}
+
+fn case_stream_non_blocking(case: &Case, name: &str) -> bool {
+    case.decls.iter().any(|d| match d {
+        Decl::Stream { name: n, non_blocking, raw_flags, .. } if n == name => {
+            *non_blocking || raw_flags.is_some_and(|f| f & 1 != 0)
+        }
+        _ => false,
+    })
+}
+
+fn known_error_names() -> Vec<String> {
+    (0..1000u32).chain([10000]).map(|c| gpu::error_name(cuda_sys::cudaError(c))).filter(|n| !n.contains("unrecognized")).collect()
+}
