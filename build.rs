@@ -25,9 +25,10 @@ fn main() {
     println!("cargo:rerun-if-env-changed={ARCHS_VAR}");
     emit_commit();
 
-    let root = PathBuf::from(env::var_os("DEP_CUDART_ROOT").unwrap_or_else(|| {
-        fail("DEP_CUDART_ROOT is not set: cuda-sys (links = \"cudart\") must be a dependency")
-    }));
+    let root = PathBuf::from(
+        env::var_os("DEP_CUDART_ROOT")
+            .unwrap_or_else(|| fail("DEP_CUDART_ROOT is not set: cuda-sys (links = \"cudart\") must be a dependency")),
+    );
     let nvcc = root.join("bin/nvcc");
     if !nvcc.is_file() {
         fail(&format!(
@@ -41,13 +42,7 @@ fn main() {
 
     let archs = archs();
     let mut build = cc::Build::new();
-    build
-        .cuda(true)
-        .cudart("none")
-        .debug(false)
-        .opt_level(3)
-        .flag("-lineinfo")
-        .file(KERNELS);
+    build.cuda(true).cudart("none").debug(false).opt_level(3).flag("-lineinfo").file(KERNELS);
     for gencode in gencode_flags(&archs) {
         build.flag("-gencode").flag(gencode);
     }
@@ -56,10 +51,7 @@ fn main() {
     // What the kernels were built for, for reports and for the message when a GPU has no matching image.
     let targets: Vec<String> = archs.iter().map(|a| format!("sm_{a}")).collect();
     let ptx = archs.last().expect("archs() is never empty");
-    println!(
-        "cargo:rustc-env=CUDA_CONFORMANCE_KERNEL_TARGETS={} + compute_{ptx} PTX",
-        targets.join(" ")
-    );
+    println!("cargo:rustc-env=CUDA_CONFORMANCE_KERNEL_TARGETS={} + compute_{ptx} PTX", targets.join(" "));
 }
 
 /// The architectures to build for, sorted by number: `90`, `80`, `90a`.
@@ -73,9 +65,7 @@ fn archs() -> Vec<String> {
         .collect();
     let valid = |a: &str| {
         let digits = a.trim_end_matches(|c: char| c.is_ascii_lowercase());
-        !digits.is_empty()
-            && digits.len() >= a.len() - 1
-            && digits.bytes().all(|b| b.is_ascii_digit())
+        !digits.is_empty() && digits.len() >= a.len() - 1 && digits.bytes().all(|b| b.is_ascii_digit())
     };
     if archs.is_empty() || !archs.iter().all(|a| valid(a)) {
         fail(&format!(
@@ -89,17 +79,12 @@ fn archs() -> Vec<String> {
 }
 
 fn number(arch: &str) -> u32 {
-    arch.trim_end_matches(|c: char| c.is_ascii_lowercase())
-        .parse()
-        .unwrap_or(0)
+    arch.trim_end_matches(|c: char| c.is_ascii_lowercase()).parse().unwrap_or(0)
 }
 
 /// `arch=compute_XX,code=sm_XX` for each, then `arch=compute_H,code=compute_H` (PTX) for the highest.
 fn gencode_flags(archs: &[String]) -> Vec<String> {
-    let mut flags: Vec<String> = archs
-        .iter()
-        .map(|a| format!("arch=compute_{a},code=sm_{a}"))
-        .collect();
+    let mut flags: Vec<String> = archs.iter().map(|a| format!("arch=compute_{a},code=sm_{a}")).collect();
     if let Some(h) = archs.last() {
         flags.push(format!("arch=compute_{h},code=compute_{h}"));
     }

@@ -14,12 +14,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-const ROOT_VARS: [&str; 4] = [
-    "CUDA_HOME",
-    "CUDA_PATH",
-    "CUDA_ROOT",
-    "CUDA_TOOLKIT_ROOT_DIR",
-];
+const ROOT_VARS: [&str; 4] = ["CUDA_HOME", "CUDA_PATH", "CUDA_ROOT", "CUDA_TOOLKIT_ROOT_DIR"];
 const LIB_SUBDIRS: [&str; 3] = ["lib64", "lib", "targets/x86_64-linux/lib"];
 
 struct Toolkit {
@@ -40,10 +35,7 @@ fn main() {
     let toolkit = find_toolkit(dynamic).unwrap_or_else(|tried| fail(&tried));
     let header = toolkit.include.join("cuda_runtime_api.h");
     println!("cargo:rerun-if-changed={}", header.display());
-    println!(
-        "cargo:rerun-if-changed={}",
-        toolkit.include.join("driver_types.h").display()
-    );
+    println!("cargo:rerun-if-changed={}", toolkit.include.join("driver_types.h").display());
     let version = read_cudart_version(&header);
 
     link_cudart(&toolkit, dynamic);
@@ -57,16 +49,10 @@ fn main() {
     println!("cargo:link={}", if dynamic { "dynamic" } else { "static" });
     // The same facts, compiled into the crate (see `BUILD_*` constants in lib.rs).
     println!("cargo:rustc-env=CUDA_SYS_ROOT={}", toolkit.root.display());
-    println!(
-        "cargo:rustc-env=CUDA_SYS_INCLUDE={}",
-        toolkit.include.display()
-    );
+    println!("cargo:rustc-env=CUDA_SYS_INCLUDE={}", toolkit.include.display());
     println!("cargo:rustc-env=CUDA_SYS_FOUND_VIA={}", toolkit.found_via);
     println!("cargo:rustc-env=CUDA_SYS_CUDART_VERSION={version}");
-    println!(
-        "cargo:rustc-env=CUDA_SYS_LINK={}",
-        if dynamic { "dynamic" } else { "static" }
-    );
+    println!("cargo:rustc-env=CUDA_SYS_LINK={}", if dynamic { "dynamic" } else { "static" });
 }
 
 /// Returns the first usable toolkit, or the list of (candidate, why it was rejected).
@@ -77,62 +63,33 @@ fn find_toolkit(dynamic: bool) -> Result<Toolkit, Vec<String>> {
             candidates.push((format!("${var}"), PathBuf::from(v)));
         }
     }
-    let manifest =
-        PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
+    let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
     if let Some(workspace) = manifest.parent() {
         let local = workspace.join(".toolkit/nvidia/cu13");
-        println!(
-            "cargo:rerun-if-changed={}",
-            local.join("include/cuda_runtime_api.h").display()
-        );
+        println!("cargo:rerun-if-changed={}", local.join("include/cuda_runtime_api.h").display());
         candidates.push(("the workspace's .toolkit (scripts/setup.sh)".into(), local));
     }
     if let Some(nvcc) = find_on_path("nvcc") {
         if let Some(root) = nvcc.parent().and_then(Path::parent) {
-            candidates.push((
-                format!("nvcc on PATH ({})", nvcc.display()),
-                root.to_path_buf(),
-            ));
+            candidates.push((format!("nvcc on PATH ({})", nvcc.display()), root.to_path_buf()));
         }
     }
-    candidates.push((
-        "the default location".into(),
-        PathBuf::from("/usr/local/cuda"),
-    ));
+    candidates.push(("the default location".into(), PathBuf::from("/usr/local/cuda")));
 
-    let lib_name = if dynamic {
-        "libcudart.so"
-    } else {
-        "libcudart_static.a"
-    };
+    let lib_name = if dynamic { "libcudart.so" } else { "libcudart_static.a" };
     let mut tried = Vec::new();
     for (found_via, root) in candidates {
         let include = root.join("include");
         if !include.join("cuda_runtime_api.h").is_file() {
-            tried.push(format!(
-                "{} ({found_via}): no include/cuda_runtime_api.h",
-                root.display()
-            ));
+            tried.push(format!("{} ({found_via}): no include/cuda_runtime_api.h", root.display()));
             continue;
         }
-        let lib_dir = LIB_SUBDIRS
-            .iter()
-            .map(|d| root.join(d))
-            .find(|d| has_cudart(d, lib_name));
+        let lib_dir = LIB_SUBDIRS.iter().map(|d| root.join(d)).find(|d| has_cudart(d, lib_name));
         match lib_dir {
-            Some(lib_dir) => {
-                return Ok(Toolkit {
-                    root,
-                    include,
-                    lib_dir,
-                    found_via,
-                })
+            Some(lib_dir) => return Ok(Toolkit { root, include, lib_dir, found_via }),
+            None => {
+                tried.push(format!("{} ({found_via}): no {lib_name} in {}", root.display(), LIB_SUBDIRS.join(", ")))
             }
-            None => tried.push(format!(
-                "{} ({found_via}): no {lib_name} in {}",
-                root.display(),
-                LIB_SUBDIRS.join(", ")
-            )),
         }
     }
     Err(tried)
@@ -157,9 +114,7 @@ fn versioned_cudart(dir: &Path) -> Option<String> {
 }
 
 fn find_on_path(exe: &str) -> Option<PathBuf> {
-    env::split_paths(&env::var_os("PATH")?)
-        .map(|d| d.join(exe))
-        .find(|p| p.is_file())
+    env::split_paths(&env::var_os("PATH")?).map(|d| d.join(exe)).find(|p| p.is_file())
 }
 
 fn fail(tried: &[String]) -> ! {
@@ -177,29 +132,14 @@ fn fail(tried: &[String]) -> ! {
 }
 
 fn read_cudart_version(header: &Path) -> u32 {
-    let text = fs::read_to_string(header)
-        .unwrap_or_else(|e| panic!("cuda-sys: cannot read {}: {e}", header.display()));
+    let text = fs::read_to_string(header).unwrap_or_else(|e| panic!("cuda-sys: cannot read {}: {e}", header.display()));
     text.lines()
-        .find_map(|l| {
-            l.trim()
-                .strip_prefix("#define CUDART_VERSION")?
-                .trim()
-                .parse()
-                .ok()
-        })
-        .unwrap_or_else(|| {
-            panic!(
-                "cuda-sys: no `#define CUDART_VERSION` in {}",
-                header.display()
-            )
-        })
+        .find_map(|l| l.trim().strip_prefix("#define CUDART_VERSION")?.trim().parse().ok())
+        .unwrap_or_else(|| panic!("cuda-sys: no `#define CUDART_VERSION` in {}", header.display()))
 }
 
 fn link_cudart(toolkit: &Toolkit, dynamic: bool) {
-    println!(
-        "cargo:rustc-link-search=native={}",
-        toolkit.lib_dir.display()
-    );
+    println!("cargo:rustc-link-search=native={}", toolkit.lib_dir.display());
     if dynamic {
         if toolkit.lib_dir.join("libcudart.so").is_file() {
             println!("cargo:rustc-link-lib=dylib=cudart");
@@ -207,10 +147,7 @@ fn link_cudart(toolkit: &Toolkit, dynamic: bool) {
             let name = versioned_cudart(&toolkit.lib_dir).expect("checked by find_toolkit");
             println!("cargo:rustc-link-lib=dylib:+verbatim={name}");
         }
-        println!(
-            "cargo:rustc-link-arg=-Wl,-rpath,{}",
-            toolkit.lib_dir.display()
-        );
+        println!("cargo:rustc-link-arg=-Wl,-rpath,{}", toolkit.lib_dir.display());
     } else {
         // cudart_static dlopens the driver's libcuda.so.1 at run time and needs these system libraries.
         println!("cargo:rustc-link-lib=static=cudart_static");
@@ -246,15 +183,9 @@ impl bindgen::callbacks::ParseCallbacks for Callbacks {
         vec![]
     }
 
-    fn field_visibility(
-        &self,
-        info: bindgen::callbacks::FieldInfo<'_>,
-    ) -> Option<bindgen::FieldVisibilityKind> {
+    fn field_visibility(&self, info: bindgen::callbacks::FieldInfo<'_>) -> Option<bindgen::FieldVisibilityKind> {
         let mut l = self.layouts.lock().unwrap();
-        l.structs
-            .entry(info.type_name.to_owned())
-            .or_default()
-            .push(info.field_name.to_owned());
+        l.structs.entry(info.type_name.to_owned()).or_default().push(info.field_name.to_owned());
         None
     }
 }
@@ -271,28 +202,16 @@ fn generate_bindings(toolkit: &Toolkit) {
         .allowlist_var("cuda.*|CUDA.*|CUDART.*")
         // Enums as newtypes: a value the bindings do not know (a newer driver's error code, OR-ed flags) is
         // representable instead of undefined behaviour, as a Rust enum would make it.
-        .default_enum_style(bindgen::EnumVariation::NewType {
-            is_bitfield: false,
-            is_global: false,
-        })
+        .default_enum_style(bindgen::EnumVariation::NewType { is_bitfield: false, is_global: false })
         .must_use_type("cudaError")
         .derive_default(true)
         .generate_comments(true)
         .clang_arg("-fparse-all-comments")
         .layout_tests(true)
-        .parse_callbacks(Box::new(Callbacks {
-            layouts: Arc::clone(&layouts),
-        }))
+        .parse_callbacks(Box::new(Callbacks { layouts: Arc::clone(&layouts) }))
         .generate()
-        .unwrap_or_else(|e| {
-            panic!(
-                "cuda-sys: bindgen failed on {}: {e}",
-                toolkit.include.display()
-            )
-        });
-    bindings
-        .write_to_file(out.join("bindings.rs"))
-        .expect("write bindings.rs");
+        .unwrap_or_else(|e| panic!("cuda-sys: bindgen failed on {}: {e}", toolkit.include.display()));
+    bindings.write_to_file(out.join("bindings.rs")).expect("write bindings.rs");
 
     let layouts = layouts.lock().unwrap();
     write_layout_probe(&layouts, &out);
@@ -301,12 +220,9 @@ fn generate_bindings(toolkit: &Toolkit) {
 /// Writes two views of the same list: `layout_probe.cpp` (the C++ compiler's sizeof/alignof/offsetof, compiled and
 /// run by the layout test) and `layout_table.rs` (the same numbers as Rust sees them).
 fn write_layout_probe(layouts: &Layouts, out: &Path) {
-    let mut cpp = String::from(
-        "#include <cstdio>\n#include <cstddef>\n#include \"cuda_runtime_api.h\"\nint main() {\n",
-    );
-    let mut rs = String::from(
-        "/// (C name, size, align, [(field, offset)]) for every struct bindgen generated.\n",
-    );
+    let mut cpp =
+        String::from("#include <cstdio>\n#include <cstddef>\n#include \"cuda_runtime_api.h\"\nint main() {\n");
+    let mut rs = String::from("/// (C name, size, align, [(field, offset)]) for every struct bindgen generated.\n");
     rs.push_str("pub const LAYOUTS: &[(&str, usize, usize, &[(&str, usize)])] = &[\n");
     for (name, fields) in &layouts.structs {
         // Anonymous types and bitfield units have no C spelling.
@@ -318,17 +234,10 @@ fn write_layout_probe(layouts: &Layouts, out: &Path) {
         if named.is_empty() {
             continue;
         }
-        let _ = writeln!(
-            cpp,
-            "  std::printf(\"{name} %zu %zu\\n\", sizeof({name}), alignof({name}));"
-        );
+        let _ = writeln!(cpp, "  std::printf(\"{name} %zu %zu\\n\", sizeof({name}), alignof({name}));");
         let _ = write!(rs, "  (\"{name}\", ::core::mem::size_of::<{name}>(), ::core::mem::align_of::<{name}>(), &[");
         for f in named {
-            let _ = writeln!(
-                cpp,
-                "  std::printf(\"{name}.{f} %zu\\n\", offsetof({name}, {}));",
-                c_field_name(f)
-            );
+            let _ = writeln!(cpp, "  std::printf(\"{name}.{f} %zu\\n\", offsetof({name}, {}));", c_field_name(f));
             let _ = write!(rs, "(\"{f}\", ::core::mem::offset_of!({name}, {f})), ");
         }
         rs.push_str("]),\n");
@@ -341,9 +250,8 @@ fn write_layout_probe(layouts: &Layouts, out: &Path) {
 
 /// bindgen appends `_` to C field names that are Rust keywords (`type` becomes `type_`); undo that for C.
 fn c_field_name(rust_name: &str) -> &str {
-    const KEYWORDS: [&str; 12] = [
-        "type", "fn", "ref", "mod", "move", "loop", "match", "impl", "self", "use", "in", "box",
-    ];
+    const KEYWORDS: [&str; 12] =
+        ["type", "fn", "ref", "mod", "move", "loop", "match", "impl", "self", "use", "in", "box"];
     match rust_name.strip_suffix('_') {
         Some(stem) if KEYWORDS.contains(&stem) => stem,
         _ => rust_name,

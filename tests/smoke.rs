@@ -55,8 +55,7 @@ fn main() {
         trials.push(gpu.trial(name, body, None));
     }
     // With CUDA_LAUNCH_BLOCKING=1 the launch itself waits for the gate: nothing asynchronous can be observed.
-    let blocking = gpu::launch_blocking()
-        .then(|| "CUDA_LAUNCH_BLOCKING=1 makes launches synchronous".to_owned());
+    let blocking = gpu::launch_blocking().then(|| "CUDA_LAUNCH_BLOCKING=1 makes launches synchronous".to_owned());
     let [(name, body)] = named![gate_closed_holds_stream_until_opened];
     trials.push(gpu.trial(name, body, blocking));
     libtest_mimic::run(&args, trials).exit();
@@ -141,11 +140,7 @@ fn kernel_table_handles_are_non_null_and_distinct() -> Outcome {
 fn data_kernels_compute_in_stream_order() -> Outcome {
     const N: u32 = 4099;
     const START: u32 = 0x8000_0003; // large, so that the transforms wrap
-    let expected = START
-        .wrapping_mul(3)
-        .wrapping_add(5)
-        .wrapping_mul(2)
-        .wrapping_add(1);
+    let expected = START.wrapping_mul(3).wrapping_add(5).wrapping_mul(2).wrapping_add(1);
     let k = kernel_table();
     let s = Stream::new()?;
     let a = DeviceBuf::new(N)?;
@@ -157,44 +152,22 @@ fn data_kernels_compute_in_stream_order() -> Outcome {
     let st = |k: usize| stamps.stamps(k);
     unsafe {
         launched(k.launch_fill(a.ptr, N, START, st(0), s.0), "cc_fill")?;
-        launched(
-            k.launch_transform(a.ptr, N, 3, 5, st(1), s.0),
-            "cc_transform",
-        )?;
-        launched(
-            k.launch_transform(a.ptr, N, 2, 1, st(2), s.0),
-            "cc_transform",
-        )?;
+        launched(k.launch_transform(a.ptr, N, 3, 5, st(1), s.0), "cc_transform")?;
+        launched(k.launch_transform(a.ptr, N, 2, 1, st(2), s.0), "cc_transform")?;
         launched(k.launch_fill(b.ptr, N, expected, st(3), s.0), "cc_fill")?;
         // b[10..13] += 1, with no stamp: three mismatches, and the null-stamp path.
-        launched(
-            k.launch_transform(b.ptr.add(10), 3, 1, 1, ptr::null_mut(), s.0),
-            "cc_transform",
-        )?;
-        launched(
-            k.launch_compare(a.ptr, b.ptr, N, counts.dev_at(0), st(4), s.0),
-            "cc_compare",
-        )?;
-        launched(
-            k.launch_compare(a.ptr, a.ptr, N, counts.dev_at(1), ptr::null_mut(), s.0),
-            "cc_compare",
-        )?;
+        launched(k.launch_transform(b.ptr.add(10), 3, 1, 1, ptr::null_mut(), s.0), "cc_transform")?;
+        launched(k.launch_compare(a.ptr, b.ptr, N, counts.dev_at(0), st(4), s.0), "cc_compare")?;
+        launched(k.launch_compare(a.ptr, a.ptr, N, counts.dev_at(1), ptr::null_mut(), s.0), "cc_compare")?;
     }
     s.sync()?;
 
     let (a, b) = (a.to_host()?, b.to_host()?);
     if let Some(i) = a.iter().position(|&x| x != expected) {
-        bail!(
-            "a[{i}] = {:#x}, expected {expected:#x} (fill, *3+5, *2+1)",
-            a[i]
-        );
+        bail!("a[{i}] = {:#x}, expected {expected:#x} (fill, *3+5, *2+1)", a[i]);
     }
     for (i, &x) in b.iter().enumerate() {
-        let want = if (10..13).contains(&i) {
-            expected.wrapping_add(1)
-        } else {
-            expected
-        };
+        let want = if (10..13).contains(&i) { expected.wrapping_add(1) } else { expected };
         if x != want {
             bail!("b[{i}] = {x:#x}, expected {want:#x}");
         }
@@ -214,10 +187,7 @@ fn check_spans(spans: &[(u64, u64)]) -> Outcome {
             bail!("kernel {i}: stamps [{entry}, {exit}] (want 0 < entry <= exit); all: {spans:?}");
         }
         if i > 0 && entry < spans[i - 1].1 {
-            bail!(
-                "kernel {i} started before kernel {} ended in one stream: {spans:?}",
-                i - 1
-            );
+            bail!("kernel {i} started before kernel {} ended in one stream: {spans:?}", i - 1);
         }
     }
     Ok(())
@@ -256,10 +226,7 @@ fn spin_2ms_measures_2ms_on_device() -> Outcome {
     let (entry, exit) = stamps.span(0);
     let d = exit.saturating_sub(entry);
     if !(3 * MS / 2..=5 * MS / 2).contains(&d) {
-        bail!(
-            "a 2 ms spin measured {:.3} ms on the device",
-            d as f64 / MS as f64
-        );
+        bail!("a 2 ms spin measured {:.3} ms on the device", d as f64 / MS as f64);
     }
     Ok(())
 }
@@ -271,16 +238,7 @@ fn gate_open_before_launch_passes_through() -> Outcome {
     let mut gate = Gate::new()?;
     gate.open();
     unsafe {
-        launched(
-            k.launch_gate(
-                gate.flag(),
-                GATE_TIMEOUT_NS,
-                gate.timed_out_ptr(),
-                stamps.stamps(0),
-                s.0,
-            ),
-            "cc_gate",
-        )?;
+        launched(k.launch_gate(gate.flag(), GATE_TIMEOUT_NS, gate.timed_out_ptr(), stamps.stamps(0), s.0), "cc_gate")?;
     }
     s.sync()?;
     gate.disarm();
@@ -298,24 +256,12 @@ fn gate_closed_holds_stream_until_opened() -> Outcome {
     let stamps = Mapped::<AtomicU64>::new(2)?;
     let mut gate = Gate::new()?;
     unsafe {
-        launched(
-            k.launch_gate(
-                gate.flag(),
-                GATE_TIMEOUT_NS,
-                gate.timed_out_ptr(),
-                stamps.stamps(0),
-                s.0,
-            ),
-            "cc_gate",
-        )?;
+        launched(k.launch_gate(gate.flag(), GATE_TIMEOUT_NS, gate.timed_out_ptr(), stamps.stamps(0), s.0), "cc_gate")?;
     }
     let started = Instant::now();
     while stamps.span(0).0 == 0 {
         if started.elapsed() > WATCHDOG / 2 {
-            bail!(
-                "the gate's entry stamp did not reach the host within {:?}",
-                WATCHDOG / 2
-            );
+            bail!("the gate's entry stamp did not reach the host within {:?}", WATCHDOG / 2);
         }
         thread::sleep(Duration::from_millis(1));
     }
@@ -323,10 +269,7 @@ fn gate_closed_holds_stream_until_opened() -> Outcome {
         thread::sleep(Duration::from_millis(50));
         let q = s.query();
         if q != sys::cudaError::cudaErrorNotReady {
-            bail!(
-                "query {i} of a stream behind a closed gate returned {}",
-                gpu::error_name(q)
-            );
+            bail!("query {i} of a stream behind a closed gate returned {}", gpu::error_name(q));
         }
     }
     gate.open();
@@ -348,34 +291,19 @@ fn gate_timeout_fires_without_open() -> Outcome {
     let stamps = Mapped::<AtomicU64>::new(2)?;
     let mut gate = Gate::new()?;
     unsafe {
-        launched(
-            k.launch_gate(
-                gate.flag(),
-                TIMEOUT,
-                gate.timed_out_ptr(),
-                stamps.stamps(0),
-                s.0,
-            ),
-            "cc_gate",
-        )?;
+        launched(k.launch_gate(gate.flag(), TIMEOUT, gate.timed_out_ptr(), stamps.stamps(0), s.0), "cc_gate")?;
     }
     s.sync()?;
     if gate.disarm() {
         bail!("a 50 ms gate timeout did not fire within {WATCHDOG:?}; the watchdog opened it");
     }
     if gate.timed_out() != 1 {
-        bail!(
-            "timed_out = {} after the timeout, expected 1",
-            gate.timed_out()
-        );
+        bail!("timed_out = {} after the timeout, expected 1", gate.timed_out());
     }
     let (entry, exit) = stamps.span(0);
     check_spans(&[(entry, exit)])?;
     if exit - entry < TIMEOUT {
-        bail!(
-            "the gate held {} ns, less than its {TIMEOUT} ns timeout",
-            exit - entry
-        );
+        bail!("the gate held {} ns, less than its {TIMEOUT} ns timeout", exit - entry);
     }
     Ok(())
 }
@@ -391,10 +319,7 @@ fn check(code: sys::cudaError_t, what: &str) -> Outcome {
 }
 
 fn launched(code: sys::cudaError_t, kernel: &str) -> Outcome {
-    check(
-        code,
-        &format!("cudaLaunchKernel({kernel}) [kernels built for {KERNEL_TARGETS}]"),
-    )
+    check(code, &format!("cudaLaunchKernel({kernel}) [kernels built for {KERNEL_TARGETS}]"))
 }
 
 /// Drop paths cannot fail a trial; they say what went wrong instead.
@@ -422,19 +347,13 @@ impl Stream {
     }
 
     fn sync(&self) -> Outcome {
-        check(
-            unsafe { sys::cudaStreamSynchronize(self.0) },
-            "cudaStreamSynchronize",
-        )
+        check(unsafe { sys::cudaStreamSynchronize(self.0) }, "cudaStreamSynchronize")
     }
 }
 
 impl Drop for Stream {
     fn drop(&mut self) {
-        warn(
-            unsafe { sys::cudaStreamDestroy(self.0) },
-            "cudaStreamDestroy",
-        );
+        warn(unsafe { sys::cudaStreamDestroy(self.0) }, "cudaStreamDestroy");
     }
 }
 
@@ -447,10 +366,7 @@ struct DeviceBuf {
 impl DeviceBuf {
     fn new(len: u32) -> Result<Self, Failed> {
         let mut p: *mut c_void = ptr::null_mut();
-        check(
-            unsafe { sys::cudaMalloc(&mut p, len as usize * 4) },
-            "cudaMalloc",
-        )?;
+        check(unsafe { sys::cudaMalloc(&mut p, len as usize * 4) }, "cudaMalloc")?;
         Ok(DeviceBuf { ptr: p.cast(), len })
     }
 
@@ -489,21 +405,11 @@ impl<A> Mapped<A> {
     fn new(len: usize) -> Result<Self, Failed> {
         let bytes = len * std::mem::size_of::<A>();
         let mut host: *mut c_void = ptr::null_mut();
-        check(
-            unsafe { sys::cudaHostAlloc(&mut host, bytes, sys::cudaHostAllocMapped) },
-            "cudaHostAlloc(Mapped)",
-        )?;
+        check(unsafe { sys::cudaHostAlloc(&mut host, bytes, sys::cudaHostAllocMapped) }, "cudaHostAlloc(Mapped)")?;
         // From here on, Drop frees the allocation. Zero bytes are a valid atomic integer.
-        let mut mapped = Mapped {
-            host: host.cast::<A>(),
-            dev: ptr::null_mut(),
-            len,
-        };
+        let mut mapped = Mapped { host: host.cast::<A>(), dev: ptr::null_mut(), len };
         unsafe { ptr::write_bytes(host.cast::<u8>(), 0, bytes) };
-        check(
-            unsafe { sys::cudaHostGetDevicePointer(&mut mapped.dev, host, 0) },
-            "cudaHostGetDevicePointer",
-        )?;
+        check(unsafe { sys::cudaHostGetDevicePointer(&mut mapped.dev, host, 0) }, "cudaHostGetDevicePointer")?;
         Ok(mapped)
     }
 
@@ -537,10 +443,7 @@ impl Mapped<AtomicU64> {
     }
 
     fn span(&self, k: usize) -> (u64, u64) {
-        (
-            self.at(2 * k).load(Ordering::SeqCst),
-            self.at(2 * k + 1).load(Ordering::SeqCst),
-        )
+        (self.at(2 * k).load(Ordering::SeqCst), self.at(2 * k + 1).load(Ordering::SeqCst))
     }
 }
 
@@ -548,10 +451,7 @@ impl<A> Drop for Mapped<A> {
     fn drop(&mut self) {
         // cudaFreeHost waits for the device to be idle, so gates must be open by now (Gate opens on drop, and
         // trials declare their gate last so that it drops first).
-        warn(
-            unsafe { sys::cudaFreeHost(self.host.cast()) },
-            "cudaFreeHost",
-        );
+        warn(unsafe { sys::cudaFreeHost(self.host.cast()) }, "cudaFreeHost");
     }
 }
 
@@ -586,11 +486,7 @@ impl Gate {
                 }
             })
             .map_err(|e| format!("cannot start the gate watchdog: {e}"))?;
-        Ok(Gate {
-            words,
-            stop: Some(stop),
-            watchdog: Some(watchdog),
-        })
+        Ok(Gate { words, stop: Some(stop), watchdog: Some(watchdog) })
     }
 
     fn flag(&self) -> *const u32 {
@@ -612,9 +508,7 @@ impl Gate {
     /// Stops the watchdog; true if it had fired (opened the gate) first.
     fn disarm(&mut self) -> bool {
         drop(self.stop.take());
-        self.watchdog
-            .take()
-            .is_some_and(|h| h.join().unwrap_or(true))
+        self.watchdog.take().is_some_and(|h| h.join().unwrap_or(true))
     }
 }
 

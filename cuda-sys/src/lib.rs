@@ -13,13 +13,7 @@
 //!
 //! Toolkit discovery, in order: `CUDA_HOME`, `CUDA_PATH`, `CUDA_ROOT`, `CUDA_TOOLKIT_ROOT_DIR`, the workspace's
 //! `.toolkit/` (from `scripts/setup.sh`), the folder above `nvcc` on `PATH`, `/usr/local/cuda`.
-#![allow(
-    non_upper_case_globals,
-    non_camel_case_types,
-    non_snake_case,
-    clippy::all,
-    rustdoc::all
-)]
+#![allow(non_upper_case_globals, non_camel_case_types, non_snake_case, clippy::all, rustdoc::all)]
 
 include!(concat!(env!("OUT_DIR"), "/bindings.rs"));
 

@@ -8,14 +8,8 @@ fn hand_written() -> BTreeMap<&'static str, i64> {
     BTreeMap::from([
         ("cudaStreamLegacy", cuda_sys::cudaStreamLegacy as i64),
         ("cudaStreamPerThread", cuda_sys::cudaStreamPerThread as i64),
-        (
-            "cudaStreamTailLaunch",
-            cuda_sys::cudaStreamTailLaunch as i64,
-        ),
-        (
-            "cudaStreamFireAndForget",
-            cuda_sys::cudaStreamFireAndForget as i64,
-        ),
+        ("cudaStreamTailLaunch", cuda_sys::cudaStreamTailLaunch as i64),
+        ("cudaStreamFireAndForget", cuda_sys::cudaStreamFireAndForget as i64),
         ("cudaCpuDeviceId", cuda_sys::cudaCpuDeviceId as i64),
         ("cudaInvalidDeviceId", cuda_sys::cudaInvalidDeviceId as i64),
     ])
@@ -24,8 +18,7 @@ fn hand_written() -> BTreeMap<&'static str, i64> {
 /// `#define cudaName ((type)value)` macros of every header in the toolkit's include folder.
 fn header_cast_macros() -> BTreeMap<String, i64> {
     let mut found = BTreeMap::new();
-    for entry in std::fs::read_dir(cuda_sys::BUILD_TOOLKIT_INCLUDE).expect("toolkit include folder")
-    {
+    for entry in std::fs::read_dir(cuda_sys::BUILD_TOOLKIT_INCLUDE).expect("toolkit include folder") {
         let path = entry.unwrap().path();
         if path.extension().and_then(|e| e.to_str()) != Some("h") {
             continue;
@@ -55,10 +48,7 @@ fn parse_cast_define(line: &str) -> Option<(String, i64)> {
         Some(d) => (true, d),
         None => (false, value.trim()),
     };
-    let v = match digits
-        .strip_prefix("0x")
-        .or_else(|| digits.strip_prefix("0X"))
-    {
+    let v = match digits.strip_prefix("0x").or_else(|| digits.strip_prefix("0X")) {
         Some(hex) => i64::from_str_radix(hex, 16).ok()?,
         None => digits.parse().ok()?,
     };
@@ -81,14 +71,8 @@ fn every_hand_written_constant_matches_its_define() {
 #[test]
 fn every_cast_macro_in_the_headers_is_defined_by_hand() {
     let hand = hand_written();
-    let missing: Vec<_> = header_cast_macros()
-        .into_keys()
-        .filter(|n| !hand.contains_key(n.as_str()))
-        .collect();
-    assert!(
-        missing.is_empty(),
-        "cast macros in the headers without a constant in src/cast_macros.rs: {missing:?}"
-    );
+    let missing: Vec<_> = header_cast_macros().into_keys().filter(|n| !hand.contains_key(n.as_str())).collect();
+    assert!(missing.is_empty(), "cast macros in the headers without a constant in src/cast_macros.rs: {missing:?}");
 }
 
 #[test]

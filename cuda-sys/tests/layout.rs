@@ -18,12 +18,7 @@ fn compiler_layouts() -> BTreeMap<String, Vec<usize>> {
     let exe = format!("{out_dir}/layout_probe");
     let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".into());
     let status = Command::new(&cxx)
-        .args([
-            "-std=c++11",
-            "-o",
-            &exe,
-            &format!("{out_dir}/layout_probe.cpp"),
-        ])
+        .args(["-std=c++11", "-o", &exe, &format!("{out_dir}/layout_probe.cpp")])
         .arg(format!("-I{}", BUILD_TOOLKIT_INCLUDE))
         .status()
         .unwrap_or_else(|e| panic!("cannot run the C++ compiler {cxx:?}: {e}"));
@@ -43,19 +38,12 @@ fn compiler_layouts() -> BTreeMap<String, Vec<usize>> {
 #[test]
 fn every_struct_matches_the_c_compiler() {
     let c = compiler_layouts();
-    assert!(
-        LAYOUTS.len() > 50,
-        "only {} structs in the layout table",
-        LAYOUTS.len()
-    );
+    assert!(LAYOUTS.len() > 50, "only {} structs in the layout table", LAYOUTS.len());
     let mut wrong = Vec::new();
     let mut fields_checked = 0;
     for (name, size, align, fields) in LAYOUTS {
         if c.get(*name) != Some(&vec![*size, *align]) {
-            wrong.push(format!(
-                "{name}: C {:?}, Rust size {size} align {align}",
-                c.get(*name)
-            ));
+            wrong.push(format!("{name}: C {:?}, Rust size {size} align {align}", c.get(*name)));
         }
         for (field, offset) in *fields {
             fields_checked += 1;
@@ -66,10 +54,5 @@ fn every_struct_matches_the_c_compiler() {
         }
     }
     assert!(fields_checked > 300, "only {fields_checked} fields checked");
-    assert!(
-        wrong.is_empty(),
-        "{} layout mismatches:\n{}",
-        wrong.len(),
-        wrong.join("\n")
-    );
+    assert!(wrong.is_empty(), "{} layout mismatches:\n{}", wrong.len(), wrong.join("\n"));
 }

@@ -8,19 +8,14 @@ use std::ffi::CStr;
 /// Name of a CUDA error code, e.g. `cudaErrorNotReady`.
 pub fn error_name(code: sys::cudaError_t) -> String {
     // SAFETY: cudaGetErrorName returns a static NUL-terminated string for any input.
-    unsafe { CStr::from_ptr(sys::cudaGetErrorName(code)) }
-        .to_string_lossy()
-        .into_owned()
+    unsafe { CStr::from_ptr(sys::cudaGetErrorName(code)) }.to_string_lossy().into_owned()
 }
 
 /// The error code called `name` (`cudaSuccess`, `cudaErrorNotReady`, ...), looked up through cudaGetErrorName so
 /// that it always agrees with the linked runtime. `None` for a name the runtime does not know.
 pub fn error_code(name: &str) -> Option<sys::cudaError_t> {
     // Codes are dense below 1000 plus a few sparse ones (cudaErrorApiFailureBase = 10000).
-    (0..1000u32)
-        .chain([10000])
-        .map(sys::cudaError)
-        .find(|&c| error_name(c) == name)
+    (0..1000u32).chain([10000]).map(sys::cudaError).find(|&c| error_name(c) == name)
 }
 
 /// The device a run uses and everything about it that cases require or reports record.
@@ -58,20 +53,14 @@ fn check(code: sys::cudaError_t, what: &str) -> Result<(), NoDevice> {
     if code == sys::cudaError::cudaSuccess {
         Ok(())
     } else {
-        Err(NoDevice(format!(
-            "no CUDA device: {what} returned {}",
-            error_name(code)
-        )))
+        Err(NoDevice(format!("no CUDA device: {what} returned {}", error_name(code))))
     }
 }
 
 fn attribute(attr: sys::cudaDeviceAttr, device: i32) -> Result<i32, NoDevice> {
     let mut value = 0;
     // SAFETY: value is a valid out-pointer.
-    check(
-        unsafe { sys::cudaDeviceGetAttribute(&mut value, attr, device) },
-        "cudaDeviceGetAttribute",
-    )?;
+    check(unsafe { sys::cudaDeviceGetAttribute(&mut value, attr, device) }, "cudaDeviceGetAttribute")?;
     Ok(value)
 }
 
@@ -84,36 +73,20 @@ pub fn probe(ordinal: i32) -> Result<DeviceInfo, NoDevice> {
         return Err(NoDevice(format!("no CUDA device: {}", error_name(code))));
     }
     if count <= ordinal {
-        return Err(NoDevice(format!(
-            "no CUDA device: device {ordinal} requested, {count} present"
-        )));
+        return Err(NoDevice(format!("no CUDA device: device {ordinal} requested, {count} present")));
     }
     // SAFETY: plain calls with valid out-pointers.
     unsafe {
         check(sys::cudaSetDevice(ordinal), "cudaSetDevice")?;
         let mut prop: sys::cudaDeviceProp = std::mem::zeroed();
-        check(
-            sys::cudaGetDeviceProperties(&mut prop, ordinal),
-            "cudaGetDeviceProperties",
-        )?;
-        let name = CStr::from_ptr(prop.name.as_ptr())
-            .to_string_lossy()
-            .into_owned();
+        check(sys::cudaGetDeviceProperties(&mut prop, ordinal), "cudaGetDeviceProperties")?;
+        let name = CStr::from_ptr(prop.name.as_ptr()).to_string_lossy().into_owned();
         let uuid = format_uuid(&prop.uuid.bytes);
         let (mut least, mut greatest) = (0, 0);
-        check(
-            sys::cudaDeviceGetStreamPriorityRange(&mut least, &mut greatest),
-            "cudaDeviceGetStreamPriorityRange",
-        )?;
+        check(sys::cudaDeviceGetStreamPriorityRange(&mut least, &mut greatest), "cudaDeviceGetStreamPriorityRange")?;
         let (mut driver, mut runtime) = (0, 0);
-        check(
-            sys::cudaDriverGetVersion(&mut driver),
-            "cudaDriverGetVersion",
-        )?;
-        check(
-            sys::cudaRuntimeGetVersion(&mut runtime),
-            "cudaRuntimeGetVersion",
-        )?;
+        check(sys::cudaDriverGetVersion(&mut driver), "cudaDriverGetVersion")?;
+        check(sys::cudaRuntimeGetVersion(&mut runtime), "cudaRuntimeGetVersion")?;
         use sys::cudaDeviceAttr as A;
         Ok(DeviceInfo {
             ordinal,
@@ -155,16 +128,12 @@ pub fn version_string(v: u32) -> String {
 /// launch synchronous, CUDA_DEVICE_MAX_CONNECTIONS bounds the hardware queues, CUDA_MODULE_LOADING decides
 /// whether kernels load lazily).
 pub fn cuda_environment() -> Vec<(String, String)> {
-    let mut vars: Vec<_> = std::env::vars()
-        .filter(|(k, _)| k.starts_with("CUDA_"))
-        .collect();
+    let mut vars: Vec<_> = std::env::vars().filter(|(k, _)| k.starts_with("CUDA_")).collect();
     vars.sort();
     vars
 }
 
 /// True when CUDA_LAUNCH_BLOCKING=1: every launch is synchronous, so no asynchrony case can be observed.
 pub fn launch_blocking() -> bool {
-    std::env::var("CUDA_LAUNCH_BLOCKING")
-        .map(|v| v.trim() == "1")
-        .unwrap_or(false)
+    std::env::var("CUDA_LAUNCH_BLOCKING").map(|v| v.trim() == "1").unwrap_or(false)
 }

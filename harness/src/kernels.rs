@@ -46,16 +46,8 @@ pub unsafe fn launch(
     args: &mut [*mut c_void],
     stream: cudaStream_t,
 ) -> cudaError_t {
-    let grid = dim3 {
-        x: grid,
-        y: 1,
-        z: 1,
-    };
-    let block = dim3 {
-        x: block,
-        y: 1,
-        z: 1,
-    };
+    let grid = dim3 { x: grid, y: 1, z: 1 };
+    let block = dim3 { x: block, y: 1, z: 1 };
     cudaLaunchKernel(func, grid, block, args.as_mut_ptr(), 0, stream)
 }
 
@@ -76,23 +68,12 @@ impl KernelTable {
         stream: cudaStream_t,
     ) -> cudaError_t {
         let (mut f, mut t, mut to, mut s) = (flag, timeout_ns, timed_out, stamp);
-        launch(
-            self.gate,
-            1,
-            1,
-            &mut [arg(&mut f), arg(&mut t), arg(&mut to), arg(&mut s)],
-            stream,
-        )
+        launch(self.gate, 1, 1, &mut [arg(&mut f), arg(&mut t), arg(&mut to), arg(&mut s)], stream)
     }
 
     /// # Safety
     /// `stamp` is null or points to two device-visible u64.
-    pub unsafe fn launch_spin(
-        &self,
-        ns: u64,
-        stamp: *mut u64,
-        stream: cudaStream_t,
-    ) -> cudaError_t {
+    pub unsafe fn launch_spin(&self, ns: u64, stamp: *mut u64, stream: cudaStream_t) -> cudaError_t {
         let (mut n, mut s) = (ns, stamp);
         launch(self.spin, 1, 1, &mut [arg(&mut n), arg(&mut s)], stream)
     }
@@ -108,13 +89,7 @@ impl KernelTable {
         stream: cudaStream_t,
     ) -> cudaError_t {
         let (mut b, mut n, mut v, mut s) = (buf, n, value, stamp);
-        launch(
-            self.fill,
-            1,
-            DATA_BLOCK_THREADS,
-            &mut [arg(&mut b), arg(&mut n), arg(&mut v), arg(&mut s)],
-            stream,
-        )
+        launch(self.fill, 1, DATA_BLOCK_THREADS, &mut [arg(&mut b), arg(&mut n), arg(&mut v), arg(&mut s)], stream)
     }
 
     /// # Safety
@@ -133,13 +108,7 @@ impl KernelTable {
             self.transform,
             1,
             DATA_BLOCK_THREADS,
-            &mut [
-                arg(&mut b),
-                arg(&mut n),
-                arg(&mut m),
-                arg(&mut a),
-                arg(&mut s),
-            ],
+            &mut [arg(&mut b), arg(&mut n), arg(&mut m), arg(&mut a), arg(&mut s)],
             stream,
         )
     }
@@ -160,13 +129,7 @@ impl KernelTable {
             self.compare,
             1,
             DATA_BLOCK_THREADS,
-            &mut [
-                arg(&mut pa),
-                arg(&mut pb),
-                arg(&mut n),
-                arg(&mut m),
-                arg(&mut s),
-            ],
+            &mut [arg(&mut pa), arg(&mut pb), arg(&mut n), arg(&mut m), arg(&mut s)],
             stream,
         )
     }

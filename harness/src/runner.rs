@@ -115,7 +115,9 @@ pub fn run_isolated(case: &Case, device: &DeviceInfo, opts: &RunOptions) -> Case
             result
         }
         Some(Err(e)) => crashed(case, format!("unreadable result from the child: {e}"), start),
-        None => crashed(case, format!("the child exited with {status} and no result; stderr: {}", tail(&stderr)), start),
+        None => {
+            crashed(case, format!("the child exited with {status} and no result; stderr: {}", tail(&stderr)), start)
+        }
     }
 }
 

@@ -17,10 +17,13 @@ pub struct Codec {
 
 /// The harness's printer and parser, once merged; `None` until then.
 pub fn codec() -> Option<Codec> {
-    // TODO(lead): once branch `parser` is merged, replace `None` with:
-    // Some(Codec { print: harness::case::print_case, parse: |text| harness::case::parse_file("random.case", text)
-    //     .map_err(|d| format!("{d:?}")).and_then(|f| f.cases.into_iter().next().ok_or("no case".into())) })
-    None
+    Some(Codec {
+        print: harness::case::print_case,
+        parse: |text| {
+            let file = harness::case::parse_file("random.case", text).map_err(|d| format!("{d:?}"))?;
+            file.cases.into_iter().next().ok_or_else(|| "no case in the text".to_owned())
+        },
+    })
 }
 
 /// Text of a case: the harness's printer when available, else the stopgap below.

@@ -47,18 +47,61 @@ pub trait Executor {
     fn execute(&mut self, case: &Case) -> Result<Execution, String>;
 }
 
-/// The executor for the GPU, or why there is none.
-///
-/// LEAD: wire this once `harness::exec` is merged (branch `executor`): probe the device, build
-/// `cuda_conformance::kernel_table()`, and return an executor whose `execute` calls
-/// `harness::exec::run_case(case, &table, &device, &ExecOptions::default())` and maps the `Observations` into an
-/// [`Execution`]: per-label kernel stamps, buffers by name, host-function snapshots and log, and the graph's nodes
-/// (by the label of the op that produced each, from cudaStreamGetCaptureInfo) and edges. A returned `Err` or
-/// any op whose return code differed from the case's expectation becomes `Err(message)`.
+/// The executor for the GPU, or why there is none: runs each case in this process through
+/// `harness::exec::run_case` and keeps the part of its observations these checks need.
 pub fn gpu_executor() -> Result<Box<dyn Executor>, String> {
-    Err("the GPU executor is not wired yet (harness::exec::run_case is on branch `executor`; see \
-         checks::gpu_executor)"
-        .into())
+    let device = harness::gpu::probe(0).map_err(|e| e.to_string())?;
+    Ok(Box::new(GpuExecutor { device, kernels: cuda_conformance::kernel_table() }))
+}
+
+struct GpuExecutor {
+    device: harness::gpu::DeviceInfo,
+    kernels: harness::kernels::KernelTable,
+}
+
+impl Executor for GpuExecutor {
+    fn execute(&mut self, case: &Case) -> Result<Execution, String> {
+        use harness::exec::{run_case, ExecOptions};
+        let obs = run_case(case, &self.kernels, &self.device, &ExecOptions::default());
+        let mut problems: Vec<String> = obs
+            .ops
+            .iter()
+            .filter(|op| op.code.as_ref().is_none_or(|c| !op.acceptable.contains(c)))
+            .map(|op| {
+                format!(
+                    "line {}: `{}` returned {:?} {}",
+                    op.line,
+                    op.text,
+                    op.code,
+                    op.not_run.as_deref().unwrap_or("")
+                )
+            })
+            .collect();
+        problems.extend(obs.gates.iter().filter(|g| g.timed_out).map(|g| format!("gate {} timed out", g.name)));
+        if obs.final_sync.as_deref() != Some("cudaSuccess") {
+            problems.push(format!("final device synchronize: {:?}", obs.final_sync));
+        }
+        problems.extend(obs.notes.iter().cloned());
+        if !problems.is_empty() {
+            return Err(problems.join("; "));
+        }
+        let stamps = obs.kernels.iter().filter_map(|k| Some((k.label.clone()?, (k.entry_ns?, k.exit_ns?)))).collect();
+        // Every generated op writes whole buffers, so each buffer is uniform; a non-uniform one keeps its first
+        // words, which then differ from the interpreter's and fail the data check with the values seen.
+        let words = |c: &harness::exec::Contents| match c.uniform {
+            Some(v) => vec![v; c.words as usize],
+            None => c.first_words.clone(),
+        };
+        let buffers = obs.buffers.iter().filter_map(|b| Some((b.name.clone(), words(b.contents.as_ref()?)))).collect();
+        let snapshots =
+            obs.host_calls.iter().filter_map(|h| Some((h.label.clone()?, words(h.snapshot.as_ref()?)))).collect();
+        let host_order = obs.host_calls.iter().filter_map(|h| h.label.clone()).collect();
+        let graph = obs.graphs.last().map(|g| GraphShape {
+            nodes: g.nodes.iter().map(|n| n.label.clone()).collect(),
+            edges: g.edges.iter().map(|e| (e[0], e[1])).collect(),
+        });
+        Ok(Execution { stamps, buffers, snapshots, host_order, graph })
+    }
 }
 
 /// Which property failed.

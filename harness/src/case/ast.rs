@@ -85,26 +85,11 @@ pub enum Decl {
     /// `stream NAME [blocking|non-blocking] [priority N|greatest|least] [flags N] [=> CODE | ...]`.
     /// `flags N` passes a raw flags word instead (to check that invalid flags are rejected). `expect` lists the
     /// acceptable codes of the creation (empty: cudaSuccess); a stream whose creation failed cannot be used.
-    Stream {
-        name: String,
-        non_blocking: bool,
-        priority: Option<Priority>,
-        raw_flags: Option<u32>,
-        expect: Vec<String>,
-    },
+    Stream { name: String, non_blocking: bool, priority: Option<Priority>, raw_flags: Option<u32>, expect: Vec<String> },
     /// `event NAME [disable-timing] [blocking-sync] [interprocess] [flags N] [=> CODE | ...]`, as for streams.
-    Event {
-        name: String,
-        flags: EventFlags,
-        raw_flags: Option<u32>,
-        expect: Vec<String>,
-    },
+    Event { name: String, flags: EventFlags, raw_flags: Option<u32>, expect: Vec<String> },
     /// `buffer NAME KIND SIZE`: SIZE in bytes, a multiple of 4 (`4096`, `4KiB`, `1MiB`). Starts zeroed.
-    Buffer {
-        name: String,
-        kind: MemKind,
-        bytes: u64,
-    },
+    Buffer { name: String, kind: MemKind, bytes: u64 },
     /// `gate NAME`: a flag in mapped pinned host memory; closed until the host opens it.
     Gate { name: String },
     /// `thread NAME`: a host thread that runs the operations addressed to it with `@NAME`.
@@ -200,52 +185,20 @@ pub enum OpKind {
     /// `launch spin [DURATION] on STREAM`: records %globaltimer at entry and exit, spinning DURATION ns between.
     LaunchSpin { ns: u64, stream: StreamRef },
     /// `launch fill BUF VALUE on STREAM`: every u32 of BUF becomes VALUE.
-    LaunchFill {
-        buf: String,
-        value: u32,
-        stream: StreamRef,
-    },
+    LaunchFill { buf: String, value: u32, stream: StreamRef },
     /// `launch transform BUF mul A add B on STREAM`: every u32 x of BUF becomes x*A + B (wrapping).
-    LaunchTransform {
-        buf: String,
-        mul: u32,
-        add: u32,
-        stream: StreamRef,
-    },
+    LaunchTransform { buf: String, mul: u32, add: u32, stream: StreamRef },
     /// `launch compare A B into R on STREAM`: R[0] becomes the number of indices where A and B differ.
-    LaunchCompare {
-        a: String,
-        b: String,
-        into: String,
-        stream: StreamRef,
-    },
+    LaunchCompare { a: String, b: String, into: String, stream: StreamRef },
     /// `memcpy DST SRC [BYTES]` (cudaMemcpy) or `memcpy-async DST SRC [BYTES] on STREAM` (cudaMemcpyAsync).
     /// The cudaMemcpyKind follows from the buffers' kinds. BYTES defaults to the smaller buffer.
-    Memcpy {
-        dst: String,
-        src: String,
-        bytes: Option<u64>,
-        stream: Option<StreamRef>,
-    },
+    Memcpy { dst: String, src: String, bytes: Option<u64>, stream: Option<StreamRef> },
     /// `memset BUF BYTE [BYTES]` (cudaMemset) or `memset-async BUF BYTE [BYTES] on STREAM`.
-    Memset {
-        buf: String,
-        byte: u8,
-        bytes: Option<u64>,
-        stream: Option<StreamRef>,
-    },
+    Memset { buf: String, byte: u8, bytes: Option<u64>, stream: Option<StreamRef> },
     /// `record EVENT on STREAM [external]` (cudaEventRecord, or cudaEventRecordWithFlags(cudaEventRecordExternal)).
-    Record {
-        event: String,
-        stream: StreamRef,
-        external: bool,
-    },
+    Record { event: String, stream: StreamRef, external: bool },
     /// `wait STREAM for EVENT [external]` (cudaStreamWaitEvent, flags cudaEventWaitExternal if `external`).
-    Wait {
-        stream: StreamRef,
-        event: String,
-        external: bool,
-    },
+    Wait { stream: StreamRef, event: String, external: bool },
     /// `query STREAM|EVENT` (cudaStreamQuery / cudaEventQuery).
     Query { target: Target },
     /// `sync STREAM|EVENT` (cudaStreamSynchronize / cudaEventSynchronize).
@@ -256,24 +209,15 @@ pub enum OpKind {
     Elapsed { start: String, stop: String },
     /// `host-func on STREAM [snapshot BUF]` (cudaLaunchHostFunc): appends its label to the host log when it runs,
     /// and copies BUF (a host-visible buffer) at that moment if asked.
-    HostFunc {
-        stream: StreamRef,
-        snapshot: Option<String>,
-    },
+    HostFunc { stream: StreamRef, snapshot: Option<String> },
     /// `callback on STREAM` (cudaStreamAddCallback): records its status argument when it runs.
     Callback { stream: StreamRef },
     /// `begin-capture STREAM [global|thread-local|relaxed]` (cudaStreamBeginCapture; default global).
-    BeginCapture {
-        stream: StreamRef,
-        mode: CaptureMode,
-    },
+    BeginCapture { stream: StreamRef, mode: CaptureMode },
     /// `end-capture STREAM into GRAPH` (cudaStreamEndCapture).
     EndCapture { stream: StreamRef, graph: String },
     /// `capture-status STREAM is none|active|invalidated` (cudaStreamIsCapturing; the status is asserted).
-    CaptureStatus {
-        stream: StreamRef,
-        status: CaptureStatus,
-    },
+    CaptureStatus { stream: StreamRef, status: CaptureStatus },
     /// `capture-deps STREAM is N` (cudaStreamGetCaptureInfo: the number of current capture dependencies).
     CaptureDeps { stream: StreamRef, count: u32 },
     /// `exchange-capture-mode MODE` (cudaThreadExchangeStreamCaptureMode for the running thread).
@@ -343,11 +287,7 @@ pub enum Predicate {
     /// `OP returned CODE`: OP's return code was CODE (with `=>` allowing several, this picks one).
     Returned { op: String, code: String },
     /// `BUF == VALUE` (every u32) or `BUF[INDEX] == VALUE`, read after the script and a device synchronize.
-    BufferEquals {
-        buf: String,
-        index: Option<u64>,
-        value: u32,
-    },
+    BufferEquals { buf: String, index: Option<u64>, value: u32 },
     /// `GATE timed-out`: the gate's in-kernel timeout fired (an unexpected timeout always fails the case).
     TimedOut { gate: String },
     /// `host-order L1 L2 ...`: these host functions/callbacks ran, in this order.
@@ -357,37 +297,17 @@ pub enum Predicate {
     /// `callback L status CODE`: the callback's status argument.
     CallbackStatus { label: String, code: String },
     /// `elapsed L > MS` / `elapsed L >= MS` (milliseconds, may be fractional): the value `elapsed` returned.
-    ElapsedAbove {
-        label: String,
-        ms: f64,
-        inclusive: bool,
-    },
+    ElapsedAbove { label: String, ms: f64, inclusive: bool },
     /// `nodes GRAPH == N`.
     NodeCount { graph: String, count: u32 },
     /// `edges GRAPH == N`.
     EdgeCount { graph: String, count: u32 },
     /// `edge GRAPH A -> B`: a direct edge between the nodes captured from ops A and B.
-    Edge {
-        graph: String,
-        from: String,
-        to: String,
-    },
+    Edge { graph: String, from: String, to: String },
     /// `no-edge GRAPH A -> B`: no direct edge.
-    NoEdge {
-        graph: String,
-        from: String,
-        to: String,
-    },
+    NoEdge { graph: String, from: String, to: String },
     /// `path GRAPH A -> B`: B is reachable from A (transitively).
-    Path {
-        graph: String,
-        from: String,
-        to: String,
-    },
+    Path { graph: String, from: String, to: String },
     /// `no-path GRAPH A -> B`.
-    NoPath {
-        graph: String,
-        from: String,
-        to: String,
-    },
+    NoPath { graph: String, from: String, to: String },
 }

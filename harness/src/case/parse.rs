@@ -58,8 +58,19 @@ const REQUIREMENTS: [&str; 8] = [
     "stream-priorities",
     "mapped-memory",
 ];
-const PREDICATE_WORDS: [&str; 11] =
-    ["timed-out", "host-order", "snapshot", "callback", "elapsed", "nodes", "edges", "edge", "no-edge", "path", "no-path"];
+const PREDICATE_WORDS: [&str; 11] = [
+    "timed-out",
+    "host-order",
+    "snapshot",
+    "callback",
+    "elapsed",
+    "nodes",
+    "edges",
+    "edge",
+    "no-edge",
+    "path",
+    "no-path",
+];
 
 /// Parses one case file. Never panics; returns every problem found (at most one per case).
 pub fn parse_file(path: &str, text: &str) -> Result<CaseFile, Vec<Diagnostic>> {
@@ -265,11 +276,15 @@ impl<'t, 'a> Cursor<'t, 'a> {
     fn code(&mut self) -> Res<String> {
         let col = self.col();
         let word = self.next("a cudaError name (cudaSuccess, cudaErrorNotReady, ...)")?;
-        if word == "cudaSuccess" || (word.starts_with("cudaError") && word.chars().all(|c| c.is_ascii_alphanumeric()))
-        {
+        if word == "cudaSuccess" || (word.starts_with("cudaError") && word.chars().all(|c| c.is_ascii_alphanumeric())) {
             Ok(word.to_owned())
         } else {
-            Err(diag(self.file, self.line, col, format!("expected a cudaError name (cudaSuccess, cudaErrorNotReady, ...), found `{word}`")))
+            Err(diag(
+                self.file,
+                self.line,
+                col,
+                format!("expected a cudaError name (cudaSuccess, cudaErrorNotReady, ...), found `{word}`"),
+            ))
         }
     }
 }
@@ -355,7 +370,15 @@ impl<'f> CaseParser<'f> {
             )),
             Err(e) => Some(e),
         };
-        CaseParser { file, case, part: Part::Header, rule_seen: false, source_seen: false, names: HashMap::new(), error }
+        CaseParser {
+            file,
+            case,
+            part: Part::Header,
+            rule_seen: false,
+            source_seen: false,
+            names: HashMap::new(),
+            error,
+        }
     }
 
     fn line(&mut self, number: u32, raw: &str) -> Res<()> {
@@ -370,7 +393,8 @@ impl<'f> CaseParser<'f> {
         if code.trim().is_empty() {
             return Ok(());
         }
-        let tokens = tokenize(code).map_err(|(col, c)| diag(self.file, number, col, format!("unexpected character `{c}`")))?;
+        let tokens =
+            tokenize(code).map_err(|(col, c)| diag(self.file, number, col, format!("unexpected character `{c}`")))?;
         let end_col = tokens.last().map_or(1, |t| t.col + t.text.len() as u32);
         let mut cur = Cursor { tokens: &tokens, pos: 0, file: self.file, line: number, end_col };
         let first = tokens[0].text;
@@ -431,7 +455,12 @@ impl<'f> CaseParser<'f> {
             (&mut self.source_seen, &mut self.case.source)
         };
         if *seen {
-            return Err(diag(self.file, line, col, format!("second `{}:` line", if is_rule { "rule" } else { "source" })));
+            return Err(diag(
+                self.file,
+                line,
+                col,
+                format!("second `{}:` line", if is_rule { "rule" } else { "source" }),
+            ));
         }
         *seen = true;
         *slot = text.to_owned();
@@ -618,7 +647,8 @@ impl<'f> CaseParser<'f> {
                 Ok(Target::Stream(self.stream(cur)?))
             }
             Some(w) => {
-                let known = self.names_of(NameKind::Stream).chain(self.names_of(NameKind::Event)).chain(BUILTIN_STREAMS);
+                let known =
+                    self.names_of(NameKind::Stream).chain(self.names_of(NameKind::Event)).chain(BUILTIN_STREAMS);
                 Err(cur.error(format!("expected a stream or an event, found `{w}`{}", did_you_mean(w, known))))
             }
             None => Err(cur.error("expected a stream or an event, found end of line".into())),
@@ -716,7 +746,8 @@ impl<'f> CaseParser<'f> {
             "callback" => OpKind::Callback { stream: self.on_stream(cur)? },
             "begin-capture" => {
                 let stream = self.stream(cur)?;
-                let mode = if cur.peek().is_some_and(|w| w != "=>") { Self::capture_mode(cur)? } else { CaptureMode::Global };
+                let mode =
+                    if cur.peek().is_some_and(|w| w != "=>") { Self::capture_mode(cur)? } else { CaptureMode::Global };
                 OpKind::BeginCapture { stream, mode }
             }
             "end-capture" => {
@@ -831,11 +862,10 @@ impl<'f> CaseParser<'f> {
                 };
                 let vcol = cur.col();
                 let v = cur.next("milliseconds")?;
-                let ms: f64 = v
-                    .parse()
-                    .ok()
-                    .filter(|m: &f64| m.is_finite())
-                    .ok_or_else(|| diag(self.file, cur.line, vcol, format!("expected milliseconds, found `{v}`")))?;
+                let ms: f64 =
+                    v.parse().ok().filter(|m: &f64| m.is_finite()).ok_or_else(|| {
+                        diag(self.file, cur.line, vcol, format!("expected milliseconds, found `{v}`"))
+                    })?;
                 Predicate::ElapsedAbove { label, ms, inclusive }
             }
             "nodes" | "edges" => {

@@ -102,9 +102,11 @@ fn decl(d: &Decl) -> String {
         }
         Decl::Event { name, flags, raw_flags, expect } => {
             let mut s = format!("event {name}");
-            for (on, word) in
-                [(flags.disable_timing, "disable-timing"), (flags.blocking_sync, "blocking-sync"), (flags.interprocess, "interprocess")]
-            {
+            for (on, word) in [
+                (flags.disable_timing, "disable-timing"),
+                (flags.blocking_sync, "blocking-sync"),
+                (flags.interprocess, "interprocess"),
+            ] {
                 if on {
                     s += " ";
                     s += word;
@@ -165,7 +167,9 @@ pub fn op_kind(k: &OpKind) -> String {
         OpKind::LaunchTransform { buf, mul, add, stream: s } => {
             format!("launch transform {buf} mul {mul} add {add} on {}", stream(s))
         }
-        OpKind::LaunchCompare { a, b, into, stream: s } => format!("launch compare {a} {b} into {into} on {}", stream(s)),
+        OpKind::LaunchCompare { a, b, into, stream: s } => {
+            format!("launch compare {a} {b} into {into} on {}", stream(s))
+        }
         OpKind::Memcpy { dst, src, bytes: b, stream: None } => format!("memcpy {dst} {src}{}", bytes(b)),
         OpKind::Memcpy { dst, src, bytes: b, stream: Some(s) } => {
             format!("memcpy-async {dst} {src}{} on {}", bytes(b), stream(s))

@@ -67,9 +67,10 @@ mod tests {
 
     #[test]
     fn splits_words_and_symbols() {
-        assert_eq!(texts("k1: @t launch spin 2ms on s => cudaSuccess | cudaErrorNotReady"), [
-            "k1", ":", "@", "t", "launch", "spin", "2ms", "on", "s", "=>", "cudaSuccess", "|", "cudaErrorNotReady"
-        ]);
+        assert_eq!(
+            texts("k1: @t launch spin 2ms on s => cudaSuccess | cudaErrorNotReady"),
+            ["k1", ":", "@", "t", "launch", "spin", "2ms", "on", "s", "=>", "cudaSuccess", "|", "cudaErrorNotReady"]
+        );
         assert_eq!(texts("expect edge g a->b"), ["expect", "edge", "g", "a", "->", "b"]);
         assert_eq!(texts("expect buf[3] == 7"), ["expect", "buf", "[", "3", "]", "==", "7"]);
         assert_eq!(texts("stream s priority -1"), ["stream", "s", "priority", "-1"]);

@@ -120,8 +120,7 @@ impl<'c, 'o> Checker<'c, 'o> {
                 None
             }
             None => {
-                let same_kind: Vec<&str> =
-                    self.names.iter().filter(|(_, k)| k.same(want)).map(|(n, _)| *n).collect();
+                let same_kind: Vec<&str> = self.names.iter().filter(|(_, k)| k.same(want)).map(|(n, _)| *n).collect();
                 let hint = did_you_mean(name, same_kind);
                 self.report(line, format!("undeclared {} `{name}`{hint}", &want.noun()[2..].trim_start()));
                 None
@@ -316,7 +315,8 @@ impl<'c, 'o> Checker<'c, 'o> {
         if self.name(line, graph, Kind::Graph).is_none() {
             return;
         }
-        let filled = self.case.script.iter().any(|op| matches!(&op.kind, OpKind::EndCapture { graph: g, .. } if g == graph));
+        let filled =
+            self.case.script.iter().any(|op| matches!(&op.kind, OpKind::EndCapture { graph: g, .. } if g == graph));
         if !filled {
             self.report(line, format!("graph `{graph}` is never filled by `end-capture ... into {graph}`"));
         }
@@ -350,7 +350,8 @@ impl<'c, 'o> Checker<'c, 'o> {
             Predicate::WaitedFor { op, gate } | Predicate::NotWaitedFor { op, gate } => {
                 self.label(line, op);
                 self.name(line, gate, Kind::Gate);
-                let opened = self.case.script.iter().any(|o| matches!(&o.kind, OpKind::Open { gate: g, .. } if g == gate));
+                let opened =
+                    self.case.script.iter().any(|o| matches!(&o.kind, OpKind::Open { gate: g, .. } if g == gate));
                 if !opened {
                     self.report(line, format!("the blocking oracle needs gate `{gate}` to be opened in the script"));
                 }
@@ -474,9 +475,7 @@ impl<'c, 'o> Checker<'c, 'o> {
         recorded_behind: &HashMap<&str, &'a str>,
     ) -> Option<(&'a str, u32)> {
         let non_blocking = |s: &StreamRef| match s {
-            StreamRef::Named(n) => {
-                case_stream_non_blocking(self.case, n)
-            }
+            StreamRef::Named(n) => case_stream_non_blocking(self.case, n),
             _ => false,
         };
         let is_legacy = |s: &StreamRef| matches!(s, StreamRef::Legacy | StreamRef::Null);
@@ -509,5 +508,9 @@ fn case_stream_non_blocking(case: &Case, name: &str) -> bool {
 }
 
 fn known_error_names() -> Vec<String> {
-    (0..1000u32).chain([10000]).map(|c| gpu::error_name(cuda_sys::cudaError(c))).filter(|n| !n.contains("unrecognized")).collect()
+    (0..1000u32)
+        .chain([10000])
+        .map(|c| gpu::error_name(cuda_sys::cudaError(c)))
+        .filter(|n| !n.contains("unrecognized"))
+        .collect()
 }
