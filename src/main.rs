@@ -128,6 +128,9 @@ fn run(cases: &[Case], filter: Option<String>, report_path: Option<PathBuf>, opt
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     let start = Instant::now();
+    let provenance = Provenance::new(&device, BUILD_COMMIT, started_at);
+    let filter = filter.unwrap_or_default();
+    let path = report_path.unwrap_or_else(|| default_report_path(&provenance));
     let mut results = Vec::with_capacity(selected.len());
     for case in selected {
         bar.set_message(case.id.clone());
@@ -137,13 +140,18 @@ fn run(cases: &[Case], filter: Option<String>, report_path: Option<PathBuf>, opt
         }
         results.push(result);
         bar.inc(1);
+        // Rewrite the report after every case, so a run killed half-way still leaves what it had obtained.
+        let partial =
+            Report::new(provenance.clone(), filter.clone(), start.elapsed().as_millis() as u64, results.clone());
+        if let Err(e) = write_report(&partial, &path) {
+            bar.println(format!("cannot write the report to {}: {e}", path.display()));
+        }
     }
     bar.finish_and_clear();
     let wall_ms = start.elapsed().as_millis() as u64;
-    let provenance = Provenance::new(&device, BUILD_COMMIT, started_at);
-    let report = Report::new(provenance, filter.unwrap_or_default(), wall_ms, results);
+    let mut report = Report::new(provenance, filter, wall_ms, results);
+    report.complete = true;
     println!("{}", report.summary_table());
-    let path = report_path.unwrap_or_else(|| default_report_path(&report));
     match write_report(&report, &path) {
         Ok(()) => eprintln!("report: {} ({:.1} s)", path.display(), wall_ms as f64 / 1000.0),
         Err(e) => {
@@ -158,8 +166,7 @@ fn run(cases: &[Case], filter: Option<String>, report_path: Option<PathBuf>, opt
     }
 }
 
-fn default_report_path(report: &Report) -> PathBuf {
-    let p = &report.provenance;
+fn default_report_path(p: &Provenance) -> PathBuf {
     let gpu: String = p.gpu_name.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect();
     let stamp: String = p.started_at.chars().filter(|c| c.is_ascii_digit()).take(14).collect();
     PathBuf::from("reports").join(format!("{gpu}-driver-{}-{stamp}.json", p.driver_version))

@@ -72,6 +72,8 @@ pub struct Report {
     pub provenance: Provenance,
     /// The filter the run was given (empty: all cases).
     pub filter: String,
+    /// False while the run is still going (the report is rewritten after each case) or if it was killed.
+    pub complete: bool,
     pub wall_ms: u64,
     /// verdict → count over all cases.
     pub totals: BTreeMap<String, usize>,
@@ -89,7 +91,7 @@ impl Report {
             *totals.entry(kind.clone()).or_insert(0) += 1;
             *by_area.entry(case.area.clone()).or_default().entry(kind).or_insert(0) += 1;
         }
-        Report { provenance, filter, wall_ms, totals, by_area, cases }
+        Report { provenance, filter, complete: false, wall_ms, totals, by_area, cases }
     }
 
     /// True when no case failed, crashed or timed out.
@@ -103,7 +105,7 @@ impl Report {
         let mut out = String::new();
         let _ = write!(out, "{:<16}", "area");
         for k in kinds {
-            let _ = write!(out, "{:>10}", k.to_string());
+            let _ = write!(out, " {:>15}", k.to_string());
         }
         out.push('\n');
         let mut rows: Vec<(&str, &BTreeMap<String, usize>)> =
@@ -112,7 +114,7 @@ impl Report {
         for (area, counts) in rows {
             let _ = write!(out, "{area:<16}");
             for k in kinds {
-                let _ = write!(out, "{:>10}", counts.get(&k.to_string()).copied().unwrap_or(0));
+                let _ = write!(out, " {:>15}", counts.get(&k.to_string()).copied().unwrap_or(0));
             }
             out.push('\n');
         }

@@ -82,16 +82,14 @@ impl Executor for GpuExecutor {
             problems.push(format!("final device synchronize: {:?}", obs.final_sync));
         }
         problems.extend(obs.notes.iter().cloned());
+        problems.extend(obs.graphs.iter().filter_map(|g| Some(format!("graph {}: {}", g.name, g.error.as_ref()?))));
         if !problems.is_empty() {
             return Err(problems.join("; "));
         }
         let stamps = obs.kernels.iter().filter_map(|k| Some((k.label.clone()?, (k.entry_ns?, k.exit_ns?)))).collect();
-        // Every generated op writes whole buffers, so each buffer is uniform; a non-uniform one keeps its first
-        // words, which then differ from the interpreter's and fail the data check with the values seen.
-        let words = |c: &harness::exec::Contents| match c.uniform {
-            Some(v) => vec![v; c.words as usize],
-            None => c.first_words.clone(),
-        };
+        // Generated ops write whole buffers (compare one word), so buffers have few runs and are rebuilt exactly;
+        // should one not be, its first words stand in and the data check fails showing them.
+        let words = |c: &harness::exec::Contents| c.all_words().unwrap_or_else(|| c.first_words.clone());
         let buffers = obs.buffers.iter().filter_map(|b| Some((b.name.clone(), words(b.contents.as_ref()?)))).collect();
         let snapshots =
             obs.host_calls.iter().filter_map(|h| Some((h.label.clone()?, words(h.snapshot.as_ref()?)))).collect();

@@ -204,6 +204,11 @@ fn topology(graph: sys::cudaGraph_t) -> Result<Topology, String> {
     if code != SUCCESS {
         return Err(failed("cudaGraphGetEdges", code));
     }
+    // With no edges, the second call would pass empty (dangling) arrays, which CUDA 13 rejects with
+    // cudaErrorInvalidValue (seen on the H100 with single-node graphs).
+    if edge_count == 0 {
+        return Ok((nodes, kinds, Vec::new()));
+    }
     let mut from = vec![ptr::null_mut(); edge_count];
     let mut to = vec![ptr::null_mut(); edge_count];
     let mut data = vec![sys::cudaGraphEdgeData::default(); edge_count];

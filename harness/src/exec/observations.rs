@@ -168,6 +168,9 @@ pub struct Contents {
     pub probes: Vec<WordAt>,
     /// Runs of equal words, e.g. `4096 words: [0..1024) = 7, [1024..4096) = 0`.
     pub summary: String,
+    /// The whole buffer as runs `[start, end, value]`, when it has at most [`Contents::KEPT_RUNS`] of them (a
+    /// buffer written by whole-buffer kernels and copies has few): enough to rebuild every word exactly.
+    pub runs: Option<Vec<[u64; 3]>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -203,6 +206,8 @@ pub struct NodeRecord {
 impl Contents {
     /// How many leading words are stored.
     pub const KEPT_WORDS: usize = 64;
+    /// How many runs of equal words are kept for an exact copy of the buffer.
+    pub const KEPT_RUNS: usize = 64;
 
     /// Summarises `words`, keeping the words at `probe_indices` (those out of range are left out).
     pub fn of(words: &[u32], probe_indices: &[u64]) -> Contents {
@@ -225,7 +230,18 @@ impl Contents {
             first_words: words.iter().take(Self::KEPT_WORDS).copied().collect(),
             probes,
             summary: summary(words),
+            runs: Some(runs_of(words)).filter(|r| r.len() <= Self::KEPT_RUNS),
         }
+    }
+
+    /// Every word of the buffer, when the runs were kept.
+    pub fn all_words(&self) -> Option<Vec<u32>> {
+        let runs = self.runs.as_ref()?;
+        let mut words = Vec::with_capacity(self.words as usize);
+        for &[start, end, value] in runs {
+            words.extend(std::iter::repeat_n(value as u32, (end - start) as usize));
+        }
+        Some(words)
     }
 
     /// The word at `index`, if it was kept.
@@ -240,14 +256,19 @@ impl Contents {
 /// How many runs of equal words a summary spells out.
 const SUMMARY_RUNS: usize = 8;
 
-fn summary(words: &[u32]) -> String {
-    let mut runs: Vec<(usize, usize, u32)> = Vec::new();
+fn runs_of(words: &[u32]) -> Vec<[u64; 3]> {
+    let mut runs: Vec<[u64; 3]> = Vec::new();
     for (i, &w) in words.iter().enumerate() {
         match runs.last_mut() {
-            Some((_, end, value)) if *value == w => *end = i + 1,
-            _ => runs.push((i, i + 1, w)),
+            Some([_, end, value]) if *value == w as u64 => *end = i as u64 + 1,
+            _ => runs.push([i as u64, i as u64 + 1, w as u64]),
         }
     }
+    runs
+}
+
+fn summary(words: &[u32]) -> String {
+    let runs: Vec<(u64, u64, u64)> = runs_of(words).into_iter().map(|[s, e, v]| (s, e, v)).collect();
     let mut text = format!("{} words", words.len());
     match runs.as_slice() {
         [] => {}
