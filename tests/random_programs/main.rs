@@ -76,9 +76,18 @@ fn property(
     flavor: Flavor,
     check: impl Fn(&Program) -> Result<(), Failure>,
 ) -> Result<(), Failed> {
-    let result = runner.run(&generate::programs(flavor), |p| check(&p).map_err(|f| TestCaseError::fail(f.to_string())));
+    let cases = runner.config().cases;
+    let checked = std::sync::atomic::AtomicUsize::new(0);
+    let result = runner.run(&generate::programs(flavor), |p| {
+        checked.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        check(&p).map_err(|f| TestCaseError::fail(f.to_string()))
+    });
     match result {
-        Ok(()) => Ok(()),
+        Ok(()) => {
+            // Printed so that a run's log shows how many programs a pass stands for (PROPTEST_CASES).
+            eprintln!("{flavor:?}: {cases} programs passed ({} checked, regressions included)", checked.into_inner());
+            Ok(())
+        }
         Err(TestError::Abort(why)) => Err(format!("proptest aborted: {why}").into()),
         Err(TestError::Fail(why, shrunk)) => {
             let flaky = |p: &Program| format!("{why}\n(the program passed when re-run: a flaky failure)\n{p:?}");

@@ -812,7 +812,14 @@ impl<'f> CaseParser<'f> {
             _ => {
                 let mut alternatives = Vec::new();
                 loop {
-                    let name = cur.ident("a variant name")?;
+                    // Variant names name nothing else, so keywords (`sync`, `wait`) are fine here.
+                    let col = cur.col();
+                    let name = cur.next("a variant name")?.to_owned();
+                    if !name.starts_with(|c: char| c.is_ascii_lowercase())
+                        || !name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
+                    {
+                        return Err(diag(self.file, cur.line, col, format!("expected a variant name, found `{name}`")));
+                    }
                     cur.expect(":")?;
                     alternatives.push((name, self.predicate(cur)?));
                     if !cur.eat("|") {
@@ -856,10 +863,7 @@ impl<'f> CaseParser<'f> {
             }
             "elapsed" => {
                 let label = cur.ident("a label")?;
-                let inclusive = match cur.one_of(&[">", ">="], "a comparison")? {
-                    ">" => false,
-                    _ => true,
-                };
+                let inclusive = cur.one_of(&[">", ">="], "a comparison")? == ">=";
                 let vcol = cur.col();
                 let v = cur.next("milliseconds")?;
                 let ms: f64 =

@@ -1,1 +1,237 @@
+//! Parser, validator and printer against each other and against mistakes users make.
 
+use super::ast::*;
+use super::{parse_file, print_file, validate, Diagnostic};
+
+const VALID: &str = "\
+# a comment
+case area/one
+  rule: Work on the legacy stream waits for a blocking stream # the hash is text here
+  source: somewhere
+  requires: concurrent-kernels, async-engines >= 2, runtime >= 12.3, compute >= 9.0
+
+  stream s blocking priority greatest
+  stream nb non-blocking flags 0x1 => cudaSuccess | cudaErrorInvalidValue
+  event e disable-timing blocking-sync
+  event ip interprocess => cudaErrorInvalidValue
+  buffer d device 4KiB
+  buffer h pinned 4096
+  buffer p pageable 1MiB
+  buffer m mapped 64KiB
+  gate g
+  thread t
+  graph gr
+  exec x
+
+  held: launch gate g on s
+  k:    launch spin 2ms on legacy
+        launch fill d 7 on s
+        launch transform d mul 3 add 0x10 on per-thread
+        launch compare d h into m on null
+  q:    query legacy => cudaErrorNotReady
+        open g after 300ms
+  c:    memcpy p d 4KiB
+        memcpy-async h d on nb
+        memset d 255
+        memset-async h 1 16 on s
+        record e on s external
+        wait nb for e
+        query e
+        sync e
+        sync s
+        device-sync
+  el:   elapsed e e => cudaErrorInvalidResourceHandle
+  hf:   host-func on s snapshot h
+  cb:   @t callback on s
+        begin-capture s relaxed
+        capture-status s is active
+        capture-deps s is 1
+        exchange-capture-mode thread-local
+        end-capture s into gr
+        instantiate x from gr
+        upload x on s
+        launch-graph x on s
+        destroy x
+        malloc 1MiB
+        get-last-error
+        open g
+        sleep 1ms
+
+  expect held before k
+  quality held overlaps k
+  expect q returned cudaErrorNotReady
+  expect c waited-for g
+  expect c not-waited-for g
+  expect d == 7
+  expect d[3] == 0x7
+  expect g timed-out
+  expect host-order hf cb
+  expect snapshot hf == 1
+  expect callback cb status cudaSuccess
+  expect elapsed el >= 0.5
+  expect elapsed el > 0
+  expect nodes gr == 2
+  expect edges gr == 1
+  expect edge gr k -> held
+  expect no-edge gr k -> held
+  expect path gr k -> held
+  expect no-path gr k -> held
+  variant sync: c waited-for g | async: c not-waited-for g
+end
+";
+
+fn parse(text: &str) -> Result<CaseFile, Vec<Diagnostic>> {
+    parse_file("cases/area.case", text)
+}
+
+fn first_error(text: &str) -> Diagnostic {
+    match parse(text) {
+        Ok(file) => validate(&file).into_iter().next().expect("expected a diagnostic"),
+        Err(errors) => errors[0].clone(),
+    }
+}
+
+fn case_with(decls: &str, script: &str, expects: &str) -> String {
+    format!("case area/x\n  rule: r\n  source: s\n{decls}\n{script}\n{expects}\nend\n")
+}
+
+#[test]
+fn parses_every_construct() {
+    let file = parse(VALID).unwrap_or_else(|e| panic!("{e:?}"));
+    let case = &file.cases[0];
+    assert_eq!(case.id, "area/one");
+    assert_eq!(case.rule, "Work on the legacy stream waits for a blocking stream # the hash is text here");
+    assert_eq!(case.requires.len(), 4);
+    assert_eq!(case.requires[2], Requirement::Runtime(12030));
+    assert_eq!(case.decls.len(), 12);
+    assert_eq!(case.script.len(), 33);
+    assert_eq!(case.expects.len(), 20);
+    assert_eq!(case.script[1].kind, OpKind::LaunchSpin { ns: 2_000_000, stream: StreamRef::Legacy });
+    assert_eq!(case.script[5].expect, vec!["cudaErrorNotReady".to_owned()]);
+    assert_eq!(case.script[13].kind, OpKind::Query { target: Target::Event("e".into()) });
+    assert_eq!(case.script[16].kind, OpKind::DeviceSync);
+    assert_eq!(case.script[19].thread.as_deref(), Some("t"));
+    assert_eq!(case.positions.op_lines[0], 20);
+}
+
+#[test]
+fn printing_then_parsing_gives_the_case_back() {
+    let file = parse(VALID).unwrap();
+    let printed = print_file(&file);
+    let again = parse(&printed).unwrap_or_else(|e| panic!("{e:?}\n{printed}"));
+    assert_eq!(file.cases, again.cases);
+}
+
+#[test]
+fn every_shipped_case_file_round_trips() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "case") {
+            let name = path.display().to_string();
+            let file = parse_file(&name, &std::fs::read_to_string(&path).unwrap()).unwrap();
+            let again = parse_file(&name, &print_file(&file)).unwrap();
+            assert_eq!(file.cases, again.cases, "{name}");
+            seen += file.cases.len();
+        }
+    }
+    assert!(seen >= 40, "only {seen} cases under {}", dir.display());
+}
+
+#[test]
+fn unknown_words_point_at_the_token_and_suggest() {
+    let d = first_error(&case_with("  strem s blocking", "", ""));
+    assert_eq!((d.line, d.col), (4, 3));
+    assert!(d.message.contains("did you mean `stream`?"), "{d}");
+
+    let d = first_error(&case_with("  stream s", "  launch spni on s", ""));
+    assert_eq!((d.line, d.col), (5, 10));
+    assert!(d.message.contains("did you mean `spin`?"), "{d}");
+
+    let d = first_error(&case_with("  stream s", "  sync ss", ""));
+    assert_eq!((d.line, d.col), (5, 8));
+    assert!(d.message.contains("did you mean `s`?"), "{d}");
+    assert_eq!(d.to_string(), format!("cases/area.case:5:8: {}", d.message));
+}
+
+#[test]
+fn names_of_the_wrong_kind_and_undefined_labels_are_rejected() {
+    let d = first_error(&case_with("  stream s\n  buffer b device 4KiB", "  launch fill s 1 on s", ""));
+    assert!(d.message.contains("`s` is a stream, expected a buffer"), "{d}");
+    let d = first_error(&case_with("  stream s", "  k: launch spin on s", "  expect k before j"));
+    assert!(d.message.contains("no operation is labelled `j`"), "{d}");
+    let d = first_error(&case_with("  stream s", "  k: sync s", "  expect k before k"));
+    assert!(d.message.contains("not a kernel launch"), "{d}");
+}
+
+#[test]
+fn kernels_never_touch_pageable_memory() {
+    let d = first_error(&case_with("  buffer p pageable 4KiB", "  launch fill p 1 on legacy", ""));
+    assert!(d.message.contains("pageable"), "{d}");
+    let d = first_error(&case_with("  buffer p device 6", "", ""));
+    assert!(d.message.contains("multiple of 4"), "{d}");
+}
+
+#[test]
+fn scripts_that_can_never_finish_are_rejected() {
+    let d = first_error(&case_with("  stream s\n  gate g", "  launch gate g on s", ""));
+    assert!(d.message.contains("never opened"), "{d}");
+    let d = first_error(&case_with("  stream s\n  gate g", "  launch gate g on s\n  sync s\n  open g", ""));
+    assert!(d.message.contains("wait forever for gate `g`"), "{d}");
+    assert_eq!(d.line, 7);
+    let d = first_error(&case_with("  gate g", "  launch gate g on legacy\n  device-sync\n  open g", ""));
+    assert!(d.message.contains("wait forever"), "{d}");
+    // Scheduling the open first makes the same script valid, and so does a non-blocking stream for a legacy sync.
+    let ok = case_with("  stream s\n  gate g", "  launch gate g on s\n  open g after 100ms\n  sync s", "");
+    assert!(validate(&parse(&ok).unwrap()).is_empty());
+    let ok = case_with("  stream s non-blocking\n  gate g", "  launch gate g on s\n  sync legacy\n  open g", "");
+    assert!(validate(&parse(&ok).unwrap()).is_empty());
+    // A gate expected to time out needs no open.
+    let ok = case_with("  stream s\n  gate g", "  launch gate g on s", "  expect g timed-out");
+    assert!(validate(&parse(&ok).unwrap()).is_empty());
+}
+
+#[test]
+fn structure_errors_are_reported() {
+    assert!(first_error("case area/x\n  rule: r\n").message.contains("no `end`"));
+    assert!(first_error("case area/x\n  rule: r\nend\n").message.contains("no `source:`"));
+    assert!(first_error("stream s\n").message.contains("expected `case ID`"));
+    let d = first_error(&case_with("", "  sync legacy", "  expect x == 1\n  stream s"));
+    assert!(d.message.contains("out of order"), "{d}");
+    let d = first_error(&case_with("  stream s", "  sync s => cudaErrorNotRedy", ""));
+    assert!(d.message.contains("did you mean `cudaErrorNotReady`?"), "{d}");
+    let d = first_error("case Area/X\n  rule: r\n  source: s\nend\n");
+    assert!(d.message.contains("case id"), "{d}");
+    let d = first_error("case other/x\n  rule: r\n  source: s\nend\n");
+    assert!(d.message.contains("area `other`"), "{d}");
+}
+
+#[test]
+fn no_input_makes_the_parser_panic() {
+    // Every prefix of a valid file, each line cut at every character, and noise.
+    for end in 0..VALID.len() {
+        if VALID.is_char_boundary(end) {
+            let _ = parse(&VALID[..end]).map(|f| validate(&f));
+        }
+    }
+    for line in VALID.lines() {
+        for cut in 0..line.len() {
+            let text = case_with("  stream s\n  gate g\n  buffer d device 4KiB", &line[..cut], "");
+            let _ = parse(&text).map(|f| validate(&f));
+        }
+    }
+    let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+    let alphabet: Vec<char> = "case end stream=>|:@[]->#\n 0x9ms-/é".chars().collect();
+    for _ in 0..2000 {
+        let text: String = (0..60)
+            .map(|_| {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                alphabet[(seed % alphabet.len() as u64) as usize]
+            })
+            .collect();
+        let _ = parse(&text).map(|f| validate(&f));
+    }
+}
