@@ -3,7 +3,7 @@
 //! proptest generates well-formed programs (generate.rs) over the IR of program.rs. Each is checked against an
 //! independent happens-before model (model.rs) and CPU interpreter (interpret.rs), after being lowered into cases
 //! (lower.rs) that an executor runs eagerly and as a captured graph; checks.rs holds the properties (a)–(d).
-//! A failing program shrinks to a minimal one and is printed as a case (case_text.rs), ready for `cases/`.
+//! A failing program shrinks to a minimal one and is printed as a case (the harness printer), ready for `cases/`.
 //!
 //! Trials (libtest-mimic, so GPU properties can be ignored with a reason):
 //! - `cpu::*`: properties that need no GPU, always run; `unit::*`: unit tests of each module;
@@ -13,7 +13,6 @@
 //! `tests/random_programs/regressions/` and replayed first. `RANDOM_PROGRAMS_BROKEN_MODEL=ignore-waits` makes the
 //! checks use a model that ignores waits, to show that they catch it (saving no regressions then).
 
-mod case_text;
 mod checks;
 mod generate;
 mod interpret;
@@ -108,7 +107,7 @@ fn report(program: &Program, failure: &Failure) -> String {
     format!(
         "{failure}\n\nminimal program: {ops} ops ({} work); as a case for cases/random.case:\n\n{}",
         program.work_ops().count(),
-        case_text::print(&failure.case)
+        harness::case::print_case(&failure.case)
     )
 }
 
@@ -134,19 +133,13 @@ fn cpu_properties() -> Vec<Trial> {
         }),
         Trial::test("cpu::lowering_then_raising_gives_the_program_back", || {
             property(runner(CPU_CASES, Some(regressions("cpu_lower_raise"))), Flavor::Capturable, |p| {
-                round_trip(p, None).map_err(|m| cpu_failure(p, m))
+                round_trip(p, false).map_err(|m| cpu_failure(p, m))
             })
         }),
-        Trial::ignorable_test("cpu::printing_then_parsing_gives_the_program_back", || {
-            let Some(codec) = case_text::codec() else {
-                return Ok(Completion::ignored_with(
-                    "harness::case::print_case/parse_file are not merged yet (branch `parser`); see case_text::codec",
-                ));
-            };
+        Trial::test("cpu::printing_then_parsing_gives_the_program_back", || {
             property(runner(CPU_CASES, Some(regressions("cpu_print_parse"))), Flavor::Capturable, |p| {
-                round_trip(p, Some(&codec)).map_err(|m| cpu_failure(p, m))
-            })?;
-            Ok(Completion::Completed)
+                round_trip(p, true).map_err(|m| cpu_failure(p, m))
+            })
         }),
         Trial::test("cpu::generator_covers_the_issue", generator_coverage),
         Trial::test("cpu::simulated_device_passes_all_checks", || {
@@ -199,25 +192,22 @@ fn model_invariants(p: &Program) -> Result<(), String> {
     Ok(())
 }
 
-/// lower → (print → parse) → raise gives the program back, for every variant.
-fn round_trip(p: &Program, codec: Option<&case_text::Codec>) -> Result<(), String> {
+/// lower → (print → parse, when `through_text`) → raise gives the program back, for every variant. The text
+/// goes through the harness's own printer and parser, as a saved regression case would.
+fn round_trip(p: &Program, through_text: bool) -> Result<(), String> {
     let model = HappensBefore::build(p, ModelMode::Faithful);
     for variant in
         [lower::Variant::Eager { reps: 1 }, lower::Variant::Eager { reps: 3 }, lower::Variant::Captured { launches: 3 }]
     {
         let case = lower::lower(p, variant, &model, &interpret::run(p, variant.runs()));
-        let case = match codec {
-            None => case,
-            Some(c) => {
-                let text = (c.print)(&case);
-                let parsed = (c.parse)(&text)
-                    .map_err(|e| format!("{variant:?}: the printed case does not parse: {e}\n{text}"))?;
-                if parsed != case {
-                    return Err(format!("{variant:?}: parse(print(case)) differs from the case\n{text}"));
-                }
-                parsed
+        if through_text {
+            let text = harness::case::print_case(&case);
+            let file = harness::case::parse_file("random.case", &text)
+                .map_err(|e| format!("{variant:?}: the printed case does not parse: {e:?}\n{text}"))?;
+            if file.cases.first() != Some(&case) {
+                return Err(format!("{variant:?}: parse(print(case)) differs from the case\n{text}"));
             }
-        };
+        }
         let back = lower::raise(&case).map_err(|e| format!("{variant:?}: {e}"))?;
         if &back != p {
             return Err(format!("{variant:?}: raised program differs:\n{back:?}"));
@@ -450,6 +440,5 @@ fn unit_tests() -> Vec<Trial> {
         lower::[captured_shape, eager_repetitions_and_raise, raise_catches_moved_label, buffer_runs],
         checks::[good_execution_passes, order_violations, data_violations, graph_violations, relaunch_violation],
         sim::[faithful_device_passes, device_ignoring_waits_is_caught, capture_rules],
-        case_text::[prints_the_case_language],
     ]
 }
