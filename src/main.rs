@@ -4,6 +4,7 @@
 //! cuda-conformance run [FILTER]      run the suite (cases whose id contains FILTER), write a JSON report
 //! cuda-conformance check             parse and validate every case file (no GPU needed)
 //! cuda-conformance list [FILTER]     list case ids with their rules
+//! cuda-conformance summary REPORT    a report's Markdown summary
 //! cuda-conformance info              the device and build this binary would report
 //! ```
 
@@ -47,6 +48,8 @@ enum Command {
     Check,
     /// List the case ids (and rules) that FILTER selects.
     List { filter: Option<String> },
+    /// Print a report's Markdown summary (provenance, verdicts by area, variants seen, failures).
+    Summary { report: PathBuf },
     /// Print the provenance a run on this device would record.
     Info {
         #[arg(long, default_value_t = 0)]
@@ -58,15 +61,21 @@ fn main() -> ExitCode {
     runner::serve_child_request(kernel_table);
     let cli = Cli::parse();
     let dir = cli.cases.unwrap_or_else(cases_dir);
-    let cases = match harness::suite::load_dir(&dir) {
-        Ok(cases) => cases,
-        Err(diagnostics) => {
+    let load = || {
+        harness::suite::load_dir(&dir).map_err(|diagnostics| {
             for d in &diagnostics {
                 eprintln!("{d}");
             }
             eprintln!("{} problem(s) in the case files under {}", diagnostics.len(), dir.display());
-            return ExitCode::from(2);
-        }
+            ExitCode::from(2)
+        })
+    };
+    let cases = match cli.command {
+        Command::Summary { .. } | Command::Info { .. } => Vec::new(),
+        _ => match load() {
+            Ok(cases) => cases,
+            Err(code) => return code,
+        },
     };
     match cli.command {
         Command::Check => {
@@ -78,6 +87,19 @@ fn main() -> ExitCode {
                 println!("{:<60} {}", case.id, case.rule);
             }
             ExitCode::SUCCESS
+        }
+        Command::Summary { report } => {
+            let read = std::fs::read_to_string(&report).map_err(|e| e.to_string());
+            match read.and_then(|text| serde_json::from_str::<Report>(&text).map_err(|e| e.to_string())) {
+                Ok(r) => {
+                    print!("{}", r.markdown());
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("cannot read the report {}: {e}", report.display());
+                    ExitCode::from(2)
+                }
+            }
         }
         Command::Info { device } => match gpu::probe(device) {
             Ok(info) => {
@@ -91,7 +113,7 @@ fn main() -> ExitCode {
             }
         },
         Command::Run { filter, device, report, deadline } => {
-            let opts = RunOptions { cases_dir: dir, device, case_deadline: Duration::from_secs(deadline) };
+            let opts = RunOptions { cases_dir: dir.clone(), device, case_deadline: Duration::from_secs(deadline) };
             run(&cases, filter, report, &opts)
         }
     }

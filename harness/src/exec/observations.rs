@@ -170,6 +170,7 @@ pub struct Contents {
     pub summary: String,
     /// The whole buffer as runs `[start, end, value]`, when it has at most [`Contents::KEPT_RUNS`] of them (a
     /// buffer written by whole-buffer kernels and copies has few): enough to rebuild every word exactly.
+    #[serde(default)]
     pub runs: Option<Vec<[u64; 3]>>,
 }
 
