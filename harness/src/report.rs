@@ -19,6 +19,9 @@ pub struct Provenance {
     pub gpu_uuid: String,
     pub compute_capability: String,
     pub driver_version: String,
+    /// The kernel module's release (e.g. `580.159.04`, from /proc/driver/nvidia/version), as nvidia-smi shows it.
+    #[serde(default)]
+    pub driver_release: String,
     /// The runtime actually linked (cudaRuntimeGetVersion).
     pub runtime_version: String,
     /// The headers the bindings were generated from.
@@ -47,6 +50,7 @@ impl Provenance {
             gpu_uuid: device.uuid.clone(),
             compute_capability: format!("{}.{}", device.compute_capability.0, device.compute_capability.1),
             driver_version: gpu::version_string(device.driver_version),
+            driver_release: driver_release(),
             runtime_version: gpu::version_string(device.runtime_version),
             bindings_cudart_version: gpu::version_string(cuda_sys::BUILD_CUDART_VERSION),
             cudart_link: cuda_sys::BUILD_LINK_MODE.to_owned(),
@@ -59,6 +63,18 @@ impl Provenance {
             started_at,
         }
     }
+}
+
+/// `580.159.04` from `NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  ...`; `unknown` elsewhere.
+fn driver_release() -> String {
+    std::fs::read_to_string("/proc/driver/nvidia/version")
+        .ok()
+        .and_then(|text| {
+            let line = text.lines().next()?.to_owned();
+            let after = line.split("Kernel Module").nth(1)?;
+            after.split_whitespace().next().map(str::to_owned)
+        })
+        .unwrap_or_else(|| "unknown".into())
 }
 
 fn hostname() -> String {
@@ -134,7 +150,11 @@ impl Report {
     pub fn markdown(&self) -> String {
         let p = &self.provenance;
         let mut out = String::new();
-        let _ = writeln!(out, "# {} — driver {} (CUDA runtime {})\n", p.gpu_name, p.driver_version, p.runtime_version);
+        let _ = writeln!(
+            out,
+            "# {} — driver {} (CUDA {}), runtime {}\n",
+            p.gpu_name, p.driver_release, p.driver_version, p.runtime_version
+        );
         let _ = writeln!(out, "| | |\n|---|---|");
         let _ = writeln!(
             out,

@@ -95,8 +95,13 @@ fn property(
             }
             let minimal = generate::minimize(shrunk.clone(), flavor, |p| check(p).is_err());
             let failure = check(&minimal).err().ok_or_else(|| flaky(&minimal))?;
-            Err(format!("proptest shrank the failure to {} ops; {}", shrunk.ops.len(), report(&minimal, &failure))
-                .into())
+            Err(format!(
+                "proptest shrank the failure to {} ops, removing single ops then left {}; {}",
+                shrunk.ops.len(),
+                minimal.ops.len(),
+                report(&minimal, &failure)
+            )
+            .into())
         }
     }
 }
