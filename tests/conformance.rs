@@ -23,6 +23,7 @@ fn main() {
     let args = Arguments::from_args();
     let dir = cases_dir();
     let mut trials = validation_trials(&dir);
+    trials.extend(isolation_trials(&dir));
     // On invalid files the validation trials report the diagnostics, and no case can run.
     if let Ok(cases) = harness::suite::load_dir(&dir) {
         let device = Arc::new(gpu::probe(0));
@@ -67,6 +68,53 @@ fn validation_trials(dir: &std::path::Path) -> Vec<Trial> {
         Ok(())
     }));
     trials
+}
+
+/// CPU-only trials of the isolation itself: a child that dies without a result, or outlives its deadline, costs
+/// one case a `crash` or `timeout` verdict and never the run.
+fn isolation_trials(dir: &std::path::Path) -> Vec<Trial> {
+    let case = || harness::suite::load_dir(dir).ok().and_then(|cases| cases.into_iter().next());
+    let device = || DeviceInfo {
+        ordinal: 0,
+        name: "synthetic".into(),
+        uuid: "GPU-synthetic".into(),
+        compute_capability: (9, 0),
+        multiprocessors: 1,
+        concurrent_kernels: true,
+        async_engine_count: 2,
+        can_map_host_memory: true,
+        unified_addressing: true,
+        stream_priority_range: (-1, 0),
+        device_count: 1,
+        driver_version: 13000,
+        runtime_version: 13000,
+    };
+    let (crash_case, timeout_case) = (case(), case());
+    vec![
+        Trial::test("runner/a-child-without-a-result-is-a-crash", move || {
+            let case = crash_case.ok_or("no case to run")?;
+            // The child cannot load its cases from a folder that does not exist, so it exits without a result.
+            let opts = RunOptions {
+                cases_dir: "/nonexistent/cases".into(),
+                device: 0,
+                case_deadline: Duration::from_secs(60),
+            };
+            let result = runner::run_isolated(&case, &device(), &opts);
+            match result.verdict.kind {
+                VerdictKind::Crash => Ok(()),
+                other => Err(format!("expected crash, got {other}: {:?}", result.verdict.messages).into()),
+            }
+        }),
+        Trial::test("runner/a-child-past-its-deadline-is-a-timeout", move || {
+            let case = timeout_case.ok_or("no case to run")?;
+            let opts = RunOptions { cases_dir: "/nonexistent/cases".into(), device: 0, case_deadline: Duration::ZERO };
+            let result = runner::run_isolated(&case, &device(), &opts);
+            match result.verdict.kind {
+                VerdictKind::Timeout => Ok(()),
+                other => Err(format!("expected timeout, got {other}: {:?}", result.verdict.messages).into()),
+            }
+        }),
+    ]
 }
 
 fn diagnostics(list: Vec<harness::case::Diagnostic>) -> Failed {

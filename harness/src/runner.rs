@@ -91,13 +91,15 @@ pub fn run_isolated(case: &Case, device: &DeviceInfo, opts: &RunOptions) -> Case
     let stdout = drain(child.stdout.take());
     let stderr = drain(child.stderr.take());
     let status = loop {
+        // The deadline is checked first, so a child still around at its deadline is a timeout even if it was
+        // just finishing.
+        if start.elapsed() >= opts.case_deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
         match child.try_wait() {
             Ok(Some(status)) => break Some(status),
-            Ok(None) if start.elapsed() > opts.case_deadline => {
-                let _ = child.kill();
-                let _ = child.wait();
-                break None;
-            }
             Ok(None) => std::thread::sleep(Duration::from_millis(5)),
             Err(e) => return crashed(case, format!("waiting for the child failed: {e}"), start),
         }
