@@ -7,7 +7,7 @@
 //! *variant* (naming the alternative), and all else is *pass*.
 
 use crate::case::ast::{Case, Expectation, OpKind, Predicate};
-use crate::exec::describe::capture_status_text;
+use crate::case::print::{capture_status as capture_status_text, predicate as predicate_text};
 use crate::exec::{GraphRecord, HostCallKind, KernelRecord, Observations, OpRecord, OpValue};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -424,32 +424,6 @@ fn reachable(g: &GraphRecord, from: usize, to: usize) -> bool {
         }
     }
     false
-}
-
-/// A predicate as the case language writes it.
-pub fn predicate_text(p: &Predicate) -> String {
-    match p {
-        Predicate::Before { first, second } => format!("{first} before {second}"),
-        Predicate::Overlaps { a, b } => format!("{a} overlaps {b}"),
-        Predicate::WaitedFor { op, gate } => format!("{op} waited-for {gate}"),
-        Predicate::NotWaitedFor { op, gate } => format!("{op} not-waited-for {gate}"),
-        Predicate::Returned { op, code } => format!("{op} returned {code}"),
-        Predicate::BufferEquals { buf, index: None, value } => format!("{buf} == {value}"),
-        Predicate::BufferEquals { buf, index: Some(i), value } => format!("{buf}[{i}] == {value}"),
-        Predicate::TimedOut { gate } => format!("{gate} timed-out"),
-        Predicate::HostOrder { labels } => format!("host-order {}", labels.join(" ")),
-        Predicate::SnapshotEquals { label, value } => format!("snapshot {label} == {value}"),
-        Predicate::CallbackStatus { label, code } => format!("callback {label} status {code}"),
-        Predicate::ElapsedAbove { label, ms, inclusive } => {
-            format!("elapsed {label} {} {ms}", if *inclusive { ">=" } else { ">" })
-        }
-        Predicate::NodeCount { graph, count } => format!("nodes {graph} == {count}"),
-        Predicate::EdgeCount { graph, count } => format!("edges {graph} == {count}"),
-        Predicate::Edge { graph, from, to } => format!("edge {graph} {from} -> {to}"),
-        Predicate::NoEdge { graph, from, to } => format!("no-edge {graph} {from} -> {to}"),
-        Predicate::Path { graph, from, to } => format!("path {graph} {from} -> {to}"),
-        Predicate::NoPath { graph, from, to } => format!("no-path {graph} {from} -> {to}"),
-    }
 }
 
 #[cfg(test)]

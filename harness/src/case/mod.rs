@@ -3,7 +3,7 @@
 pub mod ast;
 mod diagnostic;
 mod parse;
-mod print;
+pub mod print;
 mod tokens;
 mod validate;
 

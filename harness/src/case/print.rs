@@ -1,5 +1,5 @@
 //! Cases back to text, in the canonical layout of `cases/README.md`: `parse_file(print_file(f))` gives `f` back.
-//! Used to turn a shrunk random program into a case ready to save under `cases/`.
+//! Also the words of traces and verdict messages, and how a shrunk random program becomes a case to save.
 
 use super::ast::*;
 use std::fmt::Write as _;
@@ -117,15 +117,7 @@ fn decl(d: &Decl) -> String {
             }
             s + &codes(expect)
         }
-        Decl::Buffer { name, kind, bytes } => {
-            let kind = match kind {
-                MemKind::Device => "device",
-                MemKind::Pinned => "pinned",
-                MemKind::Pageable => "pageable",
-                MemKind::Mapped => "mapped",
-            };
-            format!("buffer {name} {kind} {}", size(*bytes))
-        }
+        Decl::Buffer { name, kind, bytes } => format!("buffer {name} {} {}", mem_kind(*kind), size(*bytes)),
         Decl::Gate { name } => format!("gate {name}"),
         Decl::Thread { name } => format!("thread {name}"),
         Decl::Graph { name } => format!("graph {name}"),
@@ -142,7 +134,7 @@ pub fn stream(s: &StreamRef) -> &str {
     }
 }
 
-fn mode(m: CaptureMode) -> &'static str {
+pub fn capture_mode(m: CaptureMode) -> &'static str {
     match m {
         CaptureMode::Global => "global",
         CaptureMode::ThreadLocal => "thread-local",
@@ -187,18 +179,13 @@ pub fn op_kind(k: &OpKind) -> String {
         OpKind::HostFunc { stream: s, snapshot: None } => format!("host-func on {}", stream(s)),
         OpKind::HostFunc { stream: s, snapshot: Some(b) } => format!("host-func on {} snapshot {b}", stream(s)),
         OpKind::Callback { stream: s } => format!("callback on {}", stream(s)),
-        OpKind::BeginCapture { stream: s, mode: m } => format!("begin-capture {} {}", stream(s), mode(*m)),
+        OpKind::BeginCapture { stream: s, mode: m } => format!("begin-capture {} {}", stream(s), capture_mode(*m)),
         OpKind::EndCapture { stream: s, graph } => format!("end-capture {} into {graph}", stream(s)),
         OpKind::CaptureStatus { stream: s, status } => {
-            let status = match status {
-                CaptureStatus::None => "none",
-                CaptureStatus::Active => "active",
-                CaptureStatus::Invalidated => "invalidated",
-            };
-            format!("capture-status {} is {status}", stream(s))
+            format!("capture-status {} is {}", stream(s), capture_status(*status))
         }
         OpKind::CaptureDeps { stream: s, count } => format!("capture-deps {} is {count}", stream(s)),
-        OpKind::ExchangeCaptureMode { mode: m } => format!("exchange-capture-mode {}", mode(*m)),
+        OpKind::ExchangeCaptureMode { mode: m } => format!("exchange-capture-mode {}", capture_mode(*m)),
         OpKind::Instantiate { exec, graph } => format!("instantiate {exec} from {graph}"),
         OpKind::LaunchGraph { exec, stream: s } => format!("launch-graph {exec} on {}", stream(s)),
         OpKind::Upload { exec, stream: s } => format!("upload {exec} on {}", stream(s)),
@@ -208,6 +195,23 @@ pub fn op_kind(k: &OpKind) -> String {
         OpKind::Open { gate, after_ns: None } => format!("open {gate}"),
         OpKind::Open { gate, after_ns: Some(ns) } => format!("open {gate} after {}", duration(*ns)),
         OpKind::Sleep { ns } => format!("sleep {}", duration(*ns)),
+    }
+}
+
+pub fn capture_status(status: CaptureStatus) -> &'static str {
+    match status {
+        CaptureStatus::None => "none",
+        CaptureStatus::Active => "active",
+        CaptureStatus::Invalidated => "invalidated",
+    }
+}
+
+pub fn mem_kind(kind: MemKind) -> &'static str {
+    match kind {
+        MemKind::Device => "device",
+        MemKind::Pinned => "pinned",
+        MemKind::Pageable => "pageable",
+        MemKind::Mapped => "mapped",
     }
 }
 

@@ -293,7 +293,7 @@ mod tests {
         assert_eq!(capture_status_name(S::cudaStreamCaptureStatusInvalidated), "invalidated");
         assert_eq!(capture_status_name(sys::cudaStreamCaptureStatus(9)), "unknown(9)");
         for mode in [CaptureMode::Global, CaptureMode::ThreadLocal, CaptureMode::Relaxed] {
-            assert_eq!(capture_mode_name(capture_mode(mode)), super::super::describe::capture_mode_text(mode));
+            assert_eq!(capture_mode_name(capture_mode(mode)), crate::case::print::capture_mode(mode));
         }
         assert_eq!(node_kind_name(sys::cudaGraphNodeType::cudaGraphNodeTypeWaitEvent), "wait-event");
         assert_eq!(node_kind_name(sys::cudaGraphNodeType(12)), "unknown(12)");

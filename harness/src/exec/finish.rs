@@ -3,13 +3,13 @@
 //! already open by then, so nothing here can wait on one.
 
 use super::capture::{capture_status_name, quietly};
-use super::describe::{mem_kind_text, stream_text};
 use super::observations::{BufferRecord, Contents};
 use super::resources::Graph;
 use super::run::Ctx;
 use super::state::{CaptureBegun, Slot, State};
 use super::threads::CaseThreads;
 use crate::case::ast::{Case, Decl, Expectation, Predicate, StreamRef};
+use crate::case::print::{mem_kind, stream as stream_name};
 use crate::gpu::error_name;
 use cuda_sys as sys;
 use std::sync::PoisonError;
@@ -60,7 +60,7 @@ fn end_capture_if_open(ctx: &Ctx, stream: &StreamRef) -> Option<String> {
     Some(format!(
         "the script left a capture on {} ({}); the executor ended it: cudaStreamEndCapture returned {}, destroying \
          its graph {}",
-        stream_text(stream),
+        stream_name(stream),
         capture_status_name(status),
         error_name(ended),
         error_name(released)
@@ -102,7 +102,7 @@ pub fn read_buffers(case: &Case, st: &State) -> Vec<BufferRecord> {
                     Err(code) => (None, Some(format!("reading it back returned {}", error_name(code)))),
                 },
             };
-            BufferRecord { name: name.clone(), kind: mem_kind_text(kind).to_owned(), bytes, contents, read_error }
+            BufferRecord { name: name.clone(), kind: mem_kind(kind).to_owned(), bytes, contents, read_error }
         })
         .collect()
 }

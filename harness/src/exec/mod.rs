@@ -19,7 +19,6 @@
 mod buffers;
 mod capture;
 mod clock;
-pub mod describe;
 mod finish;
 mod gates;
 mod host_calls;

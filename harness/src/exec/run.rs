@@ -5,7 +5,6 @@
 use super::buffers::{memcpy_kind, Buffer};
 use super::capture::{self, active_capture_id, capture_info, capture_mode, capture_mode_name, capture_status_name};
 use super::clock::CaseClock;
-use super::describe::op_text;
 use super::gates::{GateKeeper, GateSet};
 use super::host_calls::{host_func_entry, stream_callback_entry, HostCallContext, HostLog};
 use super::observations::{GateOpener, HostCallKind, OpRecord, OpValue};
@@ -14,6 +13,7 @@ use super::stamps::StampPool;
 use super::state::{acceptable, CaptureBegun, State};
 use super::ExecOptions;
 use crate::case::ast::{Case, Op, OpKind, StreamRef, Target};
+use crate::case::print::op_kind as op_text;
 use crate::gpu::error_name;
 use crate::kernels::KernelTable;
 use cuda_sys as sys;

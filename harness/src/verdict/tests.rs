@@ -53,7 +53,7 @@ fn record(index: usize, op: &Op, start_ns: u64, end_ns: u64) -> OpRecord {
         line: 10 + index as u32,
         label: op.label.clone(),
         thread: None,
-        text: crate::exec::describe::op_text(&op.kind),
+        text: crate::case::print::op_kind(&op.kind),
         code: Some("cudaSuccess".into()),
         acceptable: vec!["cudaSuccess".into()],
         start_ns,
