@@ -65,16 +65,36 @@ impl Provenance {
     }
 }
 
-/// `580.159.04` from `NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  ...`; `unknown` elsewhere.
+/// The driver release from /proc/driver/nvidia/version, `unknown` where there is none.
 fn driver_release() -> String {
     std::fs::read_to_string("/proc/driver/nvidia/version")
         .ok()
-        .and_then(|text| {
-            let line = text.lines().next()?.to_owned();
-            let after = line.split("Kernel Module").nth(1)?;
-            after.split_whitespace().next().map(str::to_owned)
-        })
+        .and_then(|text| release_in(text.lines().next()?))
         .unwrap_or_else(|| "unknown".into())
+}
+
+/// The first word shaped like a release number (`580.159.04`) in an NVRM line. Its wording varies between the
+/// proprietary and the open kernel module, e.g. `NVRM version: NVIDIA UNIX Open Kernel Module for x86_64
+/// 580.159.04  Release Build ...`, so only the number's shape is relied on.
+fn release_in(line: &str) -> Option<String> {
+    line.split_whitespace()
+        .find(|w| {
+            w.split('.').count() >= 2 && w.split('.').all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+        })
+        .map(str::to_owned)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn release_numbers_are_found_in_both_module_wordings() {
+        let open =
+            "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build  (dvs-builder@U16)";
+        let closed = "NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.54.03  Tue Jun  6 22:20:39 UTC 2023";
+        assert_eq!(super::release_in(open).as_deref(), Some("580.159.04"));
+        assert_eq!(super::release_in(closed).as_deref(), Some("535.54.03"));
+        assert_eq!(super::release_in("NVRM version: unknown"), None);
+    }
 }
 
 fn hostname() -> String {
