@@ -14,8 +14,21 @@ pub fn error_name(code: sys::cudaError_t) -> String {
 /// The error code called `name` (`cudaSuccess`, `cudaErrorNotReady`, ...), looked up through cudaGetErrorName so
 /// that it always agrees with the linked runtime. `None` for a name the runtime does not know.
 pub fn error_code(name: &str) -> Option<sys::cudaError_t> {
-    // Codes are dense below 1000 plus a few sparse ones (cudaErrorApiFailureBase = 10000).
-    (0..1000u32).chain([10000]).map(sys::cudaError).find(|&c| error_name(c) == name)
+    error_names().get(name).map(|&c| sys::cudaError(c))
+}
+
+/// Every error name the linked runtime knows, with its code (looked up once).
+pub fn error_names() -> &'static std::collections::HashMap<String, u32> {
+    static BY_NAME: std::sync::OnceLock<std::collections::HashMap<String, u32>> = std::sync::OnceLock::new();
+    BY_NAME.get_or_init(|| {
+        // Codes are dense below 1000 plus a few sparse ones (cudaErrorApiFailureBase = 10000); the codes the runtime
+        // does not know all share one "unrecognized error code" name, which is left out.
+        (0..1000u32)
+            .chain([10000])
+            .map(|c| (error_name(sys::cudaError(c)), c))
+            .filter(|(name, _)| name.starts_with("cuda"))
+            .collect()
+    })
 }
 
 /// The device a run uses and everything about it that cases require or reports record.

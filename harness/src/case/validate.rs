@@ -149,8 +149,7 @@ impl<'c, 'o> Checker<'c, 'o> {
 
     fn code(&mut self, line: u32, code: &str) {
         if gpu::error_code(code).is_none() {
-            let known = known_error_names();
-            let hint = did_you_mean(code, known.iter().map(String::as_str));
+            let hint = did_you_mean(code, gpu::error_names().keys().map(String::as_str));
             self.report(line, format!("`{code}` is not a cudaError name of this runtime{hint}"));
         }
     }
@@ -505,12 +504,4 @@ fn case_stream_non_blocking(case: &Case, name: &str) -> bool {
         }
         _ => false,
     })
-}
-
-fn known_error_names() -> Vec<String> {
-    (0..1000u32)
-        .chain([10000])
-        .map(|c| gpu::error_name(cuda_sys::cudaError(c)))
-        .filter(|n| !n.contains("unrecognized"))
-        .collect()
 }
