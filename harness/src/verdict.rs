@@ -7,7 +7,7 @@
 //! *variant* (naming the alternative), and all else is *pass*.
 
 use crate::case::ast::{Case, Expectation, OpKind, Predicate};
-use crate::case::print::{capture_status as capture_status_text, predicate as predicate_text};
+use crate::case::print::{capture_status as capture_status_text, memory_type, predicate as predicate_text};
 use crate::exec::{GraphRecord, HostCallKind, KernelRecord, Observations, OpRecord, OpValue};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -197,7 +197,7 @@ fn judge_ops(case: &Case, obs: &Observations, failures: &mut Vec<String>, info: 
     }
 }
 
-/// What a successful `capture-status`/`capture-deps` saw, when it is not what the operation asserts.
+/// What a successful `capture-status`/`capture-deps`/`pointer-type` saw, when it is not what the operation asserts.
 fn asserted_value_mismatch(kind: &OpKind, value: Option<&OpValue>) -> Option<String> {
     match (kind, value) {
         (OpKind::CaptureStatus { status, .. }, Some(OpValue::CaptureStatus(seen))) => {
@@ -206,7 +206,12 @@ fn asserted_value_mismatch(kind: &OpKind, value: Option<&OpValue>) -> Option<Str
         (OpKind::CaptureDeps { count, .. }, Some(OpValue::CaptureDeps { status, count: seen })) => {
             (*seen != u64::from(*count)).then(|| format!("{seen} dependencies (capture status {status})"))
         }
-        (OpKind::CaptureStatus { .. } | OpKind::CaptureDeps { .. }, _) => Some("no value was recorded".to_owned()),
+        (OpKind::PointerType { memory, .. }, Some(OpValue::PointerType(seen))) => {
+            (seen != memory_type(*memory)).then(|| format!("the memory type was {seen}"))
+        }
+        (OpKind::CaptureStatus { .. } | OpKind::CaptureDeps { .. } | OpKind::PointerType { .. }, _) => {
+            Some("no value was recorded".to_owned())
+        }
         _ => None,
     }
 }

@@ -220,6 +220,9 @@ pub enum OpKind {
     CaptureStatus { stream: StreamRef, status: CaptureStatus },
     /// `capture-deps STREAM is N` (cudaStreamGetCaptureInfo: the number of current capture dependencies).
     CaptureDeps { stream: StreamRef, count: u32 },
+    /// `pointer-type BUF is unregistered|host|device|managed` (cudaPointerGetAttributes on BUF's address; the
+    /// memory type is asserted).
+    PointerType { buf: String, memory: MemoryType },
     /// `exchange-capture-mode MODE` (cudaThreadExchangeStreamCaptureMode for the running thread).
     ExchangeCaptureMode { mode: CaptureMode },
     /// `instantiate EXEC from GRAPH` (cudaGraphInstantiate, flags 0).
@@ -252,6 +255,17 @@ pub enum CaptureMode {
     Global,
     ThreadLocal,
     Relaxed,
+}
+
+/// What cudaPointerGetAttributes says an address is (`cudaMemoryType`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MemoryType {
+    /// Memory CUDA knows nothing about (ordinary pageable host memory).
+    Unregistered,
+    /// Page-locked host memory (cudaMallocHost, cudaHostAlloc, cudaHostRegister).
+    Host,
+    Device,
+    Managed,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -15,7 +15,7 @@ use std::collections::HashMap;
 
 pub const DECL_WORDS: [&str; 7] = ["stream", "event", "buffer", "gate", "thread", "graph", "exec"];
 pub const EXPECT_WORDS: [&str; 3] = ["expect", "quality", "variant"];
-pub const OP_WORDS: [&str; 29] = [
+pub const OP_WORDS: [&str; 30] = [
     "launch",
     "memcpy",
     "memcpy-async",
@@ -34,6 +34,7 @@ pub const OP_WORDS: [&str; 29] = [
     "capture-status",
     "capture-deps",
     "exchange-capture-mode",
+    "pointer-type",
     "instantiate",
     "launch-graph",
     "upload",
@@ -771,6 +772,17 @@ impl<'f> CaseParser<'f> {
                 OpKind::CaptureDeps { stream, count: cur.u32("a count")? }
             }
             "exchange-capture-mode" => OpKind::ExchangeCaptureMode { mode: Self::capture_mode(cur)? },
+            "pointer-type" => {
+                let buf = cur.ident("a buffer")?;
+                cur.expect("is")?;
+                let memory = match cur.one_of(&["unregistered", "host", "device", "managed"], "a memory type")? {
+                    "unregistered" => MemoryType::Unregistered,
+                    "host" => MemoryType::Host,
+                    "device" => MemoryType::Device,
+                    _ => MemoryType::Managed,
+                };
+                OpKind::PointerType { buf, memory }
+            }
             "instantiate" => {
                 let exec = cur.ident("an exec")?;
                 cur.expect("from")?;
@@ -795,7 +807,7 @@ impl<'f> CaseParser<'f> {
             }
             "sleep" => OpKind::Sleep { ns: cur.duration()? },
             other => {
-                let ops = OP_WORDS[..26].iter().copied().chain(DECL_WORDS).chain(EXPECT_WORDS);
+                let ops = OP_WORDS[..OP_WORDS.len() - 3].iter().copied().chain(DECL_WORDS).chain(EXPECT_WORDS);
                 let hint = did_you_mean(other, ops);
                 return Err(diag(self.file, cur.line, col, format!("expected an operation, found `{other}`{hint}")));
             }

@@ -185,6 +185,7 @@ pub fn op_kind(k: &OpKind) -> String {
             format!("capture-status {} is {}", stream(s), capture_status(*status))
         }
         OpKind::CaptureDeps { stream: s, count } => format!("capture-deps {} is {count}", stream(s)),
+        OpKind::PointerType { buf, memory } => format!("pointer-type {buf} is {}", memory_type(*memory)),
         OpKind::ExchangeCaptureMode { mode: m } => format!("exchange-capture-mode {}", capture_mode(*m)),
         OpKind::Instantiate { exec, graph } => format!("instantiate {exec} from {graph}"),
         OpKind::LaunchGraph { exec, stream: s } => format!("launch-graph {exec} on {}", stream(s)),
@@ -203,6 +204,15 @@ pub fn capture_status(status: CaptureStatus) -> &'static str {
         CaptureStatus::None => "none",
         CaptureStatus::Active => "active",
         CaptureStatus::Invalidated => "invalidated",
+    }
+}
+
+pub fn memory_type(memory: MemoryType) -> &'static str {
+    match memory {
+        MemoryType::Unregistered => "unregistered",
+        MemoryType::Host => "host",
+        MemoryType::Device => "device",
+        MemoryType::Managed => "managed",
     }
 }
 

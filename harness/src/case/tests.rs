@@ -54,6 +54,7 @@ case area/one
         destroy x
         malloc 1MiB
         get-last-error
+        pointer-type p is unregistered
         open g
         sleep 1ms
 
@@ -104,7 +105,7 @@ fn parses_every_construct() {
     assert_eq!(case.requires.len(), 4);
     assert_eq!(case.requires[2], Requirement::Runtime(12030));
     assert_eq!(case.decls.len(), 12);
-    assert_eq!(case.script.len(), 33);
+    assert_eq!(case.script.len(), 34);
     assert_eq!(case.expects.len(), 20);
     assert_eq!(case.script[1].kind, OpKind::LaunchSpin { ns: 2_000_000, stream: StreamRef::Legacy });
     assert_eq!(case.script[5].expect, vec!["cudaErrorNotReady".to_owned()]);

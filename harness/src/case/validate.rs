@@ -252,6 +252,9 @@ impl<'c, 'o> Checker<'c, 'o> {
             OpKind::Open { gate, .. } => {
                 self.name(line, gate, Kind::Gate);
             }
+            OpKind::PointerType { buf, .. } => {
+                self.name(line, buf, buffer);
+            }
             OpKind::Malloc { bytes } => {
                 if *bytes == 0 {
                     self.report(line, "malloc of 0 bytes".into());

@@ -84,6 +84,9 @@ pub enum OpValue {
     /// `capture-deps`: the capture status and the number of dependencies (0 unless the status is `active`,
     /// since CUDA returns valid data only then).
     CaptureDeps { status: String, count: u64 },
+    /// `pointer-type`: the memory type cudaPointerGetAttributes reported (`unregistered`, `host`, `device`,
+    /// `managed`, or `unknown(N)`).
+    PointerType(String),
     /// `exchange-capture-mode`: the mode the thread had before.
     PreviousCaptureMode(String),
 }
@@ -393,6 +396,7 @@ fn value_text(v: &OpValue) -> String {
         OpValue::CaptureStatus(s) => format!("status {s}"),
         OpValue::CaptureDeps { status, count } => format!("status {status}, {count} dependencies"),
         OpValue::PreviousCaptureMode(m) => format!("previous mode {m}"),
+        OpValue::PointerType(t) => format!("memory type {t}"),
     }
 }
 

@@ -311,6 +311,15 @@ fn interpret(ctx: &Ctx, st: &mut State, index: usize, op: &Op, t: &mut Timed) ->
             }
             Ok(())
         }
+        OpKind::PointerType { buf, .. } => {
+            let ptr = st.buffer(buf)?.copy_ptr();
+            let mut attributes = sys::cudaPointerAttributes::default();
+            // SAFETY: attributes is a valid out-pointer; CUDA only classifies the address, it does not access it.
+            if t.call(|| unsafe { sys::cudaPointerGetAttributes(&mut attributes, ptr) }) {
+                t.value(OpValue::PointerType(memory_type_name(attributes.type_)));
+            }
+            Ok(())
+        }
         OpKind::CaptureDeps { stream, .. } => {
             let s = st.stream(stream)?;
             let mut info = None;
@@ -418,4 +427,16 @@ fn keep_context(st: &mut State, context: Box<HostCallContext>) -> *mut c_void {
     let user_data = context.user_data();
     st.host_contexts.push(context);
     user_data
+}
+
+/// `cudaMemoryType` in the words of `pointer-type`.
+fn memory_type_name(memory: sys::cudaMemoryType) -> String {
+    use sys::cudaMemoryType as M;
+    match memory {
+        M::cudaMemoryTypeUnregistered => "unregistered".to_owned(),
+        M::cudaMemoryTypeHost => "host".to_owned(),
+        M::cudaMemoryTypeDevice => "device".to_owned(),
+        M::cudaMemoryTypeManaged => "managed".to_owned(),
+        other => format!("unknown({})", other.0),
+    }
 }

@@ -393,6 +393,24 @@ fn operations_not_run_are_noted_not_failed() {
 }
 
 #[test]
+fn pointer_type_asserts_the_memory_type() {
+    use crate::case::ast::MemoryType;
+    let mut c = case(vec![]);
+    c.script.push(op("pt", OpKind::PointerType { buf: "d".into(), memory: MemoryType::Device }));
+    let mut o = obs();
+    let mut pt = record(9, &c.script[9], 0, 0);
+    pt.value = Some(OpValue::PointerType("host".into()));
+    o.ops.push(pt);
+    let v = judge(&c, &o);
+    assert_eq!(v.kind, VerdictKind::Fail);
+    assert_eq!(v.messages, ["line 19: `pointer-type d is device`: the memory type was host"]);
+    o.ops[9].value = Some(OpValue::PointerType("device".into()));
+    assert_eq!(judge(&c, &o).kind, VerdictKind::Pass);
+    o.ops[9].value = None;
+    assert_eq!(judge(&c, &o).kind, VerdictKind::Fail);
+}
+
+#[test]
 fn capture_assertions_compare_the_value_when_the_call_succeeded() {
     let mut c = case(vec![]);
     c.script.push(op("cs", OpKind::CaptureStatus { stream: s("s"), status: CaptureStatus::Active }));
