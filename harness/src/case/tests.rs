@@ -152,7 +152,7 @@ fn parses_every_construct() {
     assert_eq!(case.script[13].kind, OpKind::Query { target: Target::Event("e".into()) });
     assert_eq!(case.script[16].kind, OpKind::DeviceSync);
     assert_eq!(case.script[19].thread.as_deref(), Some("t"));
-    assert_eq!(case.positions.op_lines[0], 20);
+    assert_eq!(case.positions.op_lines[0], 26);
 }
 
 #[test]
