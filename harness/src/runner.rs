@@ -150,7 +150,7 @@ fn tail(text: &str) -> String {
 }
 
 fn verdict_of(kind: VerdictKind, message: String) -> Verdict {
-    Verdict { kind, variant: None, messages: vec![message] }
+    Verdict { kind, variant: None, observed: None, messages: vec![message] }
 }
 
 fn crashed(case: &Case, message: String, start: Instant) -> CaseResult {

@@ -73,6 +73,9 @@ pub struct Verdict {
     pub kind: VerdictKind,
     /// The alternatives the `variant` expectations picked, joined with `,` (e.g. `sync` or `sync,staged`).
     pub variant: Option<String>,
+    /// What the `observe` statements recorded, joined with `,` (behaviour the docs leave open; never judged).
+    #[serde(default)]
+    pub observed: Option<String>,
     /// Why: every failure, then quality warnings, then the variants picked and operations that were not run.
     pub messages: Vec<String>,
 }
@@ -83,6 +86,7 @@ pub fn judge(case: &Case, obs: &Observations) -> Verdict {
     let mut warnings = Vec::new();
     let mut info = Vec::new();
     let mut variants = Vec::new();
+    let mut observed = Vec::new();
 
     for d in &obs.decls {
         if let Some(code) = &d.code {
@@ -148,6 +152,23 @@ pub fn judge(case: &Case, obs: &Observations) -> Verdict {
                     None => failures.push(format!("line {line}: variant: no alternative held: {}", reasons.join("; "))),
                 }
             }
+            Expectation::Observe(alternatives) => {
+                let mut reasons = Vec::new();
+                let seen = alternatives.iter().find(|(name, p)| match holds(p, obs) {
+                    Ok(()) => true,
+                    Err(why) => {
+                        reasons.push(format!("{name}: {} ({why})", predicate_text(p)));
+                        false
+                    }
+                });
+                match seen {
+                    Some((name, p)) => {
+                        observed.push(name.clone());
+                        info.push(format!("line {line}: observed {name}: {} held", predicate_text(p)));
+                    }
+                    None => failures.push(format!("line {line}: observe: no alternative held: {}", reasons.join("; "))),
+                }
+            }
         }
     }
 
@@ -173,7 +194,12 @@ pub fn judge(case: &Case, obs: &Observations) -> Verdict {
     let mut messages = failures;
     messages.append(&mut warnings);
     messages.append(&mut info);
-    Verdict { kind, variant: (!variants.is_empty()).then(|| variants.join(",")), messages }
+    Verdict {
+        kind,
+        variant: (!variants.is_empty()).then(|| variants.join(",")),
+        observed: (!observed.is_empty()).then(|| observed.join(",")),
+        messages,
+    }
 }
 
 /// Return codes against the accepted ones, and the values `capture-status`/`capture-deps` assert.
@@ -242,7 +268,9 @@ fn expects_timeout(case: &Case, gate: &str) -> bool {
     let names = |p: &Predicate| matches!(p, Predicate::TimedOut { gate: g } if g == gate);
     case.expects.iter().any(|e| match e {
         Expectation::Expect(p) | Expectation::Quality(p) => names(p),
-        Expectation::Variant(alternatives) => alternatives.iter().any(|(_, p)| names(p)),
+        Expectation::Variant(alternatives) | Expectation::Observe(alternatives) => {
+            alternatives.iter().any(|(_, p)| names(p))
+        }
     })
 }
 

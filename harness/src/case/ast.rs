@@ -447,6 +447,22 @@ pub enum Expectation {
     Expect(Predicate),
     Quality(Predicate),
     Variant(Vec<(String, Predicate)>),
+    /// `observe NAME: PREDICATE | ...`: the docs promise nothing here, so the case records which alternative held
+    /// (it never judges: the verdict is unchanged, and it fails only if none held, e.g. the operation did not run).
+    /// Alternatives may cover every outcome (`waited-for` / `not-waited-for`); a `variant` may not.
+    Observe(Vec<(String, Predicate)>),
+}
+
+impl Expectation {
+    /// Every predicate of this expectation.
+    pub fn predicates(&self) -> Vec<&Predicate> {
+        match self {
+            Expectation::Expect(p) | Expectation::Quality(p) => vec![p],
+            Expectation::Variant(alternatives) | Expectation::Observe(alternatives) => {
+                alternatives.iter().map(|(_, p)| p).collect()
+            }
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]

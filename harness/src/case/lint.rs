@@ -42,6 +42,8 @@ pub enum LintRule {
     SingleAlternative,
     /// The rule says the call waits, but no `expect ... waited-for` asserts it.
     UnassertedWait,
+    /// A case whose only statements about the GPU are `observe`s: it records and cannot fail.
+    ObserveOnly,
 }
 
 impl LintRule {
@@ -53,6 +55,7 @@ impl LintRule {
             LintRule::DuplicateAlternative => "duplicate-alternative",
             LintRule::SingleAlternative => "single-alternative",
             LintRule::UnassertedWait => "unasserted-wait",
+            LintRule::ObserveOnly => "observe-only",
         }
     }
 }
@@ -181,7 +184,20 @@ impl<'c> Lint<'c> {
                 Expectation::Expect(p) => self.single(line, "expect", p),
                 Expectation::Quality(p) => self.single(line, "quality", p),
                 Expectation::Variant(alternatives) => self.variant(line, alternatives, &asserted),
+                // `observe` records behaviour the docs leave open: covering every outcome is its purpose.
+                Expectation::Observe(_) => {}
             }
+        }
+        let observes = case.expects.iter().any(|e| matches!(e, Expectation::Observe(_)));
+        let judges = case.expects.iter().any(|e| matches!(e, Expectation::Expect(_) | Expectation::Variant(_)));
+        if observes && !judges {
+            self.warn(
+                case.positions.case_line,
+                LintRule::ObserveOnly,
+                "this case only observes: add an `expect` for what the docs do promise (the data, the stream order, \
+                 the return codes), so that the case can fail"
+                    .to_owned(),
+            );
         }
     }
 

@@ -14,7 +14,7 @@ use super::tokens::{strip_comment, tokenize, Token};
 use std::collections::HashMap;
 
 pub const DECL_WORDS: [&str; 7] = ["stream", "event", "buffer", "gate", "thread", "graph", "exec"];
-pub const EXPECT_WORDS: [&str; 3] = ["expect", "quality", "variant"];
+pub const EXPECT_WORDS: [&str; 4] = ["expect", "quality", "variant", "observe"];
 /// The words that start an operation.
 pub const OP_WORDS: &[&str] = &[
     "launch",
@@ -971,10 +971,10 @@ impl<'f> CaseParser<'f> {
     }
 
     fn expectation(&mut self, cur: &mut Cursor) -> Res<Expectation> {
-        let e = match cur.next("expect, quality or variant")? {
+        let e = match cur.next("expect, quality, variant or observe")? {
             "expect" => Expectation::Expect(self.predicate(cur)?),
             "quality" => Expectation::Quality(self.predicate(cur)?),
-            _ => {
+            word => {
                 let mut alternatives = Vec::new();
                 loop {
                     // Variant names name nothing else, so keywords (`sync`, `wait`) are fine here.
@@ -991,7 +991,11 @@ impl<'f> CaseParser<'f> {
                         break;
                     }
                 }
-                Expectation::Variant(alternatives)
+                if word == "observe" {
+                    Expectation::Observe(alternatives)
+                } else {
+                    Expectation::Variant(alternatives)
+                }
             }
         };
         cur.done()?;

@@ -328,9 +328,10 @@ fn expectation(e: &Expectation) -> String {
     match e {
         Expectation::Expect(p) => format!("expect {}", predicate(p)),
         Expectation::Quality(p) => format!("quality {}", predicate(p)),
-        Expectation::Variant(alternatives) => {
+        Expectation::Variant(alternatives) | Expectation::Observe(alternatives) => {
             let parts: Vec<String> = alternatives.iter().map(|(n, p)| format!("{n}: {}", predicate(p))).collect();
-            format!("variant {}", parts.join(" | "))
+            let word = if matches!(e, Expectation::Observe(_)) { "observe" } else { "variant" };
+            format!("{word} {}", parts.join(" | "))
         }
     }
 }

@@ -398,7 +398,7 @@ impl<'c, 'o> Checker<'c, 'o> {
             let line = case.positions.expect_lines.get(i).copied().unwrap_or(0);
             match e {
                 Expectation::Expect(p) | Expectation::Quality(p) => self.predicate(line, p),
-                Expectation::Variant(alternatives) => {
+                Expectation::Variant(alternatives) | Expectation::Observe(alternatives) => {
                     let mut seen = HashSet::new();
                     for (name, p) in alternatives {
                         if !seen.insert(name) {
@@ -500,7 +500,7 @@ impl<'c, 'o> Checker<'c, 'o> {
             .iter()
             .flat_map(|e| match e {
                 Expectation::Expect(p) | Expectation::Quality(p) => vec![p],
-                Expectation::Variant(v) => v.iter().map(|(_, p)| p).collect(),
+                Expectation::Variant(v) | Expectation::Observe(v) => v.iter().map(|(_, p)| p).collect(),
             })
             .filter_map(|p| match p {
                 Predicate::TimedOut { gate } => Some(gate.as_str()),

@@ -8,7 +8,7 @@ use super::gates::GateSet;
 use super::host_calls::HostCallContext;
 use super::observations::{DeclRecord, GraphRecord};
 use super::resources::{Destroy, DeviceMemory, Event, Graph, GraphExec, Stream};
-use crate::case::ast::{Case, Decl, EventFlags, Priority, StreamRef};
+use crate::case::ast::{Case, Decl, EventFlags, OpKind, Priority, StreamRef};
 use crate::gpu::{error_name, DeviceInfo};
 use cuda_sys as sys;
 use std::collections::BTreeMap;
@@ -83,6 +83,14 @@ pub fn create(case: &Case, device: &DeviceInfo, clock: CaseClock) -> (State, Gat
         graph_records: Vec::new(),
         notes: Vec::new(),
     };
+    // The stream `read` copies on is created before every declared stream: streams are spread over the hardware
+    // queues (CUDA_DEVICE_MAX_CONNECTIONS) in creation order, so it gets a queue of its own in any case with fewer
+    // streams than queues, and a read never waits behind a gated stream that happens to share its queue.
+    if case.script.iter().any(|op| matches!(op.kind, OpKind::Read { .. })) {
+        if let Err(code) = state.reader() {
+            state.notes.push(format!("creating the stream `read` copies on returned {}", error_name(code)));
+        }
+    }
     let gate_names: Vec<&str> =
         case.decls.iter().filter(|d| matches!(d, Decl::Gate { .. })).map(|d| d.name()).collect();
     let (gates, mut gate_codes) = GateSet::create(&gate_names, clock);

@@ -169,7 +169,7 @@ fn two(a: &str, b: &str) -> (String, String) {
 #[test]
 fn the_fixture_run_passes_without_expectations() {
     let v = judge(&case(vec![]), &obs());
-    assert_eq!(v, Verdict { kind: VerdictKind::Pass, variant: None, messages: vec![] });
+    assert_eq!(v, Verdict { kind: VerdictKind::Pass, variant: None, observed: None, messages: vec![] });
 }
 
 #[test]
