@@ -6,7 +6,7 @@
 //! the watchdog had to end is a *timeout*. Otherwise a false `quality` gives *quality-warning*, a `variant` gives
 //! *variant* (naming the alternative), and all else is *pass*.
 
-use crate::case::ast::{Case, Expectation, OpKind, Predicate};
+use crate::case::ast::{Case, Expectation, OpKind, Predicate, Priority};
 use crate::case::print::{capture_status as capture_status_text, memory_type, predicate as predicate_text};
 use crate::exec::{GraphRecord, HostCallKind, KernelRecord, Observations, OpRecord, OpValue};
 use serde::{Deserialize, Serialize};
@@ -105,8 +105,18 @@ pub fn judge(case: &Case, obs: &Observations) -> Verdict {
             g.name
         ));
     }
-    if let Some(code) = obs.final_sync.as_deref().filter(|&c| c != "cudaSuccess") {
-        failures.push(format!("the cudaDeviceSynchronize after the script returned {code}"));
+    match obs.final_sync.as_deref() {
+        // A case that poisons the context on purpose names the sticky error the final synchronize must report.
+        Some(code) if !case.poisons.is_empty() && !case.poisons.iter().any(|p| p == code) => {
+            failures.push(format!(
+                "the cudaDeviceSynchronize after the script returned {code}; the case poisons the context with {}",
+                case.poisons.join(" | ")
+            ));
+        }
+        Some(code) if case.poisons.is_empty() && code != "cudaSuccess" => {
+            failures.push(format!("the cudaDeviceSynchronize after the script returned {code}"));
+        }
+        _ => {}
     }
     for (i, expectation) in case.expects.iter().enumerate() {
         let line = case.positions.expect_lines.get(i).copied().unwrap_or(0);
@@ -209,9 +219,21 @@ fn asserted_value_mismatch(kind: &OpKind, value: Option<&OpValue>) -> Option<Str
         (OpKind::PointerType { memory, .. }, Some(OpValue::PointerType(seen))) => {
             (seen != memory_type(*memory)).then(|| format!("the memory type was {seen}"))
         }
-        (OpKind::CaptureStatus { .. } | OpKind::CaptureDeps { .. } | OpKind::PointerType { .. }, _) => {
-            Some("no value was recorded".to_owned())
+        (OpKind::StreamPriority { priority, .. }, Some(OpValue::StreamPriority { value, greatest, least })) => {
+            let want = match priority {
+                Priority::Value(v) => *v,
+                Priority::Greatest => *greatest,
+                Priority::Least => *least,
+            };
+            (*value != want).then(|| format!("the priority was {value} (greatest {greatest}, least {least})"))
         }
+        (
+            OpKind::CaptureStatus { .. }
+            | OpKind::CaptureDeps { .. }
+            | OpKind::PointerType { .. }
+            | OpKind::StreamPriority { .. },
+            _,
+        ) => Some("no value was recorded".to_owned()),
         _ => None,
     }
 }
@@ -279,6 +301,14 @@ fn holds(p: &Predicate, obs: &Observations) -> Result<(), String> {
         }
         Predicate::HostOrder { labels } => host_order(obs, labels),
         Predicate::SnapshotEquals { label, value } => {
+            // A `read` operation (its record's text is the operation) rather than a host function.
+            if obs.op(label).is_some_and(|r| r.text.starts_with("read ")) {
+                let rec = ran(obs, label)?;
+                let Some(OpValue::Snapshot(snap)) = &rec.value else {
+                    return Err(format!("{label} read nothing ({})", rec.code.as_deref().unwrap_or_default()));
+                };
+                return check(snap.uniform == Some(*value), || format!("{label} read {}", snap.summary));
+            }
             let calls: Vec<_> = obs.host_calls_of(label).collect();
             if calls.is_empty() {
                 return Err(format!("{label} never ran"));
@@ -306,6 +336,17 @@ fn holds(p: &Predicate, obs: &Observations) -> Result<(), String> {
                 return Err(format!("{label} returned no time ({})", rec.code.as_deref().unwrap_or_default()));
             };
             check(if *inclusive { seen >= *ms } else { seen > *ms }, || format!("{label} measured {seen} ms"))
+        }
+        Predicate::ElapsedBelow { label, ms, inclusive } => {
+            let rec = ran(obs, label)?;
+            let Some(OpValue::ElapsedMs(seen)) = rec.value else {
+                return Err(format!("{label} returned no time ({})", rec.code.as_deref().unwrap_or_default()));
+            };
+            check(if *inclusive { seen <= *ms } else { seen < *ms }, || format!("{label} measured {seen} ms"))
+        }
+        Predicate::HostRuns { label, count } => {
+            let runs = obs.host_calls_of(label).count();
+            check(runs == *count as usize, || format!("{label} ran {runs} times"))
         }
         Predicate::NodeCount { graph, count } => {
             let g = topology(obs, graph)?;

@@ -91,7 +91,7 @@ pub fn read_buffers(case: &Case, st: &State) -> Vec<BufferRecord> {
     case.decls
         .iter()
         .filter_map(|decl| match decl {
-            Decl::Buffer { name, kind, bytes } => Some((name, *kind, *bytes)),
+            Decl::Buffer { name, kind, bytes, .. } => Some((name, *kind, *bytes)),
             _ => None,
         })
         .map(|(name, kind, bytes)| {
