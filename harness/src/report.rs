@@ -166,6 +166,15 @@ impl Report {
                 let _ = writeln!(out, "    {m}");
             }
         }
+        let observed: Vec<String> = self
+            .cases
+            .iter()
+            .filter_map(|c| c.verdict.observed.as_deref().map(|o| format!("    {} ({o})", c.id)))
+            .collect();
+        if !observed.is_empty() {
+            let _ =
+                writeln!(out, "\nobserved (the docs promise nothing; recorded, not judged):\n{}", observed.join("\n"));
+        }
         out
     }
 
@@ -243,6 +252,19 @@ impl Report {
                 for m in &c.verdict.messages {
                     let _ = writeln!(out, "  - {m}");
                 }
+            }
+        }
+        let observed: Vec<&CaseResult> = self.cases.iter().filter(|c| c.verdict.observed.is_some()).collect();
+        if !observed.is_empty() {
+            let _ = writeln!(out, "\n## observed ({}): what the docs leave open, recorded\n", observed.len());
+            for c in observed {
+                let _ = writeln!(
+                    out,
+                    "- `{}` — **{}**: {}",
+                    c.id,
+                    c.verdict.observed.as_deref().unwrap_or_default(),
+                    c.rule
+                );
             }
         }
         out
