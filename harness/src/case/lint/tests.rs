@@ -64,6 +64,13 @@ fn waited_for_and_not_waited_for_cover_every_outcome() {
     clean(&lint_case("Copies.", &format!("{ORACLE}  variant a: cp waited-for g | b: cp waited-for g2")));
 }
 
+#[test]
+fn observe_may_cover_every_outcome_but_a_case_must_also_claim_something() {
+    let observe = "  observe sync: cp waited-for g | async: cp not-waited-for g";
+    flagged(&lint_case("Copies.", &format!("{ORACLE}{observe}")), LintRule::ObserveOnly, "only observes");
+    clean(&lint_case("Copies.", &format!("{ORACLE}{observe}\n  expect held before held2")));
+}
+
 const CODES: &str = "
   stream s blocking
   event e
