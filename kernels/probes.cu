@@ -67,21 +67,53 @@ extern "C" __global__ void cc_gate(const volatile uint32_t* flag, uint64_t timeo
     __threadfence_system();
 }
 
-// 1 thread. Busy-waits on %globaltimer: the duration is wall time on the GPU, whatever the SM clock does.
-extern "C" __global__ void cc_spin(uint64_t ns, uint64_t* stamp) {
+// Busy-waits on %globaltimer: the duration is wall time on the GPU, whatever the SM clock does. Any grid and
+// block: every thread spins; the stamps are the first entry and the last exit of any block (the slot starts
+// zeroed, so the first entry claims it with a compare-and-swap and later ones can only lower it).
+__device__ __forceinline__ void spin_body(uint64_t ns, uint64_t* stamp) {
     const uint64_t start = globaltimer();
-    if (stamp != nullptr) {
-        stamp[0] = start;
+    if (stamp != nullptr && threadIdx.x == 0) {
+        unsigned long long* entry = reinterpret_cast<unsigned long long*>(&stamp[0]);
+        const unsigned long long prior = atomicCAS(entry, 0ull, (unsigned long long)start);
+        if (prior != 0ull && prior > start) {
+            atomicMin(entry, (unsigned long long)start);
+        }
         __threadfence_system();
     }
     uint64_t now = start;
     while (now - start < ns) {
         now = globaltimer();
     }
-    if (stamp != nullptr) {
-        stamp[1] = now;
+    __syncthreads();
+    if (stamp != nullptr && threadIdx.x == 0) {
+        atomicMax(reinterpret_cast<unsigned long long*>(&stamp[1]), (unsigned long long)globaltimer());
     }
     __threadfence_system();
+}
+
+extern "C" __global__ void cc_spin(uint64_t ns, uint64_t* stamp) { spin_body(ns, stamp); }
+
+// The same kernel under another name, which the harness never loads before a case's script: its first launch is
+// the one that loads it when module loading is lazy (CUDA_MODULE_LOADING=LAZY, the default since CUDA 12.2).
+extern "C" __global__ void cc_lazy_spin(uint64_t ns, uint64_t* stamp) { spin_body(ns, stamp); }
+
+// 1 thread. Faults on purpose: mode 0 stores to an address no allocation covers (an illegal address), mode 1
+// executes a trap. The entry stamp is written first, so a case can see that the kernel started.
+extern "C" __global__ void cc_fault(uint32_t mode, uint64_t* stamp) {
+    if (stamp != nullptr) {
+        stamp[0] = globaltimer();
+        __threadfence_system();
+    }
+    if (mode == 0) {
+        // The first page is never mapped in a CUDA context: the store raises cudaErrorIllegalAddress.
+        volatile uint32_t* invalid = reinterpret_cast<volatile uint32_t*>(static_cast<uintptr_t>(16));
+        *invalid = 1;
+    } else {
+        __trap();
+    }
+    if (stamp != nullptr) {
+        stamp[1] = globaltimer();
+    }
 }
 
 // Data kernels: one block, block-stride loop (blockDim.x threads, DATA_BLOCK_THREADS on the Rust side).
@@ -131,6 +163,8 @@ extern "C" __global__ void cc_compare(const uint32_t* a, const uint32_t* b, uint
 // cudaLaunchKernel takes. Rust declares only these functions, never the kernels' own symbols.
 extern "C" const void* cc_kernel_gate(void) { return (const void*)&cc_gate; }
 extern "C" const void* cc_kernel_spin(void) { return (const void*)&cc_spin; }
+extern "C" const void* cc_kernel_lazy_spin(void) { return (const void*)&cc_lazy_spin; }
+extern "C" const void* cc_kernel_fault(void) { return (const void*)&cc_fault; }
 extern "C" const void* cc_kernel_fill(void) { return (const void*)&cc_fill; }
 extern "C" const void* cc_kernel_transform(void) { return (const void*)&cc_transform; }
 extern "C" const void* cc_kernel_compare(void) { return (const void*)&cc_compare; }

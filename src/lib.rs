@@ -8,6 +8,8 @@ use std::ffi::c_void;
 extern "C" {
     fn cc_kernel_gate() -> *const c_void;
     fn cc_kernel_spin() -> *const c_void;
+    fn cc_kernel_lazy_spin() -> *const c_void;
+    fn cc_kernel_fault() -> *const c_void;
     fn cc_kernel_fill() -> *const c_void;
     fn cc_kernel_transform() -> *const c_void;
     fn cc_kernel_compare() -> *const c_void;
@@ -24,6 +26,8 @@ pub fn kernel_table() -> harness::kernels::KernelTable {
         harness::kernels::KernelTable {
             gate: cc_kernel_gate(),
             spin: cc_kernel_spin(),
+            lazy_spin: cc_kernel_lazy_spin(),
+            fault: cc_kernel_fault(),
             fill: cc_kernel_fill(),
             transform: cc_kernel_transform(),
             compare: cc_kernel_compare(),

@@ -3,7 +3,7 @@
 //! ```text
 //! cuda-conformance run [FILTER]      run the suite (cases whose id contains FILTER) and figures, write a JSON report
 //! cuda-conformance measure staging   measure the pageable staging threshold (a figure: recorded, not asserted)
-//! cuda-conformance check             parse and validate every case file (no GPU needed)
+//! cuda-conformance check             parse, validate and lint every case file (no GPU needed)
 //! cuda-conformance list [FILTER]     list case ids with their rules
 //! cuda-conformance summary REPORT    a report's Markdown summary
 //! cuda-conformance info              the device and build this binary would report
@@ -64,7 +64,8 @@ enum Command {
         #[arg(long)]
         print_cases: bool,
     },
-    /// Parse and validate every case file; print diagnostics as file:line:col.
+    /// Parse, validate and lint every case file; print diagnostics as file:line:col and weak checks as
+    /// file:line: case ID: warning (exit 1 on any warning, 2 on invalid files).
     Check,
     /// List the case ids (and rules) that FILTER selects.
     List { filter: Option<String> },
@@ -107,8 +108,18 @@ fn main() -> ExitCode {
     };
     match cli.command {
         Command::Check => {
-            println!("{} cases in {}: all valid", cases.len(), dir.display());
-            ExitCode::SUCCESS
+            // Valid cases can still check less than they say: the weak-case lint (harness::case::lint) fails CI.
+            let warnings = harness::case::lint::lint_all(&cases);
+            for w in &warnings {
+                eprintln!("{w}");
+            }
+            if warnings.is_empty() {
+                println!("{} cases in {}: all valid, no weak checks", cases.len(), dir.display());
+                ExitCode::SUCCESS
+            } else {
+                println!("{} cases in {}: all valid, {} weak check(s)", cases.len(), dir.display(), warnings.len());
+                ExitCode::FAILURE
+            }
         }
         Command::List { filter } => {
             for case in select(&cases, filter.as_deref()) {

@@ -146,6 +146,28 @@ pub fn cuda_environment() -> Vec<(String, String)> {
     vars
 }
 
+/// The three variables that change what cases can observe, with the value in effect (the driver's default when
+/// unset), so every report says how it ran even when the environment was empty.
+pub fn semantic_environment() -> Vec<(String, String)> {
+    let defaults =
+        [("CUDA_DEVICE_MAX_CONNECTIONS", "8"), ("CUDA_LAUNCH_BLOCKING", "0"), ("CUDA_MODULE_LOADING", "LAZY")];
+    defaults
+        .iter()
+        .map(|(name, default)| {
+            let value = std::env::var(name).unwrap_or_else(|_| format!("{default} (unset: the default)"));
+            (name.to_string(), value)
+        })
+        .collect()
+}
+
+/// CUDA_DEVICE_MAX_CONNECTIONS of `env` (or of this process when `env` does not set it): how many hardware queues
+/// unrelated streams are spread over; 8 when unset (the CUDA Programming Guide's default).
+pub fn max_connections(env: &[(String, String)]) -> u32 {
+    const NAME: &str = "CUDA_DEVICE_MAX_CONNECTIONS";
+    let value = env.iter().find(|(n, _)| n == NAME).map(|(_, v)| v.clone()).or_else(|| std::env::var(NAME).ok());
+    value.and_then(|v| v.trim().parse().ok()).unwrap_or(8)
+}
+
 /// True when CUDA_LAUNCH_BLOCKING=1: every launch is synchronous, so no asynchrony case can be observed.
 pub fn launch_blocking() -> bool {
     std::env::var("CUDA_LAUNCH_BLOCKING").map(|v| v.trim() == "1").unwrap_or(false)

@@ -6,7 +6,10 @@
 //! `[entry, exit]` `%globaltimer` nanoseconds, written by thread 0 of the kernel's single block:
 //! - `cc_gate(const volatile u32* flag, u64 timeout_ns, u32* timed_out, u64* stamp)`: 1 thread; spins until
 //!   `*flag != 0`; if `timeout_ns` passes first it sets `*timed_out = 1` and returns.
-//! - `cc_spin(u64 ns, u64* stamp)`: 1 thread; spins on `%globaltimer` for `ns` nanoseconds.
+//! - `cc_spin(u64 ns, u64* stamp)`: any grid and block; every thread spins on `%globaltimer` for `ns`
+//!   nanoseconds; the stamps are the first entry and the last exit of any block (atomics on the zeroed slot).
+//! - `cc_lazy_spin(u64 ns, u64* stamp)`: the same, never loaded by the harness before a case's script.
+//! - `cc_fault(u32 mode, u64* stamp)`: 1 thread; mode 0 stores to an invalid address, mode 1 executes `__trap()`.
 //! - `cc_fill(u32* buf, u32 n, u32 value, u64* stamp)`: `buf[i] = value`.
 //! - `cc_transform(u32* buf, u32 n, u32 mul, u32 add, u64* stamp)`: `buf[i] = buf[i] * mul + add` (wrapping).
 //! - `cc_compare(const u32* a, const u32* b, u32 n, u32* mismatches, u64* stamp)`: `*mismatches = #{i: a[i] != b[i]}`.
@@ -25,6 +28,8 @@ pub const DATA_BLOCK_THREADS: u32 = 256;
 pub struct KernelTable {
     pub gate: *const c_void,
     pub spin: *const c_void,
+    pub lazy_spin: *const c_void,
+    pub fault: *const c_void,
     pub fill: *const c_void,
     pub transform: *const c_void,
     pub compare: *const c_void,
@@ -46,9 +51,24 @@ pub unsafe fn launch(
     args: &mut [*mut c_void],
     stream: cudaStream_t,
 ) -> cudaError_t {
+    launch_shaped(func, grid, block, 0, args, stream)
+}
+
+/// As [`launch`], with `shared_bytes` of dynamic shared memory.
+///
+/// # Safety
+/// As for [`launch`].
+pub unsafe fn launch_shaped(
+    func: *const c_void,
+    grid: u32,
+    block: u32,
+    shared_bytes: usize,
+    args: &mut [*mut c_void],
+    stream: cudaStream_t,
+) -> cudaError_t {
     let grid = dim3 { x: grid, y: 1, z: 1 };
     let block = dim3 { x: block, y: 1, z: 1 };
-    cudaLaunchKernel(func, grid, block, args.as_mut_ptr(), 0, stream)
+    cudaLaunchKernel(func, grid, block, args.as_mut_ptr(), shared_bytes, stream)
 }
 
 /// Pointer to a value, as an element of a `cudaLaunchKernel` argument array.
@@ -74,8 +94,30 @@ impl KernelTable {
     /// # Safety
     /// `stamp` is null or points to two device-visible u64.
     pub unsafe fn launch_spin(&self, ns: u64, stamp: *mut u64, stream: cudaStream_t) -> cudaError_t {
+        self.launch_spin_shaped(self.spin, ns, stamp, (1, 1, 0), stream)
+    }
+
+    /// `func` is [`Self::spin`] or [`Self::lazy_spin`]; `(grid, block, shared_bytes)` may be invalid on purpose.
+    ///
+    /// # Safety
+    /// As for [`Self::launch_spin`].
+    pub unsafe fn launch_spin_shaped(
+        &self,
+        func: *const c_void,
+        ns: u64,
+        stamp: *mut u64,
+        (grid, block, shared_bytes): (u32, u32, usize),
+        stream: cudaStream_t,
+    ) -> cudaError_t {
         let (mut n, mut s) = (ns, stamp);
-        launch(self.spin, 1, 1, &mut [arg(&mut n), arg(&mut s)], stream)
+        launch_shaped(func, grid, block, shared_bytes, &mut [arg(&mut n), arg(&mut s)], stream)
+    }
+
+    /// # Safety
+    /// `stamp` as for [`Self::launch_spin`]. The kernel faults on purpose: the context is unusable afterwards.
+    pub unsafe fn launch_fault(&self, mode: u32, stamp: *mut u64, stream: cudaStream_t) -> cudaError_t {
+        let (mut m, mut s) = (mode, stamp);
+        launch(self.fault, 1, 1, &mut [arg(&mut m), arg(&mut s)], stream)
     }
 
     /// # Safety

@@ -37,6 +37,9 @@ pub struct Provenance {
     /// Every CUDA_* variable of the run's environment (CUDA_LAUNCH_BLOCKING, CUDA_MODULE_LOADING,
     /// CUDA_DEVICE_MAX_CONNECTIONS, CUDA_VISIBLE_DEVICES change what cases can observe).
     pub cuda_environment: BTreeMap<String, String>,
+    /// CUDA_DEVICE_MAX_CONNECTIONS, CUDA_LAUNCH_BLOCKING and CUDA_MODULE_LOADING as in effect, set or not.
+    #[serde(default)]
+    pub semantic_environment: BTreeMap<String, String>,
     /// UTC, RFC 3339.
     pub started_at: String,
 }
@@ -61,6 +64,7 @@ impl Provenance {
             device_count: device.device_count,
             stream_priority_range: device.stream_priority_range,
             cuda_environment: gpu::cuda_environment().into_iter().collect(),
+            semantic_environment: gpu::semantic_environment().into_iter().collect(),
             started_at,
         }
     }
@@ -205,6 +209,10 @@ impl Report {
             "| environment | {} |",
             if env.is_empty() { "(no CUDA_* variables)".to_owned() } else { env.join(", ") }
         );
+        let settings: Vec<String> = p.semantic_environment.iter().map(|(k, v)| format!("{k} = {v}")).collect();
+        if !settings.is_empty() {
+            let _ = writeln!(out, "| in effect | {} |", settings.join("; "));
+        }
         let _ = writeln!(
             out,
             "| run | {} on `{}`, {} cases, {:.1} s{} |\n",

@@ -75,7 +75,10 @@ pub fn run_isolated(case: &Case, device: &DeviceInfo, opts: &RunOptions) -> Case
         Ok(exe) => exe,
         Err(e) => return crashed(case, format!("cannot find the current executable: {e}"), start),
     };
+    // The case's `env:` variables are process-wide settings of the runtime (module loading, connections), so
+    // they can only be given to a process of the case's own.
     let child = Command::new(exe)
+        .envs(case.env.iter().map(|(name, value)| (name, value)))
         .env(CHILD_CASES_DIR, &opts.cases_dir)
         .env(CHILD_CASE_ID, &case.id)
         .env(CHILD_DEVICE, opts.device.to_string())
@@ -147,7 +150,7 @@ fn tail(text: &str) -> String {
 }
 
 fn verdict_of(kind: VerdictKind, message: String) -> Verdict {
-    Verdict { kind, variant: None, messages: vec![message] }
+    Verdict { kind, variant: None, observed: None, messages: vec![message] }
 }
 
 fn crashed(case: &Case, message: String, start: Instant) -> CaseResult {

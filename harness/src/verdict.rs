@@ -6,7 +6,7 @@
 //! the watchdog had to end is a *timeout*. Otherwise a false `quality` gives *quality-warning*, a `variant` gives
 //! *variant* (naming the alternative), and all else is *pass*.
 
-use crate::case::ast::{Case, Expectation, OpKind, Predicate};
+use crate::case::ast::{Case, Expectation, OpKind, Predicate, Priority};
 use crate::case::print::{capture_status as capture_status_text, memory_type, predicate as predicate_text};
 use crate::exec::{GraphRecord, HostCallKind, KernelRecord, Observations, OpRecord, OpValue};
 use serde::{Deserialize, Serialize};
@@ -73,6 +73,9 @@ pub struct Verdict {
     pub kind: VerdictKind,
     /// The alternatives the `variant` expectations picked, joined with `,` (e.g. `sync` or `sync,staged`).
     pub variant: Option<String>,
+    /// What the `observe` statements recorded, joined with `,` (behaviour the docs leave open; never judged).
+    #[serde(default)]
+    pub observed: Option<String>,
     /// Why: every failure, then quality warnings, then the variants picked and operations that were not run.
     pub messages: Vec<String>,
 }
@@ -83,6 +86,7 @@ pub fn judge(case: &Case, obs: &Observations) -> Verdict {
     let mut warnings = Vec::new();
     let mut info = Vec::new();
     let mut variants = Vec::new();
+    let mut observed = Vec::new();
 
     for d in &obs.decls {
         if let Some(code) = &d.code {
@@ -105,8 +109,18 @@ pub fn judge(case: &Case, obs: &Observations) -> Verdict {
             g.name
         ));
     }
-    if let Some(code) = obs.final_sync.as_deref().filter(|&c| c != "cudaSuccess") {
-        failures.push(format!("the cudaDeviceSynchronize after the script returned {code}"));
+    match obs.final_sync.as_deref() {
+        // A case that poisons the context on purpose names the sticky error the final synchronize must report.
+        Some(code) if !case.poisons.is_empty() && !case.poisons.iter().any(|p| p == code) => {
+            failures.push(format!(
+                "the cudaDeviceSynchronize after the script returned {code}; the case poisons the context with {}",
+                case.poisons.join(" | ")
+            ));
+        }
+        Some(code) if case.poisons.is_empty() && code != "cudaSuccess" => {
+            failures.push(format!("the cudaDeviceSynchronize after the script returned {code}"));
+        }
+        _ => {}
     }
     for (i, expectation) in case.expects.iter().enumerate() {
         let line = case.positions.expect_lines.get(i).copied().unwrap_or(0);
@@ -138,6 +152,23 @@ pub fn judge(case: &Case, obs: &Observations) -> Verdict {
                     None => failures.push(format!("line {line}: variant: no alternative held: {}", reasons.join("; "))),
                 }
             }
+            Expectation::Observe(alternatives) => {
+                let mut reasons = Vec::new();
+                let seen = alternatives.iter().find(|(name, p)| match holds(p, obs) {
+                    Ok(()) => true,
+                    Err(why) => {
+                        reasons.push(format!("{name}: {} ({why})", predicate_text(p)));
+                        false
+                    }
+                });
+                match seen {
+                    Some((name, p)) => {
+                        observed.push(name.clone());
+                        info.push(format!("line {line}: observed {name}: {} held", predicate_text(p)));
+                    }
+                    None => failures.push(format!("line {line}: observe: no alternative held: {}", reasons.join("; "))),
+                }
+            }
         }
     }
 
@@ -163,7 +194,12 @@ pub fn judge(case: &Case, obs: &Observations) -> Verdict {
     let mut messages = failures;
     messages.append(&mut warnings);
     messages.append(&mut info);
-    Verdict { kind, variant: (!variants.is_empty()).then(|| variants.join(",")), messages }
+    Verdict {
+        kind,
+        variant: (!variants.is_empty()).then(|| variants.join(",")),
+        observed: (!observed.is_empty()).then(|| observed.join(",")),
+        messages,
+    }
 }
 
 /// Return codes against the accepted ones, and the values `capture-status`/`capture-deps` assert.
@@ -209,9 +245,21 @@ fn asserted_value_mismatch(kind: &OpKind, value: Option<&OpValue>) -> Option<Str
         (OpKind::PointerType { memory, .. }, Some(OpValue::PointerType(seen))) => {
             (seen != memory_type(*memory)).then(|| format!("the memory type was {seen}"))
         }
-        (OpKind::CaptureStatus { .. } | OpKind::CaptureDeps { .. } | OpKind::PointerType { .. }, _) => {
-            Some("no value was recorded".to_owned())
+        (OpKind::StreamPriority { priority, .. }, Some(OpValue::StreamPriority { value, greatest, least })) => {
+            let want = match priority {
+                Priority::Value(v) => *v,
+                Priority::Greatest => *greatest,
+                Priority::Least => *least,
+            };
+            (*value != want).then(|| format!("the priority was {value} (greatest {greatest}, least {least})"))
         }
+        (
+            OpKind::CaptureStatus { .. }
+            | OpKind::CaptureDeps { .. }
+            | OpKind::PointerType { .. }
+            | OpKind::StreamPriority { .. },
+            _,
+        ) => Some("no value was recorded".to_owned()),
         _ => None,
     }
 }
@@ -220,7 +268,9 @@ fn expects_timeout(case: &Case, gate: &str) -> bool {
     let names = |p: &Predicate| matches!(p, Predicate::TimedOut { gate: g } if g == gate);
     case.expects.iter().any(|e| match e {
         Expectation::Expect(p) | Expectation::Quality(p) => names(p),
-        Expectation::Variant(alternatives) => alternatives.iter().any(|(_, p)| names(p)),
+        Expectation::Variant(alternatives) | Expectation::Observe(alternatives) => {
+            alternatives.iter().any(|(_, p)| names(p))
+        }
     })
 }
 
@@ -279,6 +329,14 @@ fn holds(p: &Predicate, obs: &Observations) -> Result<(), String> {
         }
         Predicate::HostOrder { labels } => host_order(obs, labels),
         Predicate::SnapshotEquals { label, value } => {
+            // A `read` operation (its record's text is the operation) rather than a host function.
+            if obs.op(label).is_some_and(|r| r.text.starts_with("read ")) {
+                let rec = ran(obs, label)?;
+                let Some(OpValue::Snapshot(snap)) = &rec.value else {
+                    return Err(format!("{label} read nothing ({})", rec.code.as_deref().unwrap_or_default()));
+                };
+                return check(snap.uniform == Some(*value), || format!("{label} read {}", snap.summary));
+            }
             let calls: Vec<_> = obs.host_calls_of(label).collect();
             if calls.is_empty() {
                 return Err(format!("{label} never ran"));
@@ -306,6 +364,17 @@ fn holds(p: &Predicate, obs: &Observations) -> Result<(), String> {
                 return Err(format!("{label} returned no time ({})", rec.code.as_deref().unwrap_or_default()));
             };
             check(if *inclusive { seen >= *ms } else { seen > *ms }, || format!("{label} measured {seen} ms"))
+        }
+        Predicate::ElapsedBelow { label, ms, inclusive } => {
+            let rec = ran(obs, label)?;
+            let Some(OpValue::ElapsedMs(seen)) = rec.value else {
+                return Err(format!("{label} returned no time ({})", rec.code.as_deref().unwrap_or_default()));
+            };
+            check(if *inclusive { seen <= *ms } else { seen < *ms }, || format!("{label} measured {seen} ms"))
+        }
+        Predicate::HostRuns { label, count } => {
+            let runs = obs.host_calls_of(label).count();
+            check(runs == *count as usize, || format!("{label} ran {runs} times"))
         }
         Predicate::NodeCount { graph, count } => {
             let g = topology(obs, graph)?;

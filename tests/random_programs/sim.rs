@@ -184,7 +184,9 @@ impl Sim {
             OpKind::Memset { buf, byte, bytes: None, stream: Some(s) } => {
                 work(Action::Memset { buf: buf.clone(), byte: *byte }, s)?
             }
-            OpKind::HostFunc { stream, snapshot } => work(Action::Host { snapshot: snapshot.clone() }, stream)?,
+            OpKind::HostFunc { stream, snapshot, hold: None } => {
+                work(Action::Host { snapshot: snapshot.clone() }, stream)?
+            }
             OpKind::Record { event, stream, external: false } => {
                 let s = stream_name(stream)?;
                 let state = match st.capturing.get(&s) {

@@ -21,6 +21,12 @@ pub struct Case {
     /// Where the rule is written: doc page and section, a public test, or a seed document.
     pub source: String,
     pub requires: Vec<Requirement>,
+    /// `env: NAME=VALUE ...`: environment variables of the process that runs the case (e.g.
+    /// `CUDA_MODULE_LOADING=EAGER`), set by the runner in the case's child process.
+    pub env: Vec<(String, String)>,
+    /// `poisons-context: CODE | ...`: the case leaves a sticky error on purpose; the device synchronize after the
+    /// script must return one of these codes. Empty: it must return cudaSuccess.
+    pub poisons: Vec<String>,
     pub decls: Vec<Decl>,
     pub script: Vec<Op>,
     pub expects: Vec<Expectation>,
@@ -75,6 +81,9 @@ pub enum Requirement {
     StreamPriorities,
     /// `mapped-memory`: cudaDevAttrCanMapHostMemory (every gate needs it; implied by any `gate` declaration).
     MappedMemory,
+    /// `connections >= N`: CUDA_DEVICE_MAX_CONNECTIONS of the run's environment (8 when unset) is at least N, so
+    /// N unrelated streams can have hardware queues of their own instead of being serialised in one.
+    Connections(u32),
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -85,11 +94,22 @@ pub enum Decl {
     /// `stream NAME [blocking|non-blocking] [priority N|greatest|least] [flags N] [=> CODE | ...]`.
     /// `flags N` passes a raw flags word instead (to check that invalid flags are rejected). `expect` lists the
     /// acceptable codes of the creation (empty: cudaSuccess); a stream whose creation failed cannot be used.
-    Stream { name: String, non_blocking: bool, priority: Option<Priority>, raw_flags: Option<u32>, expect: Vec<String> },
-    /// `event NAME [disable-timing] [blocking-sync] [interprocess] [flags N] [=> CODE | ...]`, as for streams.
-    Event { name: String, flags: EventFlags, raw_flags: Option<u32>, expect: Vec<String> },
-    /// `buffer NAME KIND SIZE`: SIZE in bytes, a multiple of 4 (`4096`, `4KiB`, `1MiB`). Starts zeroed.
-    Buffer { name: String, kind: MemKind, bytes: u64 },
+    /// `later` (before `=>`): not created before the script; the operation `create NAME` creates it.
+    Stream {
+        name: String,
+        non_blocking: bool,
+        priority: Option<Priority>,
+        raw_flags: Option<u32>,
+        later: bool,
+        expect: Vec<String>,
+    },
+    /// `event NAME [disable-timing] [blocking-sync] [interprocess] [flags N] [later] [=> CODE | ...]`, as for
+    /// streams.
+    Event { name: String, flags: EventFlags, raw_flags: Option<u32>, later: bool, expect: Vec<String> },
+    /// `buffer NAME KIND SIZE [later]`: SIZE in bytes, a multiple of 4 (`4096`, `4KiB`, `1MiB`). Starts zeroed,
+    /// unless `later`: then `create NAME` (or `malloc-async`) allocates it and its contents are undefined until
+    /// written. Pageable buffers cannot be `later` (creating them is no CUDA call).
+    Buffer { name: String, kind: MemKind, bytes: u64, later: bool },
     /// `gate NAME`: a flag in mapped pinned host memory; closed until the host opens it.
     Gate { name: String },
     /// `thread NAME`: a host thread that runs the operations addressed to it with `@NAME`.
@@ -110,6 +130,14 @@ impl Decl {
             | Decl::Thread { name }
             | Decl::Graph { name }
             | Decl::Exec { name } => name,
+        }
+    }
+
+    /// Declared `later`: created by the script's `create` (or `malloc-async`), not before the script.
+    pub fn is_later(&self) -> bool {
+        match self {
+            Decl::Stream { later, .. } | Decl::Event { later, .. } | Decl::Buffer { later, .. } => *later,
+            Decl::Gate { .. } | Decl::Thread { .. } | Decl::Graph { .. } | Decl::Exec { .. } => false,
         }
     }
 }
@@ -182,8 +210,14 @@ pub struct Op {
 pub enum OpKind {
     /// `launch gate GATE on STREAM`: a 1-thread kernel spinning until the gate opens (or its timeout fires).
     LaunchGate { gate: String, stream: StreamRef },
-    /// `launch spin [DURATION] on STREAM`: records %globaltimer at entry and exit, spinning DURATION ns between.
-    LaunchSpin { ns: u64, stream: StreamRef },
+    /// `launch spin [DURATION] on STREAM [grid N|full] [block N] [shared BYTES]`: records %globaltimer at entry
+    /// and exit, spinning DURATION ns between; every block spins, the stamps are the first entry and last exit.
+    LaunchSpin { ns: u64, stream: StreamRef, shape: LaunchShape },
+    /// `launch lazy-spin [DURATION] on STREAM`: a one-thread spin kernel the executor does not load before the
+    /// script, so its first launch is the one that loads it (lazy module loading).
+    LaunchLazySpin { ns: u64, stream: StreamRef },
+    /// `launch fault illegal-address|trap on STREAM`: a one-thread kernel that faults.
+    LaunchFault { fault: Fault, stream: StreamRef },
     /// `launch fill BUF VALUE on STREAM`: every u32 of BUF becomes VALUE.
     LaunchFill { buf: String, value: u32, stream: StreamRef },
     /// `launch transform BUF mul A add B on STREAM`: every u32 x of BUF becomes x*A + B (wrapping).
@@ -209,7 +243,8 @@ pub enum OpKind {
     Elapsed { start: String, stop: String },
     /// `host-func on STREAM [snapshot BUF]` (cudaLaunchHostFunc): appends its label to the host log when it runs,
     /// and copies BUF (a host-visible buffer) at that moment if asked.
-    HostFunc { stream: StreamRef, snapshot: Option<String> },
+    /// `hold GATE`: the function then blocks on the host until GATE opens (by `open`, or by the watchdog).
+    HostFunc { stream: StreamRef, snapshot: Option<String>, hold: Option<String> },
     /// `callback on STREAM` (cudaStreamAddCallback): records its status argument when it runs.
     Callback { stream: StreamRef },
     /// `begin-capture STREAM [global|thread-local|relaxed]` (cudaStreamBeginCapture; default global).
@@ -231,8 +266,35 @@ pub enum OpKind {
     LaunchGraph { exec: String, stream: StreamRef },
     /// `upload EXEC on STREAM` (cudaGraphUpload).
     Upload { exec: String, stream: StreamRef },
-    /// `destroy NAME`: cudaStreamDestroy / cudaEventDestroy / cudaGraphDestroy / cudaGraphExecDestroy.
+    /// `create NAME` of a `later` declaration: cudaStreamCreateWithPriority / cudaEventCreateWithFlags /
+    /// cudaMalloc (device) / cudaMallocHost (pinned) / cudaHostAlloc mapped (mapped).
+    Create { name: String },
+    /// `destroy NAME`: cudaStreamDestroy / cudaEventDestroy / cudaGraphDestroy / cudaGraphExecDestroy / cudaFree
+    /// (device buffer) / cudaFreeHost (pinned or mapped buffer).
     Destroy { name: String },
+    /// `malloc-async BUF on STREAM` (cudaMallocAsync of a `later` device buffer).
+    MallocAsync { buf: String, stream: StreamRef },
+    /// `free-async BUF on STREAM` (cudaFreeAsync of a device buffer).
+    FreeAsync { buf: String, stream: StreamRef },
+    /// `register BUF` (cudaHostRegister, flags 0, of a pageable buffer).
+    Register { buf: String },
+    /// `unregister BUF` (cudaHostUnregister).
+    Unregister { buf: String },
+    /// `set-device` (cudaSetDevice with the case's device).
+    SetDevice,
+    /// `get-device` (cudaGetDevice).
+    GetDevice,
+    /// `set-limit stack-size|printf-fifo|malloc-heap BYTES` (cudaDeviceSetLimit).
+    SetLimit { limit: Limit, value: u64 },
+    /// `set-cache-config prefer-none|prefer-shared|prefer-l1|prefer-equal` (cudaDeviceSetCacheConfig).
+    SetCacheConfig { config: CacheConfig },
+    /// `stream-priority STREAM is N|greatest|least` (cudaStreamGetPriority; the value is asserted).
+    StreamPriority { stream: StreamRef, priority: Priority },
+    /// `read BUF`: the buffer's contents at this moment, for `snapshot L == VALUE`. Host-visible buffers are read
+    /// directly; device buffers through a copy on a private non-blocking stream (ordered after no other work).
+    Read { buf: String },
+    /// `peek-last-error` (cudaPeekAtLastError: returns the thread's last error without clearing it).
+    PeekLastError,
     /// `malloc BYTES` (cudaMalloc; freed at cleanup): an allocation at this point of the script.
     Malloc { bytes: u64 },
     /// `get-last-error` (cudaGetLastError: returns and clears the thread's last error; its code is checked).
@@ -241,6 +303,105 @@ pub enum OpKind {
     Open { gate: String, after_ns: Option<u64> },
     /// `sleep DURATION`: the running thread sleeps. Never a correctness device; only lets a scheduled thing happen.
     Sleep { ns: u64 },
+}
+
+impl OpKind {
+    /// A kernel launch: it gets a stamp slot, and `before`/`overlaps` may name it.
+    pub fn is_kernel_launch(&self) -> bool {
+        match self {
+            OpKind::LaunchGate { .. }
+            | OpKind::LaunchSpin { .. }
+            | OpKind::LaunchLazySpin { .. }
+            | OpKind::LaunchFault { .. }
+            | OpKind::LaunchFill { .. }
+            | OpKind::LaunchTransform { .. }
+            | OpKind::LaunchCompare { .. } => true,
+            OpKind::Memcpy { .. }
+            | OpKind::Memset { .. }
+            | OpKind::Record { .. }
+            | OpKind::Wait { .. }
+            | OpKind::Query { .. }
+            | OpKind::Sync { .. }
+            | OpKind::DeviceSync
+            | OpKind::Elapsed { .. }
+            | OpKind::HostFunc { .. }
+            | OpKind::Callback { .. }
+            | OpKind::BeginCapture { .. }
+            | OpKind::EndCapture { .. }
+            | OpKind::CaptureStatus { .. }
+            | OpKind::CaptureDeps { .. }
+            | OpKind::PointerType { .. }
+            | OpKind::ExchangeCaptureMode { .. }
+            | OpKind::Instantiate { .. }
+            | OpKind::LaunchGraph { .. }
+            | OpKind::Upload { .. }
+            | OpKind::Create { .. }
+            | OpKind::Destroy { .. }
+            | OpKind::MallocAsync { .. }
+            | OpKind::FreeAsync { .. }
+            | OpKind::Register { .. }
+            | OpKind::Unregister { .. }
+            | OpKind::SetDevice
+            | OpKind::GetDevice
+            | OpKind::SetLimit { .. }
+            | OpKind::SetCacheConfig { .. }
+            | OpKind::StreamPriority { .. }
+            | OpKind::Read { .. }
+            | OpKind::PeekLastError
+            | OpKind::Malloc { .. }
+            | OpKind::GetLastError
+            | OpKind::Open { .. }
+            | OpKind::Sleep { .. } => false,
+        }
+    }
+}
+
+/// The grid, block and dynamic shared memory of a launch (`grid N|full`, `block N`, `shared BYTES`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct LaunchShape {
+    pub grid: Grid,
+    pub block: u32,
+    pub shared_bytes: u64,
+}
+
+impl Default for LaunchShape {
+    fn default() -> Self {
+        LaunchShape { grid: Grid::Blocks(1), block: 1, shared_bytes: 0 }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Grid {
+    Blocks(u32),
+    /// `full`: as many blocks as the device keeps resident at once (SM count × resident blocks per SM for this
+    /// block size and shared memory), so the launch occupies every SM.
+    Full,
+}
+
+/// How `launch fault` faults.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Fault {
+    /// `illegal-address`: a store to an address no allocation covers.
+    IllegalAddress,
+    /// `trap`: `__trap()`.
+    Trap,
+}
+
+/// `cudaLimit` values `set-limit` may set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Limit {
+    StackSize,
+    PrintfFifoSize,
+    MallocHeapSize,
+}
+
+/// `cudaFuncCache` values of `set-cache-config`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CacheConfig {
+    PreferNone,
+    PreferShared,
+    PreferL1,
+    PreferEqual,
 }
 
 /// The operand of `query` and `sync`: resolved by the validator to a stream or an event.
@@ -286,6 +447,22 @@ pub enum Expectation {
     Expect(Predicate),
     Quality(Predicate),
     Variant(Vec<(String, Predicate)>),
+    /// `observe NAME: PREDICATE | ...`: the docs promise nothing here, so the case records which alternative held
+    /// (it never judges: the verdict is unchanged, and it fails only if none held, e.g. the operation did not run).
+    /// Alternatives may cover every outcome (`waited-for` / `not-waited-for`); a `variant` may not.
+    Observe(Vec<(String, Predicate)>),
+}
+
+impl Expectation {
+    /// Every predicate of this expectation.
+    pub fn predicates(&self) -> Vec<&Predicate> {
+        match self {
+            Expectation::Expect(p) | Expectation::Quality(p) => vec![p],
+            Expectation::Variant(alternatives) | Expectation::Observe(alternatives) => {
+                alternatives.iter().map(|(_, p)| p).collect()
+            }
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -306,12 +483,17 @@ pub enum Predicate {
     TimedOut { gate: String },
     /// `host-order L1 L2 ...`: these host functions/callbacks ran, in this order.
     HostOrder { labels: Vec<String> },
-    /// `snapshot L == VALUE`: host function L saw every u32 of its snapshot buffer equal to VALUE.
+    /// `snapshot L == VALUE`: host function L (its first run) or `read` operation L saw every u32 of its snapshot
+    /// equal to VALUE.
     SnapshotEquals { label: String, value: u32 },
     /// `callback L status CODE`: the callback's status argument.
     CallbackStatus { label: String, code: String },
     /// `elapsed L > MS` / `elapsed L >= MS` (milliseconds, may be fractional): the value `elapsed` returned.
     ElapsedAbove { label: String, ms: f64, inclusive: bool },
+    /// `elapsed L < MS` / `elapsed L <= MS`: reversed events give a negative time.
+    ElapsedBelow { label: String, ms: f64, inclusive: bool },
+    /// `host-runs L == N`: host function or callback L ran exactly N times (once per graph launch, say).
+    HostRuns { label: String, count: u32 },
     /// `nodes GRAPH == N`.
     NodeCount { graph: String, count: u32 },
     /// `edges GRAPH == N`.

@@ -2,6 +2,7 @@
 
 pub mod ast;
 mod diagnostic;
+pub mod lint;
 mod parse;
 pub mod print;
 mod tokens;
@@ -11,6 +12,7 @@ mod validate;
 mod tests;
 
 pub use diagnostic::Diagnostic;
+pub use lint::{lint, Warning};
 pub use parse::parse_file;
 pub use print::{op as print_op, op_kind as print_op_kind, predicate as print_predicate, print_case, print_file};
 pub use validate::validate;

@@ -14,8 +14,9 @@ use super::tokens::{strip_comment, tokenize, Token};
 use std::collections::HashMap;
 
 pub const DECL_WORDS: [&str; 7] = ["stream", "event", "buffer", "gate", "thread", "graph", "exec"];
-pub const EXPECT_WORDS: [&str; 3] = ["expect", "quality", "variant"];
-pub const OP_WORDS: [&str; 30] = [
+pub const EXPECT_WORDS: [&str; 4] = ["expect", "quality", "variant", "observe"];
+/// The words that start an operation.
+pub const OP_WORDS: &[&str] = &[
     "launch",
     "memcpy",
     "memcpy-async",
@@ -38,18 +39,29 @@ pub const OP_WORDS: [&str; 30] = [
     "instantiate",
     "launch-graph",
     "upload",
+    "create",
     "destroy",
     "malloc",
+    "malloc-async",
+    "free-async",
+    "register",
+    "unregister",
+    "set-device",
+    "get-device",
+    "set-limit",
+    "set-cache-config",
+    "stream-priority",
+    "read",
     "get-last-error",
+    "peek-last-error",
     "open",
     "sleep",
-    "end",
-    "rule",
-    "source",
 ];
+/// Words of the case structure, reserved like the others.
+const STRUCTURE_WORDS: [&str; 7] = ["case", "end", "rule", "source", "requires", "env", "poisons-context"];
 pub const BUILTIN_STREAMS: [&str; 3] = ["legacy", "per-thread", "null"];
-const LAUNCH_KINDS: [&str; 5] = ["gate", "spin", "fill", "transform", "compare"];
-const REQUIREMENTS: [&str; 8] = [
+const LAUNCH_KINDS: [&str; 7] = ["gate", "spin", "lazy-spin", "fault", "fill", "transform", "compare"];
+const REQUIREMENTS: [&str; 9] = [
     "concurrent-kernels",
     "async-engines",
     "devices",
@@ -58,10 +70,12 @@ const REQUIREMENTS: [&str; 8] = [
     "compute",
     "stream-priorities",
     "mapped-memory",
+    "connections",
 ];
-const PREDICATE_WORDS: [&str; 11] = [
+const PREDICATE_WORDS: [&str; 12] = [
     "timed-out",
     "host-order",
+    "host-runs",
     "snapshot",
     "callback",
     "elapsed",
@@ -300,7 +314,11 @@ fn check_ident(word: &str) -> Result<(), String> {
     if BUILTIN_STREAMS.contains(&word) {
         return Err(format!("`{word}` is a built-in stream"));
     }
-    if DECL_WORDS.contains(&word) || EXPECT_WORDS.contains(&word) || OP_WORDS.contains(&word) || word == "case" {
+    if DECL_WORDS.contains(&word)
+        || EXPECT_WORDS.contains(&word)
+        || OP_WORDS.contains(&word)
+        || STRUCTURE_WORDS.contains(&word)
+    {
         return Err(format!("`{word}` is a keyword"));
     }
     Ok(())
@@ -351,6 +369,8 @@ impl<'f> CaseParser<'f> {
             rule: String::new(),
             source: String::new(),
             requires: Vec::new(),
+            env: Vec::new(),
+            poisons: Vec::new(),
             decls: Vec::new(),
             script: Vec::new(),
             expects: Vec::new(),
@@ -390,6 +410,9 @@ impl<'f> CaseParser<'f> {
                 return self.header_text(number, indent, is_rule, text.trim());
             }
         }
+        if let Some(text) = trimmed.strip_prefix("env:") {
+            return self.env(number, indent + 4, strip_comment(text));
+        }
         let code = strip_comment(raw);
         if code.trim().is_empty() {
             return Ok(());
@@ -409,6 +432,19 @@ impl<'f> CaseParser<'f> {
                 cur.expect(":")?;
                 self.enter(Part::Header, &cur, "`requires:` belongs in the header, before declarations")?;
                 self.requires(&mut cur)
+            }
+            "poisons-context" => {
+                cur.pos = 1;
+                cur.expect(":")?;
+                self.enter(Part::Header, &cur, "`poisons-context:` belongs in the header, before declarations")?;
+                if !self.case.poisons.is_empty() {
+                    return Err(cur.error("second `poisons-context:` line".into()));
+                }
+                self.case.poisons.push(cur.code()?);
+                while cur.eat("|") {
+                    self.case.poisons.push(cur.code()?);
+                }
+                cur.done()
             }
             "case" => Err(cur.error("expected `end` before the next `case`".into())),
             w if DECL_WORDS.contains(&w) => {
@@ -468,6 +504,36 @@ impl<'f> CaseParser<'f> {
         Ok(())
     }
 
+    /// `env: NAME=VALUE ...`: only `CUDA_*` variables, since those are what the runtime reads.
+    fn env(&mut self, line: u32, col: u32, text: &str) -> Res<()> {
+        if self.part != Part::Header {
+            return Err(diag(self.file, line, col, "out of order: `env:` belongs in the header".into()));
+        }
+        if text.trim().is_empty() {
+            return Err(diag(self.file, line, col, "expected NAME=VALUE after `env:`".into()));
+        }
+        for pair in text.split_whitespace() {
+            let valid = pair.split_once('=').filter(|(name, value)| {
+                name.starts_with("CUDA_")
+                    && name.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+                    && !value.is_empty()
+            });
+            let Some((name, value)) = valid else {
+                return Err(diag(
+                    self.file,
+                    line,
+                    col,
+                    format!("expected CUDA_NAME=VALUE (a CUDA_* environment variable), found `{pair}`"),
+                ));
+            };
+            if self.case.env.iter().any(|(n, _)| n == name) {
+                return Err(diag(self.file, line, col, format!("`{name}` is set twice")));
+            }
+            self.case.env.push((name.to_owned(), value.to_owned()));
+        }
+        Ok(())
+    }
+
     fn finish(self) -> Res<Case> {
         let line = self.case.positions.case_line;
         for (seen, key) in [(self.rule_seen, "rule"), (self.source_seen, "source")] {
@@ -489,6 +555,7 @@ impl<'f> CaseParser<'f> {
                     cur.expect(">=")?;
                     match word {
                         "async-engines" => Requirement::AsyncEngines(cur.u32("a number")?),
+                        "connections" => Requirement::Connections(cur.u32("a number")?),
                         "devices" => Requirement::Devices(cur.u32("a number")?),
                         _ => {
                             let col = cur.col();
@@ -526,21 +593,16 @@ impl<'f> CaseParser<'f> {
         let decl = match word {
             "stream" => {
                 self.declare(cur, &name, NameKind::Stream, col)?;
-                let (mut non_blocking, mut priority, mut raw_flags) = (false, None, None);
+                let (mut non_blocking, mut priority, mut raw_flags, mut later) = (false, None, None, false);
                 while let Some(w) = cur.peek().filter(|w| *w != "=>") {
                     match w {
                         "blocking" => non_blocking = false,
+                        "later" => later = true,
                         "non-blocking" => non_blocking = true,
                         "priority" => {
                             cur.pos += 1;
-                            priority = Some(match cur.peek() {
-                                Some("greatest") => Priority::Greatest,
-                                Some("least") => Priority::Least,
-                                Some(v) => Priority::Value(v.parse().map_err(|_| {
-                                    cur.error(format!("expected a priority (a number, greatest, least), found `{v}`"))
-                                })?),
-                                None => return Err(cur.error("expected a priority, found end of line".into())),
-                            });
+                            priority = Some(Self::priority(cur)?);
+                            continue;
                         }
                         "flags" => {
                             cur.pos += 1;
@@ -548,7 +610,7 @@ impl<'f> CaseParser<'f> {
                             continue;
                         }
                         _ => {
-                            let words = ["blocking", "non-blocking", "priority", "flags"];
+                            let words = ["blocking", "non-blocking", "priority", "flags", "later"];
                             return Err(cur.error(format!(
                                 "expected a stream attribute ({}), found `{w}`{}",
                                 words.join(", "),
@@ -558,23 +620,24 @@ impl<'f> CaseParser<'f> {
                     }
                     cur.pos += 1;
                 }
-                Decl::Stream { name, non_blocking, priority, raw_flags, expect: cur.codes()? }
+                Decl::Stream { name, non_blocking, priority, raw_flags, later, expect: cur.codes()? }
             }
             "event" => {
                 self.declare(cur, &name, NameKind::Event, col)?;
-                let (mut flags, mut raw_flags) = (EventFlags::default(), None);
+                let (mut flags, mut raw_flags, mut later) = (EventFlags::default(), None, false);
                 while let Some(w) = cur.peek().filter(|w| *w != "=>") {
                     match w {
                         "disable-timing" => flags.disable_timing = true,
                         "blocking-sync" => flags.blocking_sync = true,
                         "interprocess" => flags.interprocess = true,
+                        "later" => later = true,
                         "flags" => {
                             cur.pos += 1;
                             raw_flags = Some(cur.u32("a flags word")?);
                             continue;
                         }
                         _ => {
-                            let words = ["disable-timing", "blocking-sync", "interprocess", "flags"];
+                            let words = ["disable-timing", "blocking-sync", "interprocess", "flags", "later"];
                             return Err(cur.error(format!(
                                 "expected an event flag ({}), found `{w}`{}",
                                 words.join(", "),
@@ -584,7 +647,7 @@ impl<'f> CaseParser<'f> {
                     }
                     cur.pos += 1;
                 }
-                Decl::Event { name, flags, raw_flags, expect: cur.codes()? }
+                Decl::Event { name, flags, raw_flags, later, expect: cur.codes()? }
             }
             "buffer" => {
                 self.declare(cur, &name, NameKind::Other, col)?;
@@ -594,7 +657,8 @@ impl<'f> CaseParser<'f> {
                     "pageable" => MemKind::Pageable,
                     _ => MemKind::Mapped,
                 };
-                Decl::Buffer { name, kind, bytes: cur.size()? }
+                let bytes = cur.size()?;
+                Decl::Buffer { name, kind, bytes, later: cur.eat("later") }
             }
             other => {
                 self.declare(cur, &name, NameKind::Other, col)?;
@@ -656,6 +720,43 @@ impl<'f> CaseParser<'f> {
         }
     }
 
+    /// `N`, `greatest` or `least`.
+    fn priority(cur: &mut Cursor) -> Res<Priority> {
+        let priority = match cur.peek() {
+            Some("greatest") => Priority::Greatest,
+            Some("least") => Priority::Least,
+            Some(v) => Priority::Value(
+                v.parse()
+                    .map_err(|_| cur.error(format!("expected a priority (a number, greatest, least), found `{v}`")))?,
+            ),
+            None => return Err(cur.error("expected a priority, found end of line".into())),
+        };
+        cur.pos += 1;
+        Ok(priority)
+    }
+
+    /// `[grid N|full] [block N] [shared BYTES]`, each at most once, in any order.
+    fn launch_shape(cur: &mut Cursor) -> Res<LaunchShape> {
+        let mut shape = LaunchShape::default();
+        let mut seen = Vec::new();
+        while let Some(word) = cur.peek().filter(|w| ["grid", "block", "shared"].contains(w)) {
+            if seen.contains(&word) {
+                return Err(cur.error(format!("`{word}` is given twice")));
+            }
+            seen.push(word);
+            cur.pos += 1;
+            match word {
+                "grid" => {
+                    shape.grid =
+                        if cur.eat("full") { Grid::Full } else { Grid::Blocks(cur.u32("a block count or full")?) }
+                }
+                "block" => shape.block = cur.u32("a thread count")?,
+                _ => shape.shared_bytes = cur.size()?,
+            }
+        }
+        Ok(shape)
+    }
+
     fn capture_mode(cur: &mut Cursor) -> Res<CaptureMode> {
         Ok(match cur.one_of(&["global", "thread-local", "relaxed"], "a capture mode")? {
             "global" => CaptureMode::Global,
@@ -684,7 +785,19 @@ impl<'f> CaseParser<'f> {
                 }
                 "spin" => {
                     let ns = if cur.peek() == Some("on") { 0 } else { cur.duration()? };
-                    OpKind::LaunchSpin { ns, stream: self.on_stream(cur)? }
+                    let stream = self.on_stream(cur)?;
+                    OpKind::LaunchSpin { ns, stream, shape: Self::launch_shape(cur)? }
+                }
+                "lazy-spin" => {
+                    let ns = if cur.peek() == Some("on") { 0 } else { cur.duration()? };
+                    OpKind::LaunchLazySpin { ns, stream: self.on_stream(cur)? }
+                }
+                "fault" => {
+                    let fault = match cur.one_of(&["illegal-address", "trap"], "a fault")? {
+                        "illegal-address" => Fault::IllegalAddress,
+                        _ => Fault::Trap,
+                    };
+                    OpKind::LaunchFault { fault, stream: self.on_stream(cur)? }
                 }
                 "fill" => {
                     let buf = cur.ident("a buffer")?;
@@ -742,7 +855,8 @@ impl<'f> CaseParser<'f> {
             "host-func" => {
                 let stream = self.on_stream(cur)?;
                 let snapshot = if cur.eat("snapshot") { Some(cur.ident("a buffer")?) } else { None };
-                OpKind::HostFunc { stream, snapshot }
+                let hold = if cur.eat("hold") { Some(cur.ident("a gate")?) } else { None };
+                OpKind::HostFunc { stream, snapshot, hold }
             }
             "callback" => OpKind::Callback { stream: self.on_stream(cur)? },
             "begin-capture" => {
@@ -797,7 +911,46 @@ impl<'f> CaseParser<'f> {
                     OpKind::LaunchGraph { exec, stream }
                 }
             }
+            "create" => OpKind::Create { name: cur.ident("a name")? },
             "destroy" => OpKind::Destroy { name: cur.ident("a name")? },
+            "malloc-async" | "free-async" => {
+                let buf = cur.ident("a buffer")?;
+                let stream = self.on_stream(cur)?;
+                if word == "malloc-async" {
+                    OpKind::MallocAsync { buf, stream }
+                } else {
+                    OpKind::FreeAsync { buf, stream }
+                }
+            }
+            "register" => OpKind::Register { buf: cur.ident("a buffer")? },
+            "unregister" => OpKind::Unregister { buf: cur.ident("a buffer")? },
+            "set-device" => OpKind::SetDevice,
+            "get-device" => OpKind::GetDevice,
+            "set-limit" => {
+                let limit = match cur.one_of(&["stack-size", "printf-fifo", "malloc-heap"], "a limit")? {
+                    "stack-size" => Limit::StackSize,
+                    "printf-fifo" => Limit::PrintfFifoSize,
+                    _ => Limit::MallocHeapSize,
+                };
+                OpKind::SetLimit { limit, value: cur.size()? }
+            }
+            "set-cache-config" => {
+                let words = ["prefer-none", "prefer-shared", "prefer-l1", "prefer-equal"];
+                let config = match cur.one_of(&words, "a cache configuration")? {
+                    "prefer-none" => CacheConfig::PreferNone,
+                    "prefer-shared" => CacheConfig::PreferShared,
+                    "prefer-l1" => CacheConfig::PreferL1,
+                    _ => CacheConfig::PreferEqual,
+                };
+                OpKind::SetCacheConfig { config }
+            }
+            "stream-priority" => {
+                let stream = self.stream(cur)?;
+                cur.expect("is")?;
+                OpKind::StreamPriority { stream, priority: Self::priority(cur)? }
+            }
+            "read" => OpKind::Read { buf: cur.ident("a buffer")? },
+            "peek-last-error" => OpKind::PeekLastError,
             "malloc" => OpKind::Malloc { bytes: cur.size()? },
             "get-last-error" => OpKind::GetLastError,
             "open" => {
@@ -807,7 +960,7 @@ impl<'f> CaseParser<'f> {
             }
             "sleep" => OpKind::Sleep { ns: cur.duration()? },
             other => {
-                let ops = OP_WORDS[..OP_WORDS.len() - 3].iter().copied().chain(DECL_WORDS).chain(EXPECT_WORDS);
+                let ops = OP_WORDS.iter().copied().chain(DECL_WORDS).chain(EXPECT_WORDS);
                 let hint = did_you_mean(other, ops);
                 return Err(diag(self.file, cur.line, col, format!("expected an operation, found `{other}`{hint}")));
             }
@@ -818,10 +971,10 @@ impl<'f> CaseParser<'f> {
     }
 
     fn expectation(&mut self, cur: &mut Cursor) -> Res<Expectation> {
-        let e = match cur.next("expect, quality or variant")? {
+        let e = match cur.next("expect, quality, variant or observe")? {
             "expect" => Expectation::Expect(self.predicate(cur)?),
             "quality" => Expectation::Quality(self.predicate(cur)?),
-            _ => {
+            word => {
                 let mut alternatives = Vec::new();
                 loop {
                     // Variant names name nothing else, so keywords (`sync`, `wait`) are fine here.
@@ -838,7 +991,11 @@ impl<'f> CaseParser<'f> {
                         break;
                     }
                 }
-                Expectation::Variant(alternatives)
+                if word == "observe" {
+                    Expectation::Observe(alternatives)
+                } else {
+                    Expectation::Variant(alternatives)
+                }
             }
         };
         cur.done()?;
@@ -873,16 +1030,26 @@ impl<'f> CaseParser<'f> {
                 cur.expect("status")?;
                 Predicate::CallbackStatus { label, code: cur.code()? }
             }
+            "host-runs" => {
+                let label = cur.ident("a label")?;
+                cur.expect("==")?;
+                Predicate::HostRuns { label, count: cur.u32("a count")? }
+            }
             "elapsed" => {
                 let label = cur.ident("a label")?;
-                let inclusive = cur.one_of(&[">", ">="], "a comparison")? == ">=";
+                let comparison = cur.one_of(&[">", ">=", "<", "<="], "a comparison")?;
+                let inclusive = comparison.ends_with('=');
                 let vcol = cur.col();
                 let v = cur.next("milliseconds")?;
                 let ms: f64 =
                     v.parse().ok().filter(|m: &f64| m.is_finite()).ok_or_else(|| {
                         diag(self.file, cur.line, vcol, format!("expected milliseconds, found `{v}`"))
                     })?;
-                Predicate::ElapsedAbove { label, ms, inclusive }
+                if comparison.starts_with('<') {
+                    Predicate::ElapsedBelow { label, ms, inclusive }
+                } else {
+                    Predicate::ElapsedAbove { label, ms, inclusive }
+                }
             }
             "nodes" | "edges" => {
                 let graph = cur.ident("a graph")?;

@@ -18,6 +18,13 @@ pub fn print_case(case: &Case) -> String {
         let reqs: Vec<String> = case.requires.iter().map(requirement).collect();
         let _ = writeln!(out, "  requires: {}", reqs.join(", "));
     }
+    if !case.env.is_empty() {
+        let pairs: Vec<String> = case.env.iter().map(|(n, v)| format!("{n}={v}")).collect();
+        let _ = writeln!(out, "  env: {}", pairs.join(" "));
+    }
+    if !case.poisons.is_empty() {
+        let _ = writeln!(out, "  poisons-context: {}", case.poisons.join(" | "));
+    }
     if !case.decls.is_empty() {
         out.push('\n');
     }
@@ -52,6 +59,7 @@ fn requirement(r: &Requirement) -> String {
         Requirement::Compute(major, minor) => format!("compute >= {major}.{minor}"),
         Requirement::StreamPriorities => "stream-priorities".into(),
         Requirement::MappedMemory => "mapped-memory".into(),
+        Requirement::Connections(n) => format!("connections >= {n}"),
     }
 }
 
@@ -87,20 +95,17 @@ fn duration(ns: u64) -> String {
 
 fn decl(d: &Decl) -> String {
     match d {
-        Decl::Stream { name, non_blocking, priority, raw_flags, expect } => {
+        Decl::Stream { name, non_blocking, priority, raw_flags, later, expect } => {
             let mut s = format!("stream {name} {}", if *non_blocking { "non-blocking" } else { "blocking" });
-            match priority {
-                Some(Priority::Value(v)) => s += &format!(" priority {v}"),
-                Some(Priority::Greatest) => s += " priority greatest",
-                Some(Priority::Least) => s += " priority least",
-                None => {}
+            if let Some(p) = priority {
+                s += &format!(" priority {}", self::priority(*p));
             }
             if let Some(f) = raw_flags {
                 s += &format!(" flags {f:#x}");
             }
-            s + &codes(expect)
+            s + later_word(*later) + &codes(expect)
         }
-        Decl::Event { name, flags, raw_flags, expect } => {
+        Decl::Event { name, flags, raw_flags, later, expect } => {
             let mut s = format!("event {name}");
             for (on, word) in [
                 (flags.disable_timing, "disable-timing"),
@@ -115,13 +120,71 @@ fn decl(d: &Decl) -> String {
             if let Some(f) = raw_flags {
                 s += &format!(" flags {f:#x}");
             }
-            s + &codes(expect)
+            s + later_word(*later) + &codes(expect)
         }
-        Decl::Buffer { name, kind, bytes } => format!("buffer {name} {} {}", mem_kind(*kind), size(*bytes)),
+        Decl::Buffer { name, kind, bytes, later } => {
+            format!("buffer {name} {} {}{}", mem_kind(*kind), size(*bytes), later_word(*later))
+        }
         Decl::Gate { name } => format!("gate {name}"),
         Decl::Thread { name } => format!("thread {name}"),
         Decl::Graph { name } => format!("graph {name}"),
         Decl::Exec { name } => format!("exec {name}"),
+    }
+}
+
+fn later_word(later: bool) -> &'static str {
+    if later {
+        " later"
+    } else {
+        ""
+    }
+}
+
+fn priority(p: Priority) -> String {
+    match p {
+        Priority::Value(v) => v.to_string(),
+        Priority::Greatest => "greatest".into(),
+        Priority::Least => "least".into(),
+    }
+}
+
+fn launch_shape(shape: &LaunchShape) -> String {
+    let mut s = String::new();
+    match shape.grid {
+        Grid::Blocks(1) => {}
+        Grid::Blocks(n) => s += &format!(" grid {n}"),
+        Grid::Full => s += " grid full",
+    }
+    if shape.block != 1 {
+        s += &format!(" block {}", shape.block);
+    }
+    if shape.shared_bytes != 0 {
+        s += &format!(" shared {}", size(shape.shared_bytes));
+    }
+    s
+}
+
+pub fn fault(f: Fault) -> &'static str {
+    match f {
+        Fault::IllegalAddress => "illegal-address",
+        Fault::Trap => "trap",
+    }
+}
+
+pub fn limit(l: Limit) -> &'static str {
+    match l {
+        Limit::StackSize => "stack-size",
+        Limit::PrintfFifoSize => "printf-fifo",
+        Limit::MallocHeapSize => "malloc-heap",
+    }
+}
+
+pub fn cache_config(c: CacheConfig) -> &'static str {
+    match c {
+        CacheConfig::PreferNone => "prefer-none",
+        CacheConfig::PreferShared => "prefer-shared",
+        CacheConfig::PreferL1 => "prefer-l1",
+        CacheConfig::PreferEqual => "prefer-equal",
     }
 }
 
@@ -153,8 +216,11 @@ pub fn op_kind(k: &OpKind) -> String {
     let ext = |e: bool| if e { " external" } else { "" };
     match k {
         OpKind::LaunchGate { gate, stream: s } => format!("launch gate {gate} on {}", stream(s)),
-        OpKind::LaunchSpin { ns: 0, stream: s } => format!("launch spin on {}", stream(s)),
-        OpKind::LaunchSpin { ns, stream: s } => format!("launch spin {} on {}", duration(*ns), stream(s)),
+        OpKind::LaunchSpin { ns, stream: s, shape } => {
+            format!("launch spin{} on {}{}", spin_time(*ns), stream(s), launch_shape(shape))
+        }
+        OpKind::LaunchLazySpin { ns, stream: s } => format!("launch lazy-spin{} on {}", spin_time(*ns), stream(s)),
+        OpKind::LaunchFault { fault: f, stream: s } => format!("launch fault {} on {}", fault(*f), stream(s)),
         OpKind::LaunchFill { buf, value, stream: s } => format!("launch fill {buf} {value} on {}", stream(s)),
         OpKind::LaunchTransform { buf, mul, add, stream: s } => {
             format!("launch transform {buf} mul {mul} add {add} on {}", stream(s))
@@ -176,8 +242,11 @@ pub fn op_kind(k: &OpKind) -> String {
         OpKind::Sync { target } => format!("sync {}", target_name(target)),
         OpKind::DeviceSync => "device-sync".into(),
         OpKind::Elapsed { start, stop } => format!("elapsed {start} {stop}"),
-        OpKind::HostFunc { stream: s, snapshot: None } => format!("host-func on {}", stream(s)),
-        OpKind::HostFunc { stream: s, snapshot: Some(b) } => format!("host-func on {} snapshot {b}", stream(s)),
+        OpKind::HostFunc { stream: s, snapshot, hold } => {
+            let snapshot = snapshot.as_ref().map(|b| format!(" snapshot {b}")).unwrap_or_default();
+            let hold = hold.as_ref().map(|g| format!(" hold {g}")).unwrap_or_default();
+            format!("host-func on {}{snapshot}{hold}", stream(s))
+        }
         OpKind::Callback { stream: s } => format!("callback on {}", stream(s)),
         OpKind::BeginCapture { stream: s, mode: m } => format!("begin-capture {} {}", stream(s), capture_mode(*m)),
         OpKind::EndCapture { stream: s, graph } => format!("end-capture {} into {graph}", stream(s)),
@@ -190,12 +259,35 @@ pub fn op_kind(k: &OpKind) -> String {
         OpKind::Instantiate { exec, graph } => format!("instantiate {exec} from {graph}"),
         OpKind::LaunchGraph { exec, stream: s } => format!("launch-graph {exec} on {}", stream(s)),
         OpKind::Upload { exec, stream: s } => format!("upload {exec} on {}", stream(s)),
+        OpKind::Create { name } => format!("create {name}"),
         OpKind::Destroy { name } => format!("destroy {name}"),
+        OpKind::MallocAsync { buf, stream: s } => format!("malloc-async {buf} on {}", stream(s)),
+        OpKind::FreeAsync { buf, stream: s } => format!("free-async {buf} on {}", stream(s)),
+        OpKind::Register { buf } => format!("register {buf}"),
+        OpKind::Unregister { buf } => format!("unregister {buf}"),
+        OpKind::SetDevice => "set-device".into(),
+        OpKind::GetDevice => "get-device".into(),
+        OpKind::SetLimit { limit: l, value } => format!("set-limit {} {}", limit(*l), size(*value)),
+        OpKind::SetCacheConfig { config } => format!("set-cache-config {}", cache_config(*config)),
+        OpKind::StreamPriority { stream: s, priority: p } => {
+            format!("stream-priority {} is {}", stream(s), priority(*p))
+        }
+        OpKind::Read { buf } => format!("read {buf}"),
+        OpKind::PeekLastError => "peek-last-error".into(),
         OpKind::Malloc { bytes } => format!("malloc {}", size(*bytes)),
         OpKind::GetLastError => "get-last-error".into(),
         OpKind::Open { gate, after_ns: None } => format!("open {gate}"),
         OpKind::Open { gate, after_ns: Some(ns) } => format!("open {gate} after {}", duration(*ns)),
         OpKind::Sleep { ns } => format!("sleep {}", duration(*ns)),
+    }
+}
+
+/// ` DURATION` of a spin, nothing for 0 (the parser's default).
+fn spin_time(ns: u64) -> String {
+    if ns == 0 {
+        String::new()
+    } else {
+        format!(" {}", duration(ns))
     }
 }
 
@@ -236,9 +328,10 @@ fn expectation(e: &Expectation) -> String {
     match e {
         Expectation::Expect(p) => format!("expect {}", predicate(p)),
         Expectation::Quality(p) => format!("quality {}", predicate(p)),
-        Expectation::Variant(alternatives) => {
+        Expectation::Variant(alternatives) | Expectation::Observe(alternatives) => {
             let parts: Vec<String> = alternatives.iter().map(|(n, p)| format!("{n}: {}", predicate(p))).collect();
-            format!("variant {}", parts.join(" | "))
+            let word = if matches!(e, Expectation::Observe(_)) { "observe" } else { "variant" };
+            format!("{word} {}", parts.join(" | "))
         }
     }
 }
@@ -259,6 +352,10 @@ pub fn predicate(p: &Predicate) -> String {
         Predicate::ElapsedAbove { label, ms, inclusive } => {
             format!("elapsed {label} {} {ms}", if *inclusive { ">=" } else { ">" })
         }
+        Predicate::ElapsedBelow { label, ms, inclusive } => {
+            format!("elapsed {label} {} {ms}", if *inclusive { "<=" } else { "<" })
+        }
+        Predicate::HostRuns { label, count } => format!("host-runs {label} == {count}"),
         Predicate::NodeCount { graph, count } => format!("nodes {graph} == {count}"),
         Predicate::EdgeCount { graph, count } => format!("edges {graph} == {count}"),
         Predicate::Edge { graph, from, to } => format!("edge {graph} {from} -> {to}"),

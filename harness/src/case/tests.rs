@@ -8,7 +8,9 @@ const VALID: &str = "\
 case area/one
   rule: Work on the legacy stream waits for a blocking stream # the hash is text here
   source: somewhere
-  requires: concurrent-kernels, async-engines >= 2, runtime >= 12.3, compute >= 9.0
+  requires: concurrent-kernels, async-engines >= 2, runtime >= 12.3, compute >= 9.0, connections >= 2
+  env: CUDA_MODULE_LOADING=EAGER CUDA_DEVICE_MAX_CONNECTIONS=4
+  poisons-context: cudaErrorIllegalAddress | cudaErrorLaunchFailure
 
   stream s blocking priority greatest
   stream nb non-blocking flags 0x1 => cudaSuccess | cudaErrorInvalidValue
@@ -22,6 +24,10 @@ case area/one
   thread t
   graph gr
   exec x
+  stream later_s non-blocking priority -100 later
+  event later_e disable-timing later
+  buffer later_d device 4KiB later
+  buffer pool device 4KiB later
 
   held: launch gate g on s
   k:    launch spin 2ms on legacy
@@ -57,6 +63,27 @@ case area/one
         pointer-type p is unregistered
         open g
         sleep 1ms
+        launch spin 1ms on s grid full block 32 shared 1KiB
+        launch spin on s grid 0
+        launch lazy-spin 1ms on s
+        launch fault illegal-address on s
+        launch fault trap on s
+        create later_s
+        create later_e
+        create later_d
+        stream-priority later_s is greatest
+  rd:   read later_d
+        destroy later_d
+        malloc-async pool on s
+        free-async pool on s
+        register p
+        unregister p
+        set-device
+        get-device
+        set-limit stack-size 4KiB
+        set-cache-config prefer-shared
+        peek-last-error
+  hh:   host-func on s snapshot h hold g
 
   expect held before k
   quality held overlaps k
@@ -78,6 +105,10 @@ case area/one
   expect path gr k -> held
   expect no-path gr k -> held
   variant sync: c waited-for g | async: c not-waited-for g
+  expect host-runs hh == 2
+  expect elapsed el < 0
+  expect elapsed el <= -0.5
+  expect snapshot rd == 3
 end
 ";
 
@@ -102,17 +133,26 @@ fn parses_every_construct() {
     let case = &file.cases[0];
     assert_eq!(case.id, "area/one");
     assert_eq!(case.rule, "Work on the legacy stream waits for a blocking stream # the hash is text here");
-    assert_eq!(case.requires.len(), 4);
+    assert_eq!(case.requires.len(), 5);
+    assert_eq!(case.requires[4], Requirement::Connections(2));
+    assert_eq!(case.env[0], ("CUDA_MODULE_LOADING".to_owned(), "EAGER".to_owned()));
+    assert_eq!(case.poisons.len(), 2);
     assert_eq!(case.requires[2], Requirement::Runtime(12030));
-    assert_eq!(case.decls.len(), 12);
-    assert_eq!(case.script.len(), 34);
-    assert_eq!(case.expects.len(), 20);
-    assert_eq!(case.script[1].kind, OpKind::LaunchSpin { ns: 2_000_000, stream: StreamRef::Legacy });
+    assert_eq!(case.decls.len(), 16);
+    assert_eq!(case.script.len(), 55);
+    assert_eq!(case.expects.len(), 24);
+    let shape = LaunchShape::default();
+    assert_eq!(case.script[1].kind, OpKind::LaunchSpin { ns: 2_000_000, stream: StreamRef::Legacy, shape });
+    let full = LaunchShape { grid: Grid::Full, block: 32, shared_bytes: 1024 };
+    assert_eq!(
+        case.script[34].kind,
+        OpKind::LaunchSpin { ns: 1_000_000, stream: StreamRef::Named("s".into()), shape: full }
+    );
     assert_eq!(case.script[5].expect, vec!["cudaErrorNotReady".to_owned()]);
     assert_eq!(case.script[13].kind, OpKind::Query { target: Target::Event("e".into()) });
     assert_eq!(case.script[16].kind, OpKind::DeviceSync);
     assert_eq!(case.script[19].thread.as_deref(), Some("t"));
-    assert_eq!(case.positions.op_lines[0], 20);
+    assert_eq!(case.positions.op_lines[0], 26);
 }
 
 #[test]

@@ -9,7 +9,7 @@ pub struct Token<'a> {
     pub col: u32,
 }
 
-const SYMBOLS: [&str; 11] = ["=>", "==", ">=", "->", ">", "|", ",", "[", "]", ":", "@"];
+const SYMBOLS: [&str; 13] = ["=>", "==", ">=", "<=", "->", ">", "<", "|", ",", "[", "]", ":", "@"];
 
 fn is_word_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/')

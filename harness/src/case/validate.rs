@@ -77,7 +77,9 @@ impl<'c, 'o> Checker<'c, 'o> {
             );
         }
         self.declarations();
+        self.codes(case.positions.case_line, &case.poisons);
         self.operations();
+        self.later_objects_created();
         self.expectations();
         self.gates_can_finish();
     }
@@ -94,9 +96,12 @@ impl<'c, 'o> Checker<'c, 'o> {
                         Kind::Event
                     }
                 }
-                Decl::Buffer { kind, bytes, .. } => {
+                Decl::Buffer { kind, bytes, later, .. } => {
                     if *bytes == 0 || bytes % 4 != 0 {
                         self.report(line, format!("buffer size {bytes} is not a positive multiple of 4 bytes"));
+                    }
+                    if *later && *kind == MemKind::Pageable {
+                        self.report(line, "a pageable buffer cannot be `later`: creating it is no CUDA call".into());
                     }
                     Kind::Buffer(*kind)
                 }
@@ -182,15 +187,22 @@ impl<'c, 'o> Checker<'c, 'o> {
                 self.stream(line, stream);
             }
             OpKind::LaunchSpin { stream, .. }
-            | OpKind::HostFunc { stream, snapshot: None }
+            | OpKind::LaunchLazySpin { stream, .. }
+            | OpKind::LaunchFault { stream, .. }
+            | OpKind::StreamPriority { stream, .. }
             | OpKind::Callback { stream }
             | OpKind::BeginCapture { stream, .. }
             | OpKind::CaptureStatus { stream, .. }
             | OpKind::CaptureDeps { stream, .. } => self.stream(line, stream),
-            OpKind::HostFunc { stream, snapshot: Some(buf) } => {
+            OpKind::HostFunc { stream, snapshot, hold } => {
                 self.stream(line, stream);
-                if let Some(Kind::Buffer(MemKind::Device)) = self.name(line, buf, buffer) {
-                    self.report(line, format!("a host function cannot read device buffer `{buf}`"));
+                if let Some(buf) = snapshot {
+                    if let Some(Kind::Buffer(MemKind::Device)) = self.name(line, buf, buffer) {
+                        self.report(line, format!("a host function cannot read device buffer `{buf}`"));
+                    }
+                }
+                if let Some(gate) = hold {
+                    self.name(line, gate, Kind::Gate);
                 }
             }
             OpKind::LaunchFill { buf, stream, .. } | OpKind::LaunchTransform { buf, stream, .. } => {
@@ -245,10 +257,48 @@ impl<'c, 'o> Checker<'c, 'o> {
                 self.stream(line, stream);
             }
             OpKind::Destroy { name } => match self.names.get(name.as_str()) {
-                Some(Kind::Stream | Kind::Event | Kind::Graph | Kind::Exec) => {}
+                Some(Kind::Buffer(MemKind::Pageable)) => {
+                    self.report(line, format!("cannot destroy pageable buffer `{name}`: freeing it is no CUDA call"))
+                }
+                Some(Kind::Stream | Kind::Event | Kind::Graph | Kind::Exec | Kind::Buffer(_)) => {}
                 Some(k) => self.report(line, format!("cannot destroy `{name}`: it is {}", k.noun())),
                 None => self.report(line, format!("undeclared name `{name}`")),
             },
+            OpKind::Create { name } => {
+                let later = self.case.decls.iter().any(|d| d.name() == name && d.is_later());
+                if !self.names.contains_key(name.as_str()) {
+                    self.report(line, format!("undeclared name `{name}`"));
+                } else if !later {
+                    self.report(line, format!("`create {name}` needs a `later` stream, event or buffer declaration"));
+                }
+            }
+            OpKind::MallocAsync { buf, stream } | OpKind::FreeAsync { buf, stream } => {
+                if let Some(Kind::Buffer(kind)) = self.name(line, buf, buffer) {
+                    if kind != MemKind::Device {
+                        self.report(line, format!("stream-ordered allocation needs a device buffer; `{buf}` is not"));
+                    }
+                }
+                let later = self.case.decls.iter().any(|d| d.name() == buf && d.is_later());
+                if matches!(kind, OpKind::MallocAsync { .. }) && !later {
+                    self.report(line, format!("`malloc-async {buf}` needs a `later` buffer declaration"));
+                }
+                self.stream(line, stream);
+            }
+            OpKind::Register { buf } | OpKind::Unregister { buf } => {
+                if let Some(Kind::Buffer(kind)) = self.name(line, buf, buffer) {
+                    if kind != MemKind::Pageable {
+                        self.report(line, format!("only pageable buffers are registered; `{buf}` is not"));
+                    }
+                }
+            }
+            OpKind::Read { buf } => {
+                self.name(line, buf, buffer);
+            }
+            OpKind::SetLimit { value, .. } => {
+                if *value == 0 {
+                    self.report(line, "a limit of 0 bytes".into());
+                }
+            }
             OpKind::Open { gate, .. } => {
                 self.name(line, gate, Kind::Gate);
             }
@@ -260,7 +310,31 @@ impl<'c, 'o> Checker<'c, 'o> {
                     self.report(line, "malloc of 0 bytes".into());
                 }
             }
-            OpKind::DeviceSync | OpKind::ExchangeCaptureMode { .. } | OpKind::GetLastError | OpKind::Sleep { .. } => {}
+            OpKind::DeviceSync
+            | OpKind::ExchangeCaptureMode { .. }
+            | OpKind::GetLastError
+            | OpKind::PeekLastError
+            | OpKind::SetDevice
+            | OpKind::GetDevice
+            | OpKind::SetCacheConfig { .. }
+            | OpKind::Sleep { .. } => {}
+        }
+    }
+
+    /// Every `later` object must be created by the script: an operation on an object that does not exist is not
+    /// run, and a case that runs nothing it claims to cannot fail.
+    fn later_objects_created(&mut self) {
+        let case = self.case;
+        for (i, decl) in case.decls.iter().enumerate().filter(|(_, d)| d.is_later()) {
+            let name = decl.name();
+            let created = case.script.iter().any(|op| match &op.kind {
+                OpKind::Create { name: n } | OpKind::MallocAsync { buf: n, .. } => n == name,
+                _ => false,
+            });
+            if !created {
+                let line = case.positions.decl_lines.get(i).copied().unwrap_or(0);
+                self.report(line, format!("`{name}` is declared `later` but never created (`create {name}`)"));
+            }
         }
     }
 
@@ -274,6 +348,10 @@ impl<'c, 'o> Checker<'c, 'o> {
                 }
             }
         }
+    }
+
+    fn is_buffer(&self, name: &str) -> bool {
+        self.buffer_size(name).is_some()
     }
 
     fn buffer_size(&self, name: &str) -> Option<u64> {
@@ -296,18 +374,8 @@ impl<'c, 'o> Checker<'c, 'o> {
     }
 
     fn kernel_label(&mut self, line: u32, label: &str) {
-        let is_kernel = |k: &OpKind| {
-            matches!(
-                k,
-                OpKind::LaunchGate { .. }
-                    | OpKind::LaunchSpin { .. }
-                    | OpKind::LaunchFill { .. }
-                    | OpKind::LaunchTransform { .. }
-                    | OpKind::LaunchCompare { .. }
-            )
-        };
         if let Some(k) = self.label(line, label) {
-            if !is_kernel(k) {
+            if !k.is_kernel_launch() {
                 self.report(line, format!("`{label}` is not a kernel launch: it has no device stamps"));
             }
         }
@@ -330,7 +398,7 @@ impl<'c, 'o> Checker<'c, 'o> {
             let line = case.positions.expect_lines.get(i).copied().unwrap_or(0);
             match e {
                 Expectation::Expect(p) | Expectation::Quality(p) => self.predicate(line, p),
-                Expectation::Variant(alternatives) => {
+                Expectation::Variant(alternatives) | Expectation::Observe(alternatives) => {
                     let mut seen = HashSet::new();
                     for (name, p) in alternatives {
                         if !seen.insert(name) {
@@ -373,6 +441,13 @@ impl<'c, 'o> Checker<'c, 'o> {
             Predicate::TimedOut { gate } => {
                 self.name(line, gate, Kind::Gate);
             }
+            Predicate::HostRuns { label, .. } => {
+                if let Some(k) = self.label(line, label) {
+                    if !matches!(k, OpKind::HostFunc { .. } | OpKind::Callback { .. }) {
+                        self.report(line, format!("`{label}` is not a host-func or callback"));
+                    }
+                }
+            }
             Predicate::HostOrder { labels } => {
                 for l in labels {
                     if let Some(k) = self.label(line, l) {
@@ -384,8 +459,8 @@ impl<'c, 'o> Checker<'c, 'o> {
             }
             Predicate::SnapshotEquals { label, .. } => {
                 if let Some(k) = self.label(line, label) {
-                    if !matches!(k, OpKind::HostFunc { snapshot: Some(_), .. }) {
-                        self.report(line, format!("`{label}` is not a host-func with a snapshot"));
+                    if !matches!(k, OpKind::HostFunc { snapshot: Some(_), .. } | OpKind::Read { .. }) {
+                        self.report(line, format!("`{label}` is not a `read` or a host-func with a snapshot"));
                     }
                 }
             }
@@ -397,7 +472,7 @@ impl<'c, 'o> Checker<'c, 'o> {
                 }
                 self.code(line, code);
             }
-            Predicate::ElapsedAbove { label, .. } => {
+            Predicate::ElapsedAbove { label, .. } | Predicate::ElapsedBelow { label, .. } => {
                 if let Some(k) = self.label(line, label) {
                     if !matches!(k, OpKind::Elapsed { .. }) {
                         self.report(line, format!("`{label}` is not an elapsed operation"));
@@ -425,7 +500,7 @@ impl<'c, 'o> Checker<'c, 'o> {
             .iter()
             .flat_map(|e| match e {
                 Expectation::Expect(p) | Expectation::Quality(p) => vec![p],
-                Expectation::Variant(v) => v.iter().map(|(_, p)| p).collect(),
+                Expectation::Variant(v) | Expectation::Observe(v) => v.iter().map(|(_, p)| p).collect(),
             })
             .filter_map(|p| match p {
                 Predicate::TimedOut { gate } => Some(gate.as_str()),
@@ -438,7 +513,7 @@ impl<'c, 'o> Checker<'c, 'o> {
         for (i, op) in case.script.iter().enumerate() {
             let line = self.op_line(i);
             match &op.kind {
-                OpKind::LaunchGate { gate, stream } => {
+                OpKind::LaunchGate { gate, stream } | OpKind::HostFunc { hold: Some(gate), stream, .. } => {
                     let opened_anywhere =
                         case.script.iter().any(|o| matches!(&o.kind, OpKind::Open { gate: g, .. } if g == gate));
                     if !opened_anywhere && !expected_timeouts.contains(gate.as_str()) {
@@ -495,7 +570,50 @@ impl<'c, 'o> Checker<'c, 'o> {
                 closed.get(g).map(|(l, _)| (*g, *l))
             }
             OpKind::Memcpy { stream: None, .. } | OpKind::Memset { stream: None, .. } => legacy_waits(),
-            _ => None,
+            // Calls that may wait for the whole device (the docs let cudaFree, cudaMalloc, cudaHostRegister and
+            // device-wide settings synchronize): a case must schedule the open before them.
+            OpKind::Destroy { name } if !self.is_buffer(name) => None,
+            OpKind::Create { .. }
+            | OpKind::Destroy { .. }
+            | OpKind::Register { .. }
+            | OpKind::Unregister { .. }
+            | OpKind::Malloc { .. }
+            | OpKind::SetDevice
+            | OpKind::SetLimit { .. }
+            | OpKind::SetCacheConfig { .. } => closed.iter().next().map(|(g, (l, _))| (*g, *l)),
+            OpKind::LaunchGate { .. }
+            | OpKind::LaunchSpin { .. }
+            | OpKind::LaunchLazySpin { .. }
+            | OpKind::LaunchFault { .. }
+            | OpKind::LaunchFill { .. }
+            | OpKind::LaunchTransform { .. }
+            | OpKind::LaunchCompare { .. }
+            | OpKind::Memcpy { stream: Some(_), .. }
+            | OpKind::Memset { stream: Some(_), .. }
+            | OpKind::Record { .. }
+            | OpKind::Wait { .. }
+            | OpKind::Query { .. }
+            | OpKind::Elapsed { .. }
+            | OpKind::HostFunc { .. }
+            | OpKind::Callback { .. }
+            | OpKind::BeginCapture { .. }
+            | OpKind::EndCapture { .. }
+            | OpKind::CaptureStatus { .. }
+            | OpKind::CaptureDeps { .. }
+            | OpKind::PointerType { .. }
+            | OpKind::ExchangeCaptureMode { .. }
+            | OpKind::Instantiate { .. }
+            | OpKind::LaunchGraph { .. }
+            | OpKind::Upload { .. }
+            | OpKind::MallocAsync { .. }
+            | OpKind::FreeAsync { .. }
+            | OpKind::GetDevice
+            | OpKind::StreamPriority { .. }
+            | OpKind::Read { .. }
+            | OpKind::GetLastError
+            | OpKind::PeekLastError
+            | OpKind::Open { .. }
+            | OpKind::Sleep { .. } => None,
         }
     }
 }

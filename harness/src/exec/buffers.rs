@@ -65,12 +65,29 @@ impl Buffer {
     /// Allocates `bytes` of `kind` and zeroes them (device memory with cudaMemset on the legacy stream: the
     /// executor synchronizes the device before the script starts).
     pub fn create(kind: MemKind, bytes: u64) -> Result<Buffer, sys::cudaError_t> {
+        Buffer::allocate(kind, bytes, true)
+    }
+
+    /// Allocates without zeroing device memory: for `create` in the script, where the allocation call alone is
+    /// under test (a cudaMemset would be a second call, and one the implicit-synchronisation rules name).
+    pub fn create_uninit(kind: MemKind, bytes: u64) -> Result<Buffer, sys::cudaError_t> {
+        Buffer::allocate(kind, bytes, false)
+    }
+
+    /// Device memory from cudaMallocAsync (freed by cudaFree at cleanup, which is allowed for such memory).
+    pub fn from_async(raw: *mut c_void, bytes: u64) -> Buffer {
+        Buffer { kind: MemKind::Device, bytes, storage: Storage::Device(DeviceMemory::from_raw(raw)) }
+    }
+
+    fn allocate(kind: MemKind, bytes: u64, zero_device: bool) -> Result<Buffer, sys::cudaError_t> {
         let size = usize::try_from(bytes).map_err(|_| sys::cudaError::cudaErrorMemoryAllocation)?;
         let storage = match kind {
             MemKind::Device => {
                 let mem = DeviceMemory::alloc(size)?;
-                // SAFETY: mem is a live device allocation of size bytes.
-                check(unsafe { sys::cudaMemset(mem.raw(), 0, size) })?;
+                if zero_device {
+                    // SAFETY: mem is a live device allocation of size bytes.
+                    check(unsafe { sys::cudaMemset(mem.raw(), 0, size) })?;
+                }
                 Storage::Device(mem)
             }
             MemKind::Pinned => {
@@ -150,11 +167,53 @@ impl Buffer {
         Ok(out)
     }
 
+    /// The device allocation, for cudaFreeAsync; `None` for host memory.
+    pub fn device_raw(&self) -> Option<*mut c_void> {
+        match &self.storage {
+            Storage::Device(m) => Some(m.raw()),
+            _ => None,
+        }
+    }
+
+    /// After a successful cudaFreeAsync: the memory is no longer ours to free.
+    pub fn disown(self) {
+        std::mem::forget(self);
+    }
+
+    /// The contents at this moment, while work may still be running (`read`): host-visible memory is read with
+    /// volatile loads; device memory is copied on `reader`, a non-blocking stream of its own, so the copy is ordered
+    /// after no other stream's work.
+    pub fn read_now(&self, reader: sys::cudaStream_t) -> Result<Vec<u32>, sys::cudaError_t> {
+        if let Some((ptr, n)) = self.host_words() {
+            // SAFETY: ptr holds n words of live host memory; volatile, since the GPU may be writing it.
+            return Ok((0..n).map(|i| unsafe { ptr.add(i).read_volatile() }).collect());
+        }
+        let words = usize::try_from(self.words()).map_err(|_| sys::cudaError::cudaErrorInvalidValue)?;
+        let mut out = vec![0u32; words];
+        let kind = sys::cudaMemcpyKind::cudaMemcpyDeviceToHost;
+        // SAFETY: out has words*4 bytes; copy_ptr is the device allocation of the same size; out outlives the
+        // synchronize below.
+        check(unsafe { sys::cudaMemcpyAsync(out.as_mut_ptr().cast(), self.copy_ptr(), words * 4, kind, reader) })?;
+        // SAFETY: a live stream handle.
+        check(unsafe { sys::cudaStreamSynchronize(reader) })?;
+        Ok(out)
+    }
+
     /// Frees the memory now and returns CUDA's answer (pageable memory always succeeds).
     pub fn release(self) -> sys::cudaError_t {
         match self.storage {
             Storage::Device(m) => m.release(),
             Storage::Pinned(m) | Storage::Mapped(m, _) => m.release(),
+            Storage::Pageable(_) => sys::cudaError::cudaSuccess,
+        }
+    }
+
+    /// `destroy BUF`: cudaFree / cudaFreeHost now; on success nothing is left to free.
+    pub fn destroy_storage(&mut self) -> sys::cudaError_t {
+        use super::resources::Destroy as _;
+        match &mut self.storage {
+            Storage::Device(m) => m.destroy(),
+            Storage::Pinned(m) | Storage::Mapped(m, _) => m.destroy(),
             Storage::Pageable(_) => sys::cudaError::cudaSuccess,
         }
     }

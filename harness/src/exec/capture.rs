@@ -29,20 +29,55 @@ pub fn quietly(call: impl FnOnce() -> sys::cudaError_t) -> (sys::cudaError_t, bo
     (code, true)
 }
 
-/// The stream on which operation `kind` may have added a node to a capture graph.
+/// The stream on which operation `kind` may have added a node to a capture graph. Exhaustive on purpose: a new
+/// operation must be placed on one side or the other.
 pub fn node_stream(kind: &OpKind) -> Option<&StreamRef> {
     match kind {
         OpKind::LaunchGate { stream, .. }
         | OpKind::LaunchSpin { stream, .. }
+        | OpKind::LaunchLazySpin { stream, .. }
+        | OpKind::LaunchFault { stream, .. }
         | OpKind::LaunchFill { stream, .. }
         | OpKind::LaunchTransform { stream, .. }
         | OpKind::LaunchCompare { stream, .. }
         | OpKind::HostFunc { stream, .. }
-        | OpKind::LaunchGraph { stream, .. } => Some(stream),
+        | OpKind::LaunchGraph { stream, .. }
+        // Captured stream-ordered allocations become memory-allocation and memory-free nodes.
+        | OpKind::MallocAsync { stream, .. }
+        | OpKind::FreeAsync { stream, .. } => Some(stream),
         OpKind::Memcpy { stream, .. } | OpKind::Memset { stream, .. } => stream.as_ref(),
         // Only the external forms are nodes; otherwise record/wait just move capture dependencies.
         OpKind::Record { stream, external: true, .. } | OpKind::Wait { stream, external: true, .. } => Some(stream),
-        _ => None,
+        OpKind::Record { external: false, .. }
+        | OpKind::Wait { external: false, .. }
+        | OpKind::Callback { .. }
+        | OpKind::Query { .. }
+        | OpKind::Sync { .. }
+        | OpKind::DeviceSync
+        | OpKind::Elapsed { .. }
+        | OpKind::BeginCapture { .. }
+        | OpKind::EndCapture { .. }
+        | OpKind::CaptureStatus { .. }
+        | OpKind::CaptureDeps { .. }
+        | OpKind::PointerType { .. }
+        | OpKind::ExchangeCaptureMode { .. }
+        | OpKind::Instantiate { .. }
+        | OpKind::Upload { .. }
+        | OpKind::Create { .. }
+        | OpKind::Destroy { .. }
+        | OpKind::Register { .. }
+        | OpKind::Unregister { .. }
+        | OpKind::SetDevice
+        | OpKind::GetDevice
+        | OpKind::SetLimit { .. }
+        | OpKind::SetCacheConfig { .. }
+        | OpKind::StreamPriority { .. }
+        | OpKind::Read { .. }
+        | OpKind::PeekLastError
+        | OpKind::Malloc { .. }
+        | OpKind::GetLastError
+        | OpKind::Open { .. }
+        | OpKind::Sleep { .. } => None,
     }
 }
 

@@ -91,7 +91,7 @@ pub fn read_buffers(case: &Case, st: &State) -> Vec<BufferRecord> {
     case.decls
         .iter()
         .filter_map(|decl| match decl {
-            Decl::Buffer { name, kind, bytes } => Some((name, *kind, *bytes)),
+            Decl::Buffer { name, kind, bytes, .. } => Some((name, *kind, *bytes)),
             _ => None,
         })
         .map(|(name, kind, bytes)| {
@@ -121,7 +121,9 @@ fn probe_indices(case: &Case, buf: &str) -> Vec<u64> {
     for e in &case.expects {
         match e {
             Expectation::Expect(p) | Expectation::Quality(p) => visit(p),
-            Expectation::Variant(alternatives) => alternatives.iter().for_each(|(_, p)| visit(p)),
+            Expectation::Variant(alternatives) | Expectation::Observe(alternatives) => {
+                alternatives.iter().for_each(|(_, p)| visit(p))
+            }
         }
     }
     indices

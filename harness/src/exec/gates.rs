@@ -110,6 +110,12 @@ impl GateSet {
         }
     }
 
+    /// The host side of gate `index`'s flag (non-zero: open), for a host function that holds its stream until the
+    /// gate opens. `None` when the gate was not created.
+    pub fn host_flag(&self, index: usize) -> Option<&AtomicU32> {
+        self.gates.get(index)?.word(FLAG)
+    }
+
     pub fn open_all(&self, by: GateOpener) {
         for index in 0..self.gates.len() {
             self.open(index, by);

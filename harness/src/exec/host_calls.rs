@@ -10,7 +10,9 @@ use crate::gpu::error_name;
 use cuda_sys as sys;
 use std::ffi::c_void;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 struct RawCall {
     op_index: usize,
@@ -57,6 +59,9 @@ pub struct HostCallContext {
     kind: HostCallKind,
     /// Host-visible words to copy when the call runs (`snapshot BUF`).
     snapshot: Option<(*const u32, usize)>,
+    /// A gate's host flag: the call returns only once it is non-zero (`hold GATE`). The gate memory outlives every
+    /// call, and the watchdog opens every gate at the case deadline, so the wait is bounded.
+    hold: Option<*const AtomicU32>,
 }
 
 // SAFETY: the snapshot pointer is host memory that outlives the context (see above); it is only read.
@@ -70,7 +75,22 @@ impl HostCallContext {
         kind: HostCallKind,
         snapshot: Option<(*const u32, usize)>,
     ) -> Box<Self> {
-        Box::new(HostCallContext { log: Arc::clone(log), op_index, kind, snapshot })
+        Box::new(HostCallContext { log: Arc::clone(log), op_index, kind, snapshot, hold: None })
+    }
+
+    /// Makes the call block until `flag` (a gate's host flag) is non-zero.
+    pub fn holding(mut self: Box<Self>, flag: &AtomicU32) -> Box<Self> {
+        self.hold = Some(flag);
+        self
+    }
+
+    fn wait_for_hold(&self) {
+        let Some(flag) = self.hold else { return };
+        // SAFETY: the gate memory outlives every host call (see the field).
+        let flag = unsafe { &*flag };
+        while flag.load(Ordering::SeqCst) == 0 {
+            std::thread::sleep(Duration::from_micros(100));
+        }
     }
 
     /// The `userData` pointer for CUDA.
@@ -95,7 +115,10 @@ pub unsafe extern "C" fn host_func_entry(user_data: *mut c_void) {
     // SAFETY: user_data is the HostCallContext registered with this call, alive until no call can come.
     let context = unsafe { &*user_data.cast::<HostCallContext>() };
     // A panic must not unwind into CUDA's thread; a lost record shows up as a host call that never ran.
-    let _ = catch_unwind(AssertUnwindSafe(|| context.record(None)));
+    let _ = catch_unwind(AssertUnwindSafe(|| {
+        context.record(None);
+        context.wait_for_hold();
+    }));
 }
 
 /// The `cudaStreamCallback_t` of every `callback` operation.
@@ -121,11 +144,13 @@ mod tests {
             rule: String::new(),
             source: String::new(),
             requires: vec![],
+            env: vec![],
+            poisons: vec![],
             decls: vec![],
             script: vec![Op {
                 label: Some("h".into()),
                 thread: None,
-                kind: OpKind::HostFunc { stream: StreamRef::Legacy, snapshot: None },
+                kind: OpKind::HostFunc { stream: StreamRef::Legacy, snapshot: None, hold: None },
                 expect: vec![],
             }],
             expects: vec![],

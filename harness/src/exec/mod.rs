@@ -109,6 +109,7 @@ pub fn run_case(case: &Case, kernels: &KernelTable, device: &DeviceInfo, opts: &
     let ctx = run::Ctx {
         case,
         kernels,
+        device,
         opts,
         clock,
         gates: &resources.gates,
@@ -227,6 +228,8 @@ fn load_kernels(kernels: &KernelTable) -> Vec<String> {
     let table = [
         ("gate", kernels.gate),
         ("spin", kernels.spin),
+        // Not lazy_spin: its first launch in a case must be the one that loads it.
+        ("fault", kernels.fault),
         ("fill", kernels.fill),
         ("transform", kernels.transform),
         ("compare", kernels.compare),

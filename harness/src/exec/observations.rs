@@ -89,6 +89,14 @@ pub enum OpValue {
     PointerType(String),
     /// `exchange-capture-mode`: the mode the thread had before.
     PreviousCaptureMode(String),
+    /// `stream-priority`: what cudaStreamGetPriority said, with the device's range to judge `greatest`/`least`.
+    StreamPriority { value: i32, greatest: i32, least: i32 },
+    /// `read`: the buffer's contents when the operation ran.
+    Snapshot(Contents),
+    /// `get-device`: the current device.
+    Device(i32),
+    /// `launch spin ... grid full`: the number of blocks that filled the device.
+    GridBlocks(u32),
 }
 
 /// Device stamps of one kernel launch operation, relative to [`Observations::stamp_origin_ns`].
@@ -397,6 +405,12 @@ fn value_text(v: &OpValue) -> String {
         OpValue::CaptureDeps { status, count } => format!("status {status}, {count} dependencies"),
         OpValue::PreviousCaptureMode(m) => format!("previous mode {m}"),
         OpValue::PointerType(t) => format!("memory type {t}"),
+        OpValue::StreamPriority { value, greatest, least } => {
+            format!("priority {value} (range greatest {greatest}, least {least})")
+        }
+        OpValue::Snapshot(contents) => format!("contents {}", contents.summary),
+        OpValue::Device(d) => format!("device {d}"),
+        OpValue::GridBlocks(n) => format!("{n} blocks"),
     }
 }
 

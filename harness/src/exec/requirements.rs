@@ -6,12 +6,19 @@ use crate::gpu::{version_string, DeviceInfo};
 
 /// Why `case` cannot run on `device`, or `None` if it can.
 pub fn unmet_requirement(case: &Case, device: &DeviceInfo) -> Option<String> {
-    unmet_requirement_in(case, device, crate::gpu::launch_blocking())
+    let connections = crate::gpu::max_connections(&case.env);
+    unmet_requirement_in(case, device, crate::gpu::launch_blocking(), connections)
 }
 
-/// As [`unmet_requirement`], with the CUDA_LAUNCH_BLOCKING setting given (so tests need not set the environment).
-pub(crate) fn unmet_requirement_in(case: &Case, device: &DeviceInfo, launch_blocking: bool) -> Option<String> {
-    if let Some(reason) = case.requires.iter().find_map(|r| unmet(r, device)) {
+/// As [`unmet_requirement`], with the CUDA_LAUNCH_BLOCKING and CUDA_DEVICE_MAX_CONNECTIONS settings given (so tests
+/// need not set the environment).
+pub(crate) fn unmet_requirement_in(
+    case: &Case,
+    device: &DeviceInfo,
+    launch_blocking: bool,
+    connections: u32,
+) -> Option<String> {
+    if let Some(reason) = case.requires.iter().find_map(|r| unmet(r, device, connections)) {
         return Some(reason);
     }
     if let Some(gate) = case.decls.iter().find(|d| matches!(d, Decl::Gate { .. })) {
@@ -33,8 +40,13 @@ pub(crate) fn unmet_requirement_in(case: &Case, device: &DeviceInfo, launch_bloc
     None
 }
 
-fn unmet(requirement: &Requirement, d: &DeviceInfo) -> Option<String> {
+fn unmet(requirement: &Requirement, d: &DeviceInfo, connections: u32) -> Option<String> {
     match *requirement {
+        Requirement::Connections(n) if connections < n => Some(format!(
+            "requires connections >= {n}: CUDA_DEVICE_MAX_CONNECTIONS is {connections}, so unrelated streams share \
+             hardware queues and work on one can be held behind another's (an environment setting, not a driver \
+             fault)"
+        )),
         Requirement::ConcurrentKernels if !d.concurrent_kernels => {
             Some("requires concurrent-kernels; this device has concurrentKernels = 0".to_owned())
         }
@@ -81,6 +93,8 @@ mod tests {
             rule: String::new(),
             source: String::new(),
             requires,
+            env: vec![],
+            poisons: vec![],
             decls,
             script: script.into_iter().map(|kind| Op { label: None, thread: None, kind, expect: vec![] }).collect(),
             expects: vec![],
@@ -108,14 +122,14 @@ mod tests {
             Requirement::StreamPriorities,
             Requirement::MappedMemory,
         ];
-        assert_eq!(unmet_requirement_in(&case(all, vec![], vec![]), &h100(), false), None);
+        assert_eq!(unmet_requirement_in(&case(all, vec![], vec![]), &h100(), false, 8), None);
     }
 
     #[test]
     fn each_unmet_requirement_says_what_the_device_has() {
         let d = h100();
         let check = |r: Requirement, want: &str| {
-            let reason = unmet_requirement_in(&case(vec![r.clone()], vec![], vec![]), &d, false);
+            let reason = unmet_requirement_in(&case(vec![r.clone()], vec![], vec![]), &d, false, 8);
             assert!(reason.as_deref().is_some_and(|s| s.contains(want)), "{r:?}: {reason:?}");
         };
         check(Requirement::AsyncEngines(4), "asyncEngineCount = 3");
@@ -133,24 +147,28 @@ mod tests {
         d.stream_priority_range = (0, 0);
         d.can_map_host_memory = false;
         for r in [Requirement::ConcurrentKernels, Requirement::StreamPriorities, Requirement::MappedMemory] {
-            assert!(unmet_requirement_in(&case(vec![r.clone()], vec![], vec![]), &d, false).is_some(), "{r:?}");
+            assert!(unmet_requirement_in(&case(vec![r.clone()], vec![], vec![]), &d, false, 8).is_some(), "{r:?}");
         }
     }
 
     #[test]
     fn a_gate_implies_mapped_memory() {
         let mut d = h100();
-        assert_eq!(unmet_requirement_in(&gate_case(), &d, false), None);
+        assert_eq!(unmet_requirement_in(&gate_case(), &d, false, 8), None);
         d.can_map_host_memory = false;
-        let reason = unmet_requirement_in(&gate_case(), &d, false).unwrap();
+        let reason = unmet_requirement_in(&gate_case(), &d, false, 8).unwrap();
         assert!(reason.contains("gate g needs mapped host memory"), "{reason}");
     }
 
     #[test]
     fn launch_blocking_rules_out_gate_launches_only() {
-        let reason = unmet_requirement_in(&gate_case(), &h100(), true).unwrap();
+        let reason = unmet_requirement_in(&gate_case(), &h100(), true, 8).unwrap();
         assert!(reason.contains("CUDA_LAUNCH_BLOCKING=1"), "{reason}");
-        let spin = case(vec![], vec![], vec![OpKind::LaunchSpin { ns: 1000, stream: StreamRef::Legacy }]);
-        assert_eq!(unmet_requirement_in(&spin, &h100(), true), None);
+        let spin = case(
+            vec![],
+            vec![],
+            vec![OpKind::LaunchSpin { ns: 1000, stream: StreamRef::Legacy, shape: Default::default() }],
+        );
+        assert_eq!(unmet_requirement_in(&spin, &h100(), true, 8), None);
     }
 }

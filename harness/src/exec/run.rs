@@ -7,14 +7,14 @@ use super::capture::{self, active_capture_id, capture_info, capture_mode, captur
 use super::clock::CaseClock;
 use super::gates::{GateKeeper, GateSet};
 use super::host_calls::{host_func_entry, stream_callback_entry, HostCallContext, HostLog};
-use super::observations::{GateOpener, HostCallKind, OpRecord, OpValue};
+use super::observations::{Contents, GateOpener, HostCallKind, OpRecord, OpValue};
 use super::resources::{DeviceMemory, Graph, GraphExec};
 use super::stamps::StampPool;
 use super::state::{acceptable, CaptureBegun, State};
 use super::ExecOptions;
-use crate::case::ast::{Case, Op, OpKind, StreamRef, Target};
+use crate::case::ast::{CacheConfig, Case, Fault, Grid, LaunchShape, Limit, Op, OpKind, StreamRef, Target};
 use crate::case::print::op_kind as op_text;
-use crate::gpu::error_name;
+use crate::gpu::{error_name, DeviceInfo};
 use crate::kernels::KernelTable;
 use cuda_sys as sys;
 use std::ffi::c_void;
@@ -28,6 +28,7 @@ const SUCCESS: sys::cudaError_t = sys::cudaError::cudaSuccess;
 pub struct Ctx<'a> {
     pub case: &'a Case,
     pub kernels: &'a KernelTable,
+    pub device: &'a DeviceInfo,
     pub opts: &'a ExecOptions,
     pub clock: CaseClock,
     pub gates: &'a GateSet,
@@ -139,10 +140,35 @@ fn interpret(ctx: &Ctx, st: &mut State, index: usize, op: &Op, t: &mut Timed) ->
             t.call(|| unsafe { k.launch_gate(flag, timeout, timed_out, stamp, s) });
             Ok(())
         }
-        OpKind::LaunchSpin { ns, stream } => {
+        OpKind::LaunchSpin { ns, stream, shape } => {
+            let s = st.stream(stream)?;
+            let blocks = match shape.grid {
+                Grid::Blocks(n) => n,
+                Grid::Full => {
+                    let blocks = resident_blocks_per_sm(k, shape).saturating_mul(ctx.device.multiprocessors.max(1));
+                    t.value(OpValue::GridBlocks(blocks));
+                    blocks
+                }
+            };
+            let shape = (blocks, shape.block, usize::try_from(shape.shared_bytes).map_err(|e| e.to_string())?);
+            // SAFETY: see above.
+            t.call(|| unsafe { k.launch_spin_shaped(k.spin, *ns, stamp, shape, s) });
+            Ok(())
+        }
+        OpKind::LaunchLazySpin { ns, stream } => {
             let s = st.stream(stream)?;
             // SAFETY: see above.
-            t.call(|| unsafe { k.launch_spin(*ns, stamp, s) });
+            t.call(|| unsafe { k.launch_spin_shaped(k.lazy_spin, *ns, stamp, (1, 1, 0), s) });
+            Ok(())
+        }
+        OpKind::LaunchFault { fault, stream } => {
+            let s = st.stream(stream)?;
+            let mode = match fault {
+                Fault::IllegalAddress => 0,
+                Fault::Trap => 1,
+            };
+            // SAFETY: see above; the kernel faults on purpose, which only poisons this process's context.
+            t.call(|| unsafe { k.launch_fault(mode, stamp, s) });
             Ok(())
         }
         OpKind::LaunchFill { buf, value, stream } => {
@@ -255,7 +281,7 @@ fn interpret(ctx: &Ctx, st: &mut State, index: usize, op: &Op, t: &mut Timed) ->
             }
             Ok(())
         }
-        OpKind::HostFunc { stream, snapshot } => {
+        OpKind::HostFunc { stream, snapshot, hold } => {
             let s = st.stream(stream)?;
             let view = match snapshot {
                 None => None,
@@ -265,7 +291,13 @@ fn interpret(ctx: &Ctx, st: &mut State, index: usize, op: &Op, t: &mut Timed) ->
                         .ok_or_else(|| format!("a snapshot needs host-visible memory; {name} is device memory"))?,
                 ),
             };
-            let user_data = keep_context(st, HostCallContext::new(ctx.log, index, HostCallKind::HostFunc, view));
+            let mut context = HostCallContext::new(ctx.log, index, HostCallKind::HostFunc, view);
+            if let Some(gate) = hold {
+                let g = ctx.gates.index(gate).ok_or_else(|| format!("no gate {gate} is declared"))?;
+                let flag = ctx.gates.host_flag(g).ok_or_else(|| format!("gate {gate} was not created"))?;
+                context = context.holding(flag);
+            }
+            let user_data = keep_context(st, context);
             // SAFETY: see above; the context outlives every call CUDA can make with it.
             t.call(|| unsafe { sys::cudaLaunchHostFunc(s, Some(host_func_entry), user_data) });
             Ok(())
@@ -368,6 +400,137 @@ fn interpret(ctx: &Ctx, st: &mut State, index: usize, op: &Op, t: &mut Timed) ->
         }
         OpKind::Destroy { name } => {
             st.destroy(name, |destroy| t.call(destroy))?;
+            st.registered.retain(|r| r != name);
+            Ok(())
+        }
+        OpKind::Create { name } => {
+            let decl =
+                ctx.case.decls.iter().find(|d| d.name() == name).ok_or_else(|| format!("no {name} is declared"))?;
+            if !st.creatable(name) {
+                return Err(format!("{name} exists already"));
+            }
+            t.call(|| st.create_declared(decl, ctx.device, false));
+            Ok(())
+        }
+        OpKind::MallocAsync { buf, stream } => {
+            let s = st.stream(stream)?;
+            if !st.creatable(buf) {
+                return Err(format!("{buf} exists already"));
+            }
+            let bytes = ctx
+                .case
+                .decls
+                .iter()
+                .find_map(|d| match d {
+                    crate::case::ast::Decl::Buffer { name, bytes, .. } if name == buf => Some(*bytes),
+                    _ => None,
+                })
+                .ok_or_else(|| format!("no buffer {buf} is declared"))?;
+            let n = usize::try_from(bytes).map_err(|e| e.to_string())?;
+            let mut raw = std::ptr::null_mut();
+            // SAFETY: raw is a valid out-pointer; s a live stream.
+            if t.call(|| unsafe { sys::cudaMallocAsync(&mut raw, n, s) }) {
+                st.set_async_buffer(buf, raw, bytes);
+            }
+            Ok(())
+        }
+        OpKind::FreeAsync { buf, stream } => {
+            let s = st.stream(stream)?;
+            let raw = st.buffer(buf)?.device_raw().ok_or_else(|| format!("{buf} is not device memory"))?;
+            // SAFETY: raw is the buffer's live device allocation; s a live stream. On success the buffer no longer
+            // owns it.
+            if t.call(|| unsafe { sys::cudaFreeAsync(raw, s) }) {
+                st.forget_buffer(buf);
+            }
+            Ok(())
+        }
+        OpKind::Register { buf } => {
+            let b = st.buffer(buf)?;
+            let (ptr, n) = (b.copy_ptr(), usize::try_from(b.bytes).map_err(|e| e.to_string())?);
+            // SAFETY: ptr is the live pageable allocation of n bytes; it is unregistered before it is freed.
+            if t.call(|| unsafe { sys::cudaHostRegister(ptr, n, 0) }) {
+                st.registered.push(buf.clone());
+            }
+            Ok(())
+        }
+        OpKind::Unregister { buf } => {
+            let ptr = st.buffer(buf)?.copy_ptr();
+            // SAFETY: ptr is a live host allocation; CUDA checks whether it is registered.
+            if t.call(|| unsafe { sys::cudaHostUnregister(ptr) }) {
+                st.registered.retain(|r| r != buf);
+            }
+            Ok(())
+        }
+        OpKind::SetDevice => {
+            let ordinal = ctx.device.ordinal;
+            // SAFETY: no pointers.
+            t.call(|| unsafe { sys::cudaSetDevice(ordinal) });
+            Ok(())
+        }
+        OpKind::GetDevice => {
+            let mut ordinal = -1;
+            // SAFETY: ordinal is a valid out-pointer.
+            if t.call(|| unsafe { sys::cudaGetDevice(&mut ordinal) }) {
+                t.value(OpValue::Device(ordinal));
+            }
+            Ok(())
+        }
+        OpKind::SetLimit { limit, value } => {
+            let limit = match limit {
+                Limit::StackSize => sys::cudaLimit::cudaLimitStackSize,
+                Limit::PrintfFifoSize => sys::cudaLimit::cudaLimitPrintfFifoSize,
+                Limit::MallocHeapSize => sys::cudaLimit::cudaLimitMallocHeapSize,
+            };
+            let value = usize::try_from(*value).map_err(|e| e.to_string())?;
+            // SAFETY: no pointers.
+            t.call(|| unsafe { sys::cudaDeviceSetLimit(limit, value) });
+            Ok(())
+        }
+        OpKind::SetCacheConfig { config } => {
+            use sys::cudaFuncCache as C;
+            let config = match config {
+                CacheConfig::PreferNone => C::cudaFuncCachePreferNone,
+                CacheConfig::PreferShared => C::cudaFuncCachePreferShared,
+                CacheConfig::PreferL1 => C::cudaFuncCachePreferL1,
+                CacheConfig::PreferEqual => C::cudaFuncCachePreferEqual,
+            };
+            // SAFETY: no pointers.
+            t.call(|| unsafe { sys::cudaDeviceSetCacheConfig(config) });
+            Ok(())
+        }
+        OpKind::StreamPriority { stream, .. } => {
+            let s = st.stream(stream)?;
+            let mut value = 0;
+            // SAFETY: a live (or built-in) stream handle; value is a valid out-pointer.
+            if t.call(|| unsafe { sys::cudaStreamGetPriority(s, &mut value) }) {
+                let (greatest, least) = ctx.device.stream_priority_range;
+                t.value(OpValue::StreamPriority { value, greatest, least });
+            }
+            Ok(())
+        }
+        OpKind::Read { buf } => {
+            let needs_reader = st.buffer(buf)?.host_words().is_none();
+            let reader = if needs_reader {
+                st.reader().map_err(|code| format!("creating the read stream returned {}", error_name(code)))?
+            } else {
+                std::ptr::null_mut()
+            };
+            let b = st.buffer(buf)?;
+            let mut words = Vec::new();
+            if t.call(|| match b.read_now(reader) {
+                Ok(w) => {
+                    words = w;
+                    SUCCESS
+                }
+                Err(code) => code,
+            }) {
+                t.value(OpValue::Snapshot(Contents::of(&words, &[])));
+            }
+            Ok(())
+        }
+        OpKind::PeekLastError => {
+            // SAFETY: no arguments.
+            t.call(|| unsafe { sys::cudaPeekAtLastError() });
             Ok(())
         }
         OpKind::Malloc { bytes } => {
@@ -420,6 +583,24 @@ fn call_on_event(
     let e = st.event(event)?;
     t.call(|| f(e));
     Ok(())
+}
+
+/// For `grid full`: how many blocks of this shape one SM keeps resident (cudaOccupancyMaxActiveBlocksPerMultiprocessor,
+/// at least 1), to be multiplied by the SM count.
+fn resident_blocks_per_sm(k: &KernelTable, shape: &LaunchShape) -> u32 {
+    let mut per_sm = 0;
+    let block = i32::try_from(shape.block).unwrap_or(i32::MAX);
+    let shared = usize::try_from(shape.shared_bytes).unwrap_or(usize::MAX);
+    // SAFETY: per_sm is a valid out-pointer; spin is a kernel handle.
+    let code = unsafe { sys::cudaOccupancyMaxActiveBlocksPerMultiprocessor(&mut per_sm, k.spin, block, shared) };
+    if code == SUCCESS {
+        u32::try_from(per_sm).unwrap_or(1).max(1)
+    } else {
+        // A shape the device cannot run: one block per SM, and the launch itself reports the error.
+        // SAFETY: no arguments; the failed query must not leave a last error the script would see.
+        let _ = unsafe { sys::cudaGetLastError() };
+        1
+    }
 }
 
 /// Keeps a host-call context alive in the state; returns its `userData` pointer.

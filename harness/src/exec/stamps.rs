@@ -10,14 +10,7 @@ use crate::gpu::error_name;
 use cuda_sys as sys;
 
 pub fn is_kernel_launch(kind: &OpKind) -> bool {
-    matches!(
-        kind,
-        OpKind::LaunchGate { .. }
-            | OpKind::LaunchSpin { .. }
-            | OpKind::LaunchFill { .. }
-            | OpKind::LaunchTransform { .. }
-            | OpKind::LaunchCompare { .. }
-    )
+    kind.is_kernel_launch()
 }
 
 pub struct StampPool {

@@ -8,7 +8,7 @@ use super::gates::GateSet;
 use super::host_calls::HostCallContext;
 use super::observations::{DeclRecord, GraphRecord};
 use super::resources::{Destroy, DeviceMemory, Event, Graph, GraphExec, Stream};
-use crate::case::ast::{Case, Decl, EventFlags, Priority, StreamRef};
+use crate::case::ast::{Case, Decl, EventFlags, OpKind, Priority, StreamRef};
 use crate::gpu::{error_name, DeviceInfo};
 use cuda_sys as sys;
 use std::collections::BTreeMap;
@@ -23,6 +23,8 @@ pub enum Slot<T> {
     Destroyed,
     /// A graph or exec slot that nothing has filled (operations pass CUDA a null handle).
     Empty,
+    /// Declared `later`: the script has not created it (yet).
+    Later,
 }
 
 /// A capture the script began, and the case thread that began it (`None`: the main thread).
@@ -43,6 +45,11 @@ pub struct State {
     pub streams: BTreeMap<String, Slot<Stream>>,
     /// `malloc` operations.
     pub allocations: Vec<DeviceMemory>,
+    /// Pageable buffers the script registered (cudaHostRegister) and has not unregistered: unregistered at cleanup,
+    /// before the memory is freed.
+    pub registered: Vec<String>,
+    /// The stream `read` copies device buffers on, created when first needed.
+    pub reader: Option<Stream>,
     pub buffers: BTreeMap<String, Slot<Buffer>>,
     /// `userData` of every host-func/callback, alive until no call can come. Boxed because CUDA holds their
     /// addresses, which must not move when the vector grows.
@@ -66,6 +73,8 @@ pub fn create(case: &Case, device: &DeviceInfo, clock: CaseClock) -> (State, Gat
         events: BTreeMap::new(),
         streams: BTreeMap::new(),
         allocations: Vec::new(),
+        registered: Vec::new(),
+        reader: None,
         buffers: BTreeMap::new(),
         host_contexts: Vec::new(),
         nodes: NodeMap::default(),
@@ -74,6 +83,14 @@ pub fn create(case: &Case, device: &DeviceInfo, clock: CaseClock) -> (State, Gat
         graph_records: Vec::new(),
         notes: Vec::new(),
     };
+    // The stream `read` copies on is created before every declared stream: streams are spread over the hardware
+    // queues (CUDA_DEVICE_MAX_CONNECTIONS) in creation order, so it gets a queue of its own in any case with fewer
+    // streams than queues, and a read never waits behind a gated stream that happens to share its queue.
+    if case.script.iter().any(|op| matches!(op.kind, OpKind::Read { .. })) {
+        if let Err(code) = state.reader() {
+            state.notes.push(format!("creating the stream `read` copies on returned {}", error_name(code)));
+        }
+    }
     let gate_names: Vec<&str> =
         case.decls.iter().filter(|d| matches!(d, Decl::Gate { .. })).map(|d| d.name()).collect();
     let (gates, mut gate_codes) = GateSet::create(&gate_names, clock);
@@ -82,23 +99,18 @@ pub fn create(case: &Case, device: &DeviceInfo, clock: CaseClock) -> (State, Gat
     for (i, decl) in case.decls.iter().enumerate() {
         let name = decl.name().to_owned();
         let (code, expect) = match decl {
-            Decl::Stream { non_blocking, priority, raw_flags, expect, .. } => {
-                let flags = raw_flags.unwrap_or(if *non_blocking { sys::cudaStreamNonBlocking } else { 0 });
-                let priority = match priority {
-                    None => 0,
-                    Some(Priority::Value(p)) => *p,
-                    Some(Priority::Greatest) => device.stream_priority_range.0,
-                    Some(Priority::Least) => device.stream_priority_range.1,
-                };
-                (Some(fill(&mut state.streams, &name, Stream::create(flags, priority))), expect.as_slice())
+            Decl::Stream { expect, later: true, .. } | Decl::Event { expect, later: true, .. } => {
+                state.mark_later(decl);
+                (None, expect.as_slice())
             }
-            Decl::Event { flags, raw_flags, expect, .. } => {
-                let flags = raw_flags.unwrap_or_else(|| event_flags(*flags));
-                (Some(fill(&mut state.events, &name, Event::create(flags))), expect.as_slice())
+            Decl::Buffer { later: true, .. } => {
+                state.mark_later(decl);
+                (None, &[][..])
             }
-            Decl::Buffer { kind, bytes, .. } => {
-                (Some(fill(&mut state.buffers, &name, Buffer::create(*kind, *bytes))), &[][..])
+            Decl::Stream { expect, .. } | Decl::Event { expect, .. } => {
+                (Some(state.create_declared(decl, device, false)), expect.as_slice())
             }
+            Decl::Buffer { .. } => (Some(state.create_declared(decl, device, true)), &[][..]),
             Decl::Gate { .. } => (gate_codes.pop(), &[][..]),
             Decl::Thread { .. } => (None, &[][..]),
             Decl::Graph { .. } => {
@@ -119,6 +131,16 @@ pub fn create(case: &Case, device: &DeviceInfo, clock: CaseClock) -> (State, Gat
         });
     }
     (state, gates, records)
+}
+
+/// `cudaStreamCreateWithPriority`'s priority for a declared priority.
+pub fn priority_value(priority: Option<Priority>, device: &DeviceInfo) -> i32 {
+    match priority {
+        None => 0,
+        Some(Priority::Value(p)) => p,
+        Some(Priority::Greatest) => device.stream_priority_range.0,
+        Some(Priority::Least) => device.stream_priority_range.1,
+    }
 }
 
 /// Puts the result of a creation into the slot `name`; returns the creation's code.
@@ -177,6 +199,7 @@ fn ready<'a, T>(slots: &'a BTreeMap<String, Slot<T>>, what: &str, name: &str) ->
         Some(Slot::NotCreated(code)) => Err(format!("{what} {name} was not created ({code})")),
         Some(Slot::Destroyed) => Err(format!("{what} {name} was destroyed earlier in the script")),
         Some(Slot::Empty) => Err(format!("{what} {name} holds nothing")),
+        Some(Slot::Later) => Err(format!("{what} {name} is declared `later` and the script has not created it")),
         None => Err(format!("no {what} {name} is declared")),
     }
 }
@@ -219,6 +242,69 @@ fn destroy_in<T: Destroy>(
 }
 
 impl State {
+    fn mark_later(&mut self, decl: &Decl) {
+        let name = decl.name().to_owned();
+        match decl {
+            Decl::Stream { .. } => drop(self.streams.insert(name, Slot::Later)),
+            Decl::Event { .. } => drop(self.events.insert(name, Slot::Later)),
+            Decl::Buffer { .. } => drop(self.buffers.insert(name, Slot::Later)),
+            Decl::Gate { .. } | Decl::Thread { .. } | Decl::Graph { .. } | Decl::Exec { .. } => {}
+        }
+    }
+
+    /// Creates the stream, event or buffer `decl` declares, into its slot; returns the code of the creation.
+    /// `zeroed`: buffers made before the script start zeroed; `create` in the script makes only the allocation.
+    pub fn create_declared(&mut self, decl: &Decl, device: &DeviceInfo, zeroed: bool) -> sys::cudaError_t {
+        let name = decl.name();
+        match decl {
+            Decl::Stream { non_blocking, priority, raw_flags, .. } => {
+                let flags = raw_flags.unwrap_or(if *non_blocking { sys::cudaStreamNonBlocking } else { 0 });
+                let priority = priority_value(*priority, device);
+                fill(&mut self.streams, name, Stream::create(flags, priority))
+            }
+            Decl::Event { flags, raw_flags, .. } => {
+                let flags = raw_flags.unwrap_or_else(|| event_flags(*flags));
+                fill(&mut self.events, name, Event::create(flags))
+            }
+            Decl::Buffer { kind, bytes, .. } => {
+                let buffer = if zeroed { Buffer::create(*kind, *bytes) } else { Buffer::create_uninit(*kind, *bytes) };
+                fill(&mut self.buffers, name, buffer)
+            }
+            Decl::Gate { .. } | Decl::Thread { .. } | Decl::Graph { .. } | Decl::Exec { .. } => {
+                sys::cudaError::cudaErrorInvalidValue
+            }
+        }
+    }
+
+    /// Whether slot `name` waits for `create` (declared `later`, not created yet, or destroyed: a second `create`
+    /// makes it again).
+    pub fn creatable(&self, name: &str) -> bool {
+        fn waiting<T>(slot: Option<&Slot<T>>) -> bool {
+            matches!(slot, Some(Slot::Later | Slot::Destroyed))
+        }
+        waiting(self.streams.get(name)) || waiting(self.events.get(name)) || waiting(self.buffers.get(name))
+    }
+
+    /// Puts memory from cudaMallocAsync into buffer slot `name`.
+    pub fn set_async_buffer(&mut self, name: &str, raw: *mut std::ffi::c_void, bytes: u64) {
+        self.buffers.insert(name.to_owned(), Slot::Ready(Buffer::from_async(raw, bytes)));
+    }
+
+    /// After a successful cudaFreeAsync of buffer `name`.
+    pub fn forget_buffer(&mut self, name: &str) {
+        if let Some(Slot::Ready(buffer)) = self.buffers.insert(name.to_owned(), Slot::Destroyed) {
+            buffer.disown();
+        }
+    }
+
+    /// The stream `read` copies device buffers on.
+    pub fn reader(&mut self) -> Result<sys::cudaStream_t, sys::cudaError_t> {
+        if self.reader.is_none() {
+            self.reader = Some(Stream::create(sys::cudaStreamNonBlocking, 0)?);
+        }
+        Ok(self.reader.as_ref().map_or(ptr::null_mut(), Stream::raw))
+    }
+
     pub fn stream(&self, stream: &StreamRef) -> Result<sys::cudaStream_t, String> {
         match stream {
             StreamRef::Legacy => Ok(sys::cudaStreamLegacy),
@@ -276,8 +362,10 @@ impl State {
             destroy_in(&mut self.graphs, "graph", name, timed)
         } else if self.execs.contains_key(name) {
             destroy_in(&mut self.execs, "exec", name, timed)
+        } else if self.buffers.contains_key(name) {
+            destroy_in(&mut self.buffers, "buffer", name, timed)
         } else {
-            Err(format!("{name} is not a stream, event, graph or exec"))
+            Err(format!("{name} is not a stream, event, buffer, graph or exec"))
         }
     }
 
@@ -308,6 +396,15 @@ impl State {
         }
         for (name, stream) in take_ready(&mut self.streams) {
             check(format!("stream {name}"), stream.release());
+        }
+        if let Some(reader) = self.reader.take() {
+            check("the read stream".to_owned(), reader.release());
+        }
+        for name in std::mem::take(&mut self.registered) {
+            if let Ok(buffer) = ready(&self.buffers, "buffer", &name) {
+                // SAFETY: the pageable buffer's host pointer, registered by the script and still alive.
+                check(format!("the registration of {name}"), unsafe { sys::cudaHostUnregister(buffer.copy_ptr()) });
+            }
         }
         for memory in self.allocations.drain(..) {
             check("memory from malloc".to_owned(), memory.release());

@@ -32,6 +32,8 @@ pub fn case(decls: Vec<Decl>, script: Vec<Op>, expects: Vec<Expectation>) -> Cas
         rule: "a rule".into(),
         source: "a source".into(),
         requires: vec![],
+        env: vec![],
+        poisons: vec![],
         positions: SourceMap {
             file: "test.case".into(),
             case_line: 1,

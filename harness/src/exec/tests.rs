@@ -4,7 +4,10 @@
 
 use super::test_support::{case, h100, op};
 use super::*;
-use crate::case::ast::{CaptureMode, CaptureStatus, EventFlags, MemKind, OpKind, Priority, StreamRef, Target};
+use crate::case::ast::{
+    CacheConfig, CaptureMode, CaptureStatus, EventFlags, Fault, Grid, LaunchShape, Limit, MemKind, OpKind, Priority,
+    StreamRef, Target,
+};
 use std::time::Instant;
 
 fn every_operation() -> Case {
@@ -17,20 +20,41 @@ fn every_operation() -> Case {
             non_blocking: true,
             priority: Some(Priority::Greatest),
             raw_flags: None,
+            later: false,
             expect: vec![],
         },
-        Decl::Stream { name: name("t"), non_blocking: false, priority: None, raw_flags: None, expect: vec![] },
-        Decl::Event { name: name("e"), flags: EventFlags::default(), raw_flags: None, expect: vec![] },
+        Decl::Stream {
+            name: name("t"),
+            non_blocking: false,
+            priority: None,
+            raw_flags: None,
+            later: false,
+            expect: vec![],
+        },
+        Decl::Event { name: name("e"), flags: EventFlags::default(), raw_flags: None, later: false, expect: vec![] },
         Decl::Event {
             name: name("e2"),
             flags: EventFlags { disable_timing: true, ..EventFlags::default() },
             raw_flags: None,
+            later: false,
             expect: vec![],
         },
-        Decl::Buffer { name: name("d"), kind: MemKind::Device, bytes: 4096 },
-        Decl::Buffer { name: name("h"), kind: MemKind::Pinned, bytes: 4096 },
-        Decl::Buffer { name: name("p"), kind: MemKind::Pageable, bytes: 4096 },
-        Decl::Buffer { name: name("m"), kind: MemKind::Mapped, bytes: 4096 },
+        Decl::Buffer { name: name("d"), kind: MemKind::Device, bytes: 4096, later: false },
+        Decl::Buffer { name: name("h"), kind: MemKind::Pinned, bytes: 4096, later: false },
+        Decl::Buffer { name: name("p"), kind: MemKind::Pageable, bytes: 4096, later: false },
+        Decl::Buffer { name: name("m"), kind: MemKind::Mapped, bytes: 4096, later: false },
+        Decl::Buffer { name: name("late"), kind: MemKind::Device, bytes: 4096, later: true },
+        Decl::Buffer { name: name("late_pinned"), kind: MemKind::Pinned, bytes: 4096, later: true },
+        Decl::Buffer { name: name("pool"), kind: MemKind::Device, bytes: 4096, later: true },
+        Decl::Stream {
+            name: name("u"),
+            non_blocking: true,
+            priority: None,
+            raw_flags: None,
+            later: true,
+            expect: vec![],
+        },
+        Decl::Event { name: name("e3"), flags: EventFlags::default(), raw_flags: None, later: true, expect: vec![] },
         Decl::Gate { name: name("g") },
         Decl::Thread { name: name("w") },
         Decl::Graph { name: name("G") },
@@ -39,8 +63,16 @@ fn every_operation() -> Case {
     let pt = || StreamRef::PerThread;
     let script = vec![
         op(Some("held"), None, OpKind::LaunchGate { gate: name("g"), stream: s() }),
-        op(Some("k"), None, OpKind::LaunchSpin { ns: 1000, stream: t() }),
-        op(None, None, OpKind::LaunchSpin { ns: 0, stream: StreamRef::Legacy }),
+        op(Some("k"), None, OpKind::LaunchSpin { ns: 1000, stream: t(), shape: LaunchShape::default() }),
+        op(
+            None,
+            None,
+            OpKind::LaunchSpin {
+                ns: 0,
+                stream: StreamRef::Legacy,
+                shape: LaunchShape { grid: Grid::Full, block: 32, shared_bytes: 0 },
+            },
+        ),
         op(None, None, OpKind::LaunchFill { buf: name("d"), value: 1, stream: s() }),
         op(None, None, OpKind::LaunchTransform { buf: name("d"), mul: 2, add: 1, stream: s() }),
         op(None, None, OpKind::LaunchCompare { a: name("d"), b: name("h"), into: name("m"), stream: s() }),
@@ -58,11 +90,15 @@ fn every_operation() -> Case {
         op(None, None, OpKind::Sync { target: Target::Event(name("e")) }),
         op(None, None, OpKind::DeviceSync),
         op(Some("el"), None, OpKind::Elapsed { start: name("e"), stop: name("e2") }),
-        op(Some("h1"), None, OpKind::HostFunc { stream: StreamRef::Legacy, snapshot: Some(name("p")) }),
-        op(Some("h2"), None, OpKind::HostFunc { stream: StreamRef::Legacy, snapshot: Some(name("d")) }),
+        op(
+            Some("h1"),
+            None,
+            OpKind::HostFunc { stream: StreamRef::Legacy, snapshot: Some(name("p")), hold: Some(name("g")) },
+        ),
+        op(Some("h2"), None, OpKind::HostFunc { stream: StreamRef::Legacy, snapshot: Some(name("d")), hold: None }),
         op(Some("cb"), None, OpKind::Callback { stream: StreamRef::Legacy }),
         op(None, Some("w"), OpKind::BeginCapture { stream: pt(), mode: CaptureMode::ThreadLocal }),
-        op(None, Some("w"), OpKind::LaunchSpin { ns: 0, stream: pt() }),
+        op(None, Some("w"), OpKind::LaunchSpin { ns: 0, stream: pt(), shape: LaunchShape::default() }),
         op(None, Some("w"), OpKind::CaptureStatus { stream: pt(), status: CaptureStatus::Active }),
         op(None, Some("w"), OpKind::CaptureDeps { stream: pt(), count: 1 }),
         op(None, Some("w"), OpKind::ExchangeCaptureMode { mode: CaptureMode::Relaxed }),
@@ -72,6 +108,28 @@ fn every_operation() -> Case {
         op(None, None, OpKind::Upload { exec: name("E"), stream: s() }),
         op(None, None, OpKind::Destroy { name: name("e") }),
         op(None, None, OpKind::Malloc { bytes: 4096 }),
+        op(None, None, OpKind::LaunchLazySpin { ns: 1000, stream: s() }),
+        op(None, None, OpKind::LaunchFault { fault: Fault::IllegalAddress, stream: s() }),
+        op(None, None, OpKind::Create { name: name("late") }),
+        op(None, None, OpKind::Create { name: name("late_pinned") }),
+        op(None, None, OpKind::Create { name: name("u") }),
+        op(None, None, OpKind::Create { name: name("e3") }),
+        op(Some("rd"), None, OpKind::Read { buf: name("late") }),
+        op(None, None, OpKind::Read { buf: name("h") }),
+        op(None, None, OpKind::Destroy { name: name("late") }),
+        op(None, None, OpKind::Destroy { name: name("late_pinned") }),
+        op(None, None, OpKind::Destroy { name: name("u") }),
+        op(None, None, OpKind::MallocAsync { buf: name("pool"), stream: s() }),
+        op(None, None, OpKind::FreeAsync { buf: name("pool"), stream: s() }),
+        op(None, None, OpKind::Register { buf: name("p") }),
+        op(None, None, OpKind::Unregister { buf: name("p") }),
+        op(None, None, OpKind::Register { buf: name("p") }),
+        op(None, None, OpKind::SetDevice),
+        op(None, None, OpKind::GetDevice),
+        op(None, None, OpKind::SetLimit { limit: Limit::StackSize, value: 4096 }),
+        op(None, None, OpKind::SetCacheConfig { config: CacheConfig::PreferShared }),
+        op(None, None, OpKind::StreamPriority { stream: s(), priority: Priority::Greatest }),
+        op(None, None, OpKind::PeekLastError),
         op(Some("gle"), Some("w"), OpKind::GetLastError),
         op(None, None, OpKind::Open { gate: name("g"), after_ns: None }),
         op(None, None, OpKind::Sleep { ns: 1_000_000 }),
@@ -83,7 +141,7 @@ fn every_operation() -> Case {
 
 fn null_kernels() -> KernelTable {
     let null = std::ptr::null();
-    KernelTable { gate: null, spin: null, fill: null, transform: null, compare: null }
+    KernelTable { gate: null, spin: null, lazy_spin: null, fault: null, fill: null, transform: null, compare: null }
 }
 
 #[test]
@@ -106,10 +164,10 @@ fn every_operation_is_recorded_without_panic_or_hang() {
     assert!(by_label("pageable-kernel").not_run.as_deref().unwrap().contains("pageable buffer p"));
     assert!(by_label("too-big").not_run.as_deref().unwrap().contains("8192 bytes do not fit"));
     let launches = case.script.iter().filter(|o| stamps::is_kernel_launch(&o.kind)).count();
-    assert_eq!((obs.kernels.len(), launches), (8, 8), "one stamp record per kernel launch operation");
+    assert_eq!((obs.kernels.len(), launches), (10, 10), "one stamp record per kernel launch operation");
     assert_eq!(obs.gates.len(), 1);
     assert!(obs.gates[0].opened_ns.is_some());
-    assert_eq!(obs.buffers.len(), 4);
+    assert_eq!(obs.buffers.len(), 7);
     assert!(obs.final_sync.is_some());
     assert!(obs.watchdog_fired_ns.is_none(), "{:?}", obs.notes);
 

@@ -3,9 +3,10 @@
 //! docs say such copies "might be synchronous" and name no size, so the figure is recorded, never asserted.
 //!
 //! Each point is one generated case (see [`case_text`]): a gate holds the copy's stream, its opening is scheduled
-//! just before the copy, and `variant returns-early: cp not-waited-for g | waits: cp waited-for g` lets the ordinary
-//! verdict decide, by the blocking oracle, whether the call returned before the gate opened. No point is decided by
-//! how long anything took.
+//! just before the copy, and `observe returns-early: cp not-waited-for g | waits: cp waited-for g` lets the ordinary
+//! verdict record, by the blocking oracle, whether the call returned before the gate opened. No point is decided by
+//! how long anything took. The case also asserts what the docs do promise, that the copy stays in stream order, so
+//! a point whose copy misbehaves fails instead of being counted.
 //!
 //! The sweep ([`sweep`]) measures the powers of two from [`SMALLEST`] to [`LARGEST`], then bisects between the
 //! largest size that returned early and the smallest larger size that waited, down to 1/8 of that power-of-two
@@ -110,34 +111,38 @@ fn gate_delay_ms(bytes: u64) -> u64 {
 
 /// The case that measures one point: whether the copy of `bytes` returns before the gate holding its stream opens.
 /// The synchronous forms issue their copies through the legacy stream, so their gate is there, as in
-/// `cases/async-copy.case`. `bytes` must be a multiple of 4 (the validator refuses anything else).
+/// `cases/async-copy.case`. A fill of the device buffer behind the gate makes the data order-sensitive: a
+/// host→device copy of the (zeroed) pageable buffer must overwrite the 4s, a device→host copy must carry the 7s.
+/// `bytes` must be a multiple of 4 (the validator refuses anything else).
 pub fn case_text(series: Series, bytes: u64) -> String {
     let (stream, stream_decl, call) = if series.is_async() {
         ("s", "  stream s blocking\n", "cudaMemcpyAsync")
     } else {
         ("legacy", "", "cudaMemcpy")
     };
-    let (dst, src, direction) = if series.is_h2d() {
-        ("d", "h", "from pageable host memory to the device")
+    let (dst, src, direction, fill, data) = if series.is_h2d() {
+        ("d", "h", "from pageable host memory to the device", "4", "d == 0")
     } else {
-        ("h", "d", "from the device to pageable host memory")
+        ("h", "d", "from the device to pageable host memory", "7", "h == 7")
     };
     let copy = if series.is_async() { format!("memcpy-async {dst} {src} on s") } else { format!("memcpy {dst} {src}") };
     let (id, delay) = (series.id(), gate_delay_ms(bytes));
     format!(
         "case {id}/{bytes}
-  rule: Recorded, not asserted: whether a {call} of {bytes} bytes {direction} returns before earlier gated work on its stream completes.
+  rule: Recorded, not asserted: whether a {call} of {bytes} bytes {direction} returns before earlier gated work on its stream completes; either way the copy stays in stream order.
   source: CUDA Runtime API 13.0, \"API synchronization behavior\" (pageable copies \"might be synchronous\"; no size is documented); issue 7 item 6
 {stream_decl}  buffer h pageable {bytes}
   buffer d device {bytes}
   gate {GATE}
 
   held: launch gate {GATE} on {stream}
+        launch fill d {fill} on {stream}      # behind the gate, before the copy in stream order
         open {GATE} after {delay}ms
   {COPY_LABEL}:   {copy}
         sync {stream}
 
-  variant {RETURNS_EARLY}: {COPY_LABEL} not-waited-for {GATE} | {WAITS}: {COPY_LABEL} waited-for {GATE}
+  observe {RETURNS_EARLY}: {COPY_LABEL} not-waited-for {GATE} | {WAITS}: {COPY_LABEL} waited-for {GATE}
+  expect {data}
 end
 "
     )
@@ -167,13 +172,14 @@ impl Point {
     }
 }
 
-/// The point a generated case's result shows. Only the verdict decides: a *variant* naming `returns-early` or
-/// `waits`; anything else (a failed code, a gate timeout, a timeout, a crash) leaves the point undecided.
+/// The point a generated case's result shows. Only the verdict decides: a *pass* that observed `returns-early` or
+/// `waits`. Anything else (a failed code, data out of order, a gate timeout, a timeout, a crash) leaves the point
+/// undecided, since the oracle's answer means nothing for a copy that failed or misbehaved.
 pub fn point_of(bytes: u64, result: &CaseResult) -> Point {
     let verdict = &result.verdict;
-    let returned_early = match (verdict.kind, verdict.variant.as_deref()) {
-        (VerdictKind::Variant, Some(RETURNS_EARLY)) => Some(true),
-        (VerdictKind::Variant, Some(WAITS)) => Some(false),
+    let returned_early = match (verdict.kind, verdict.observed.as_deref()) {
+        (VerdictKind::Pass, Some(RETURNS_EARLY)) => Some(true),
+        (VerdictKind::Pass, Some(WAITS)) => Some(false),
         _ => None,
     };
     let obs = result.observations.as_ref();
@@ -470,8 +476,11 @@ mod tests {
                 };
                 assert_eq!(crate::case::print_op(copy), expected);
                 assert!(
-                    matches!(case.expects.as_slice(), [Expectation::Variant(alternatives)] if alternatives.len() == 2)
+                    matches!(case.expects.first(), Some(Expectation::Observe(alternatives)) if alternatives.len() == 2)
                 );
+                // Not a weak case: it asserts the stream order the docs promise, besides what it observes.
+                let warnings = crate::case::lint(&case);
+                assert!(warnings.is_empty(), "{text}\n{warnings:?}");
                 assert!(text.contains(&format!("buffer h pageable {bytes}\n")));
             }
         }
@@ -599,7 +608,7 @@ mod tests {
     }
 
     /// A result as the worker would return it for the generated case of `bytes`.
-    fn result(kind: VerdictKind, variant: Option<&str>, copy_ns: (u64, u64), opened_ns: u64) -> CaseResult {
+    fn result(kind: VerdictKind, observed: Option<&str>, copy_ns: (u64, u64), opened_ns: u64) -> CaseResult {
         let copy = OpRecord {
             index: 2,
             line: 10,
@@ -621,7 +630,7 @@ mod tests {
             rule: String::new(),
             source: String::new(),
             location: String::new(),
-            verdict: Verdict { kind, variant: variant.map(Into::into), messages: vec!["why".into()] },
+            verdict: Verdict { kind, variant: None, observed: observed.map(Into::into), messages: vec!["why".into()] },
             observations: Some(observations),
             wall_ms: 0,
         }
@@ -629,17 +638,18 @@ mod tests {
 
     #[test]
     fn points_are_read_from_the_verdict_with_their_margin() {
-        let early = point_of(4096, &result(VerdictKind::Variant, Some(RETURNS_EARLY), (1_000, 21_000), 51_000_000));
+        let early = point_of(4096, &result(VerdictKind::Pass, Some(RETURNS_EARLY), (1_000, 21_000), 51_000_000));
         assert_eq!(early.returned_early, Some(true));
         assert_eq!(early.code.as_deref(), Some("cudaSuccess"));
         assert_eq!((early.call_ns, early.gate_open_ns), (Some(20_000), Some(50_999_000)));
         assert_eq!(early.problem, None);
 
-        let waited = point_of(4096, &result(VerdictKind::Variant, Some(WAITS), (1_000, 52_000_000), 51_000_000));
+        let waited = point_of(4096, &result(VerdictKind::Pass, Some(WAITS), (1_000, 52_000_000), 51_000_000));
         assert_eq!(waited.returned_early, Some(false));
 
-        // Only the verdict decides: a failed case is undecided whatever its times say.
-        let failed = point_of(4096, &result(VerdictKind::Fail, None, (1_000, 21_000), 51_000_000));
+        // Only a passing verdict decides: a failed case (a copy that returned an error, data out of order) is
+        // undecided even though the oracle saw an early return.
+        let failed = point_of(4096, &result(VerdictKind::Fail, Some(RETURNS_EARLY), (1_000, 21_000), 51_000_000));
         assert_eq!(failed.returned_early, None);
         assert_eq!(failed.problem.as_deref(), Some("fail: why"));
     }

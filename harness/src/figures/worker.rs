@@ -238,7 +238,7 @@ fn failed(case: &Case, kind: VerdictKind, message: String, started: Instant) -> 
         rule: case.rule.clone(),
         source: case.source.clone(),
         location: format!("{}:{}", case.positions.file, case.positions.case_line),
-        verdict: Verdict { kind, variant: None, messages: vec![message] },
+        verdict: Verdict { kind, variant: None, observed: None, messages: vec![message] },
         observations: None,
         wall_ms: started.elapsed().as_millis() as u64,
     }
@@ -278,9 +278,8 @@ mod tests {
     }
 
     fn answer(case: &Case, final_sync: &str) -> CaseResult {
-        let mut result =
-            failed(case, VerdictKind::Variant, "line 14: variant returns-early held".into(), Instant::now());
-        result.verdict.variant = Some("returns-early".into());
+        let mut result = failed(case, VerdictKind::Pass, "line 15: observed returns-early held".into(), Instant::now());
+        result.verdict.observed = Some("returns-early".into());
         result.observations = Some(Observations { final_sync: Some(final_sync.into()), ..Observations::default() });
         result
     }
@@ -298,8 +297,8 @@ mod tests {
         let (mut worker, starts) = fake(SERVE, &answer(&case, "cudaSuccess"), &text);
         for _ in 0..3 {
             let result = worker.run(&case, &text, Duration::from_secs(20));
-            assert_eq!(result.verdict.kind, VerdictKind::Variant, "{:?}", result.verdict);
-            assert_eq!(result.verdict.variant.as_deref(), Some("returns-early"));
+            assert_eq!(result.verdict.kind, VerdictKind::Pass, "{:?}", result.verdict);
+            assert_eq!(result.verdict.observed.as_deref(), Some("returns-early"));
         }
         assert_eq!(starts.load(Ordering::SeqCst), 1);
     }

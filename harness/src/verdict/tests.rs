@@ -18,12 +18,12 @@ fn op(label: &str, kind: OpKind) -> Op {
 fn script() -> Vec<Op> {
     vec![
         op("held", OpKind::LaunchGate { gate: "g".into(), stream: s("s") }),
-        op("k1", OpKind::LaunchSpin { ns: 0, stream: s("s") }),
-        op("k2", OpKind::LaunchSpin { ns: 0, stream: s("s") }),
-        op("k3", OpKind::LaunchSpin { ns: 0, stream: s("t") }),
+        op("k1", OpKind::LaunchSpin { ns: 0, stream: s("s"), shape: Default::default() }),
+        op("k2", OpKind::LaunchSpin { ns: 0, stream: s("s"), shape: Default::default() }),
+        op("k3", OpKind::LaunchSpin { ns: 0, stream: s("t"), shape: Default::default() }),
         op("q", OpKind::Query { target: Target::Stream(s("s")) }),
         op("sy", OpKind::Sync { target: Target::Stream(s("s")) }),
-        op("h1", OpKind::HostFunc { stream: s("s"), snapshot: Some("b".into()) }),
+        op("h1", OpKind::HostFunc { stream: s("s"), snapshot: Some("b".into()), hold: None }),
         op("cb", OpKind::Callback { stream: s("s") }),
         op("el", OpKind::Elapsed { start: "e1".into(), stop: "e2".into() }),
     ]
@@ -36,6 +36,8 @@ fn case(expects: Vec<Expectation>) -> Case {
         rule: "r".into(),
         source: "s".into(),
         requires: vec![],
+        env: vec![],
+        poisons: vec![],
         decls: vec![Decl::Gate { name: "g".into() }],
         positions: SourceMap {
             op_lines: (10..10 + script.len() as u32).collect(),
@@ -167,7 +169,7 @@ fn two(a: &str, b: &str) -> (String, String) {
 #[test]
 fn the_fixture_run_passes_without_expectations() {
     let v = judge(&case(vec![]), &obs());
-    assert_eq!(v, Verdict { kind: VerdictKind::Pass, variant: None, messages: vec![] });
+    assert_eq!(v, Verdict { kind: VerdictKind::Pass, variant: None, observed: None, messages: vec![] });
 }
 
 #[test]
