@@ -189,7 +189,9 @@ impl<'c> Lint<'c> {
             }
         }
         let observes = case.expects.iter().any(|e| matches!(e, Expectation::Observe(_)));
-        let judges = case.expects.iter().any(|e| matches!(e, Expectation::Expect(_) | Expectation::Variant(_)));
+        // An operation's own `=> CODE` list is a claim too: any other code fails the case.
+        let judges = case.expects.iter().any(|e| matches!(e, Expectation::Expect(_) | Expectation::Variant(_)))
+            || case.script.iter().any(|op| !op.expect.is_empty());
         if observes && !judges {
             self.warn(
                 case.positions.case_line,
