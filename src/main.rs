@@ -1,7 +1,8 @@
 //! `cuda-conformance`: runs the conformance cases on a GPU and writes a report per host.
 //!
 //! ```text
-//! cuda-conformance run [FILTER]      run the suite (cases whose id contains FILTER), write a JSON report
+//! cuda-conformance run [FILTER]      run the suite (cases whose id contains FILTER) and figures, write a JSON report
+//! cuda-conformance measure staging   measure the pageable staging threshold (a figure: recorded, not asserted)
 //! cuda-conformance check             parse, validate and lint every case file (no GPU needed)
 //! cuda-conformance list [FILTER]     list case ids with their rules
 //! cuda-conformance summary REPORT    a report's Markdown summary
@@ -11,6 +12,7 @@
 use clap::{Parser, Subcommand};
 use cuda_conformance::{cases_dir, kernel_table, BUILD_COMMIT};
 use harness::case::ast::Case;
+use harness::figures::{self, staging, Figures};
 use harness::gpu;
 use harness::report::{Provenance, Report};
 use harness::runner::{self, RunOptions};
@@ -43,6 +45,24 @@ enum Command {
         /// Seconds after which a case's process is killed and the case is a timeout.
         #[arg(long, default_value_t = 60)]
         deadline: u64,
+        /// Skip the figures (measurements recorded, never asserted) that run after the cases.
+        #[arg(long)]
+        no_figures: bool,
+    },
+    /// Measure a figure (recorded, never asserted) and print it; `run` measures them all after the cases.
+    Measure {
+        figure: FigureName,
+        #[arg(long, default_value_t = 0)]
+        device: i32,
+        /// Seconds after which a point's case is abandoned (its worker killed) and the point is undecided.
+        #[arg(long, default_value_t = 60)]
+        deadline: u64,
+        /// Print the figure as JSON instead of text.
+        #[arg(long)]
+        json: bool,
+        /// Print the generated case of each series (at 4 KiB) and exit, without a GPU.
+        #[arg(long)]
+        print_cases: bool,
     },
     /// Parse, validate and lint every case file; print diagnostics as file:line:col and weak checks as
     /// file:line: case ID: warning (exit 1 on any warning, 2 on invalid files).
@@ -58,8 +78,16 @@ enum Command {
     },
 }
 
+/// The figures `measure` knows.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum FigureName {
+    /// The largest size at which a pageable cudaMemcpyAsync / cudaMemcpy returns before earlier gated work.
+    Staging,
+}
+
 fn main() -> ExitCode {
     runner::serve_child_request(kernel_table);
+    figures::serve_worker_request(kernel_table);
     let cli = Cli::parse();
     let dir = cli.cases.unwrap_or_else(cases_dir);
     let load = || {
@@ -72,7 +100,7 @@ fn main() -> ExitCode {
         })
     };
     let cases = match cli.command {
-        Command::Summary { .. } | Command::Info { .. } => Vec::new(),
+        Command::Summary { .. } | Command::Info { .. } | Command::Measure { .. } => Vec::new(),
         _ => match load() {
             Ok(cases) => cases,
             Err(code) => return code,
@@ -123,18 +151,64 @@ fn main() -> ExitCode {
                 ExitCode::from(2)
             }
         },
-        Command::Run { filter, device, report, deadline } => {
+        Command::Run { filter, device, report, deadline, no_figures } => {
             let opts = RunOptions { cases_dir: dir.clone(), device, case_deadline: Duration::from_secs(deadline) };
-            run(&cases, filter, report, &opts)
+            run(&cases, filter, report, &opts, !no_figures)
+        }
+        Command::Measure { figure: FigureName::Staging, device, deadline, json, print_cases } => {
+            measure_staging(device, Duration::from_secs(deadline), json, print_cases)
         }
     }
+}
+
+/// `measure staging`: the four series, printed as text or JSON.
+fn measure_staging(ordinal: i32, deadline: Duration, json: bool, print_cases: bool) -> ExitCode {
+    if print_cases {
+        for series in staging::Series::ALL {
+            println!("{}", staging::case_text(series, staging::SMALLEST));
+        }
+        return ExitCode::SUCCESS;
+    }
+    let device = match gpu::probe(ordinal) {
+        Ok(device) => device,
+        Err(e) => {
+            eprintln!("cannot measure: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let figures = Figures { staging: measure_figures(&device, None, deadline) };
+    if json {
+        println!("{}", serde_json::to_string_pretty(&figures).unwrap_or_default());
+    } else {
+        print!("{}", figures.console());
+    }
+    ExitCode::SUCCESS
+}
+
+/// The staging series that `filter` selects, measured with a spinner naming the point being measured.
+fn measure_figures(device: &gpu::DeviceInfo, filter: Option<&str>, deadline: Duration) -> Vec<staging::SeriesFigure> {
+    let series = staging::select(filter);
+    if series.is_empty() {
+        return Vec::new();
+    }
+    let spinner = ProgressBar::new_spinner();
+    spinner.enable_steady_tick(Duration::from_millis(200));
+    let figures = staging::measure(&series, device, deadline, &mut |point| spinner.set_message(point.to_owned()));
+    spinner.finish_and_clear();
+    figures
 }
 
 fn select<'a>(cases: &'a [Case], filter: Option<&str>) -> Vec<&'a Case> {
     cases.iter().filter(|c| filter.is_none_or(|f| c.id.contains(f))).collect()
 }
 
-fn run(cases: &[Case], filter: Option<String>, report_path: Option<PathBuf>, opts: &RunOptions) -> ExitCode {
+fn run(
+    cases: &[Case],
+    filter: Option<String>,
+    report_path: Option<PathBuf>,
+    opts: &RunOptions,
+    with_figures: bool,
+) -> ExitCode {
     let device = match gpu::probe(opts.device) {
         Ok(device) => device,
         Err(e) => {
@@ -181,8 +255,15 @@ fn run(cases: &[Case], filter: Option<String>, report_path: Option<PathBuf>, opt
         }
     }
     bar.finish_and_clear();
+    // The figures come after the cases (whose report is already written), in worker processes of their own: they
+    // are recorded, never asserted, so they change neither a verdict nor the exit status.
+    let figures = with_figures
+        .then(|| measure_figures(&device, Some(filter.as_str()).filter(|f| !f.is_empty()), opts.case_deadline))
+        .filter(|staging| !staging.is_empty())
+        .map(|staging| Figures { staging });
     let wall_ms = start.elapsed().as_millis() as u64;
     let mut report = Report::new(provenance, filter, wall_ms, results);
+    report.figures = figures;
     report.complete = true;
     println!("{}", report.summary_table());
     match write_report(&report, &path) {

@@ -1,6 +1,7 @@
 //! The report of a run: provenance (which GPU, driver, runtime, build, environment), a summary by area, and every
 //! case's verdict and trace. Written as JSON for machines and summarised as a table for people.
 
+use crate::figures::Figures;
 use crate::gpu::{self, DeviceInfo};
 use crate::runner::CaseResult;
 use crate::verdict::VerdictKind;
@@ -121,6 +122,10 @@ pub struct Report {
     /// area → verdict → count.
     pub by_area: BTreeMap<String, BTreeMap<String, usize>>,
     pub cases: Vec<CaseResult>,
+    /// Measurements recorded but never asserted (see [`crate::figures`]); absent when none were taken (`run
+    /// --no-figures`, a filter that selects no figure, a report from before figures existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub figures: Option<Figures>,
 }
 
 impl Report {
@@ -132,7 +137,7 @@ impl Report {
             *totals.entry(kind.clone()).or_insert(0) += 1;
             *by_area.entry(case.area.clone()).or_default().entry(kind).or_insert(0) += 1;
         }
-        Report { provenance, filter, complete: false, wall_ms, totals, by_area, cases }
+        Report { provenance, filter, complete: false, wall_ms, totals, by_area, cases, figures: None }
     }
 
     /// True when no case failed, crashed or timed out.
@@ -158,6 +163,9 @@ impl Report {
                 let _ = write!(out, " {:>15}", counts.get(&k.to_string()).copied().unwrap_or(0));
             }
             out.push('\n');
+        }
+        if let Some(figures) = &self.figures {
+            let _ = write!(out, "\n{}", figures.console());
         }
         for case in self.cases.iter().filter(|c| c.verdict.kind != VerdictKind::Pass) {
             let variant = case.verdict.variant.as_deref().map(|v| format!(" ({v})")).unwrap_or_default();
@@ -239,6 +247,9 @@ impl Report {
                 let _ = write!(out, " {} |", counts.get(&k.to_string()).copied().unwrap_or(0));
             }
             out.push('\n');
+        }
+        if let Some(figures) = &self.figures {
+            out.push_str(&figures.markdown());
         }
         for kind in kinds.iter().filter(|k| **k != VerdictKind::Pass) {
             let cases: Vec<&CaseResult> = self.cases.iter().filter(|c| c.verdict.kind == *kind).collect();

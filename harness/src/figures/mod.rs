@@ -1,0 +1,159 @@
+//! Figures: what a driver does where the documentation promises nothing, measured and recorded but never asserted.
+//! A figure never changes a verdict or the exit status of a run; it appears in the report (`figures`), the console
+//! summary and the Markdown summary.
+//!
+//! Each measurement point is a case in the case language, generated as text, parsed and validated exactly like a
+//! case file, run by the ordinary executor (in a [`worker`] process) and decided by the ordinary verdict: figures
+//! add no second way of observing the GPU.
+//!
+//! - [`staging`]: the pageable staging threshold (issue 7 item 6), per kind of pageable copy.
+//! - [`worker`]: the child process that runs the generated cases.
+
+pub mod staging;
+pub mod worker;
+
+pub use worker::serve_worker_request;
+
+use crate::case::{self, ast::Case};
+use serde::{Deserialize, Serialize};
+
+/// Every figure of a run. Serialised into the report as `figures`; a report without it (an older one, or a run with
+/// `--no-figures`) simply has none.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Figures {
+    /// The pageable staging threshold: one entry per kind of copy measured.
+    #[serde(default)]
+    pub staging: Vec<staging::SeriesFigure>,
+}
+
+impl Figures {
+    /// For the console summary of `run` and for `measure`.
+    pub fn console(&self) -> String {
+        staging::console(&self.staging)
+    }
+
+    /// A Markdown section for the report's summary.
+    pub fn markdown(&self) -> String {
+        let mut out = String::from("\n## Figures (measured, not asserted)\n");
+        out.push_str(&staging::markdown(&self.staging));
+        out
+    }
+}
+
+/// The file name generated cases are parsed under (their `location` in a result). Its stem is the area, as the
+/// validator requires of case files: every generated id starts with `figures/`.
+pub const GENERATED_FILE: &str = "<generated>/figures.case";
+
+/// Parses and validates the text of one generated case, as a case file would be: the figures never run a case the
+/// validator would reject.
+pub fn parse_case_text(text: &str) -> Result<Case, String> {
+    let joined =
+        |diagnostics: Vec<case::Diagnostic>| diagnostics.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n");
+    let file = case::parse_file(GENERATED_FILE, text).map_err(joined)?;
+    let problems = case::validate(&file);
+    if !problems.is_empty() {
+        return Err(joined(problems));
+    }
+    let mut cases = file.cases.into_iter();
+    match (cases.next(), cases.next()) {
+        (Some(case), None) => Ok(case),
+        _ => Err("a generated text must hold exactly one case".to_owned()),
+    }
+}
+
+/// `65536` as `64 KiB`, `67108864` as `64 MiB`; a size that is not a whole number of KiB stays in bytes.
+pub fn size_text(bytes: u64) -> String {
+    const KIB: u64 = 1 << 10;
+    const MIB: u64 = 1 << 20;
+    if bytes >= MIB && bytes % MIB == 0 {
+        format!("{} MiB", bytes / MIB)
+    } else if bytes >= KIB && bytes % KIB == 0 {
+        format!("{} KiB", bytes / KIB)
+    } else {
+        format!("{bytes} B")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A device as `gpu::probe` would describe an H100, for tests that need one without a GPU.
+    pub(super) fn device() -> crate::gpu::DeviceInfo {
+        crate::gpu::DeviceInfo {
+            ordinal: 0,
+            name: "GPU".into(),
+            uuid: "GPU-0".into(),
+            compute_capability: (9, 0),
+            multiprocessors: 132,
+            concurrent_kernels: true,
+            async_engine_count: 2,
+            can_map_host_memory: true,
+            unified_addressing: true,
+            stream_priority_range: (-5, 0),
+            device_count: 1,
+            driver_version: 13000,
+            runtime_version: 13000,
+        }
+    }
+
+    fn report(figures: Option<Figures>) -> crate::report::Report {
+        let provenance = crate::report::Provenance::new(&device(), "commit", "2026-01-01T00:00:00Z".into());
+        let mut report = crate::report::Report::new(provenance, String::new(), 1, Vec::new());
+        report.figures = figures;
+        report
+    }
+
+    fn measured() -> Figures {
+        let points = staging::sweep(|bytes| staging::Point {
+            returned_early: Some(bytes <= 64 << 10),
+            ..staging::Point::undecided(bytes, String::new())
+        });
+        Figures { staging: vec![staging::SeriesFigure::new(staging::Series::H2dAsync, points, Vec::new())] }
+    }
+
+    #[test]
+    fn reports_without_figures_still_parse() {
+        let mut json = serde_json::to_value(report(Some(measured()))).unwrap();
+        json.as_object_mut().unwrap().remove("figures");
+        let read: crate::report::Report = serde_json::from_value(json).unwrap();
+        assert_eq!(read.figures, None);
+        assert!(!read.markdown().contains("Figures"));
+        // And a report without figures writes no `figures` key.
+        assert!(serde_json::to_value(report(None)).unwrap().get("figures").is_none());
+    }
+
+    #[test]
+    fn reports_carry_figures_into_both_summaries() {
+        let written = serde_json::to_string(&report(Some(measured()))).unwrap();
+        let read: crate::report::Report = serde_json::from_str(&written).unwrap();
+        assert_eq!(read.figures, Some(measured()));
+        let markdown = read.markdown();
+        assert!(markdown.contains("## Figures (measured, not asserted)"), "{markdown}");
+        assert!(markdown.contains("64 KiB (waits at 72 KiB)"), "{markdown}");
+        assert!(read.summary_table().contains("64 KiB (waits at 72 KiB)"));
+    }
+
+    #[test]
+    fn sizes_are_written_exactly() {
+        assert_eq!(size_text(4096), "4 KiB");
+        assert_eq!(size_text(4608), "4608 B");
+        assert_eq!(size_text(64 << 20), "64 MiB");
+        assert_eq!(size_text(1536 << 10), "1536 KiB");
+    }
+
+    #[test]
+    fn a_text_with_two_cases_is_refused() {
+        let one = staging::case_text(staging::Series::H2dAsync, 4096);
+        let two = format!("{one}\n{}", one.replace("/4096", "/8192"));
+        assert!(parse_case_text(&one).is_ok());
+        assert!(parse_case_text(&two).unwrap_err().contains("exactly one case"));
+    }
+
+    #[test]
+    fn an_invalid_text_reports_its_diagnostics() {
+        let text = staging::case_text(staging::Series::H2dAsync, 4096).replace("buffer h pageable 4096", "");
+        let err = parse_case_text(&text).unwrap_err();
+        assert!(err.contains(GENERATED_FILE), "{err}");
+    }
+}
