@@ -102,6 +102,9 @@ pub fn judge(case: &Case, obs: &Observations) -> Verdict {
         }
     }
     judge_ops(case, obs, &mut failures, &mut info);
+    // An operation this runtime, driver or device lacks, which the case did not expect to be refused: the case
+    // cannot say anything here, and what failed after it is a consequence.
+    let unsupported = unsupported_operation(case, obs);
     for g in obs.gates.iter().filter(|g| g.timed_out && !expects_timeout(case, &g.name)) {
         failures.push(format!(
             "gate {} timed out inside its kernel, which the case does not expect: something held it closed \
@@ -182,6 +185,9 @@ pub fn judge(case: &Case, obs: &Observations) -> Verdict {
             ),
         );
         VerdictKind::Timeout
+    } else if let Some(reason) = unsupported {
+        failures.insert(0, reason);
+        VerdictKind::NotSupported
     } else if !failures.is_empty() {
         VerdictKind::Fail
     } else if !warnings.is_empty() {
@@ -231,6 +237,25 @@ fn judge_ops(case: &Case, obs: &Observations, failures: &mut Vec<String>, info: 
             failures.push(format!("line {}: `{}`: {seen}", rec.line, rec.text));
         }
     }
+}
+
+/// The codes by which CUDA says a call is missing here rather than wrong: an older driver, a device without the
+/// feature, or a runtime without the entry point.
+const UNSUPPORTED_CODES: [&str; 3] =
+    ["cudaErrorNotSupported", "cudaErrorCallRequiresNewerDriver", "cudaErrorInsufficientDriver"];
+
+/// The first operation that returned one of [`UNSUPPORTED_CODES`] although the case does not accept it.
+fn unsupported_operation(case: &Case, obs: &Observations) -> Option<String> {
+    obs.ops.iter().filter(|r| r.index < case.script.len()).find_map(|rec| {
+        let code = rec.code.as_deref()?;
+        (UNSUPPORTED_CODES.contains(&code) && !rec.acceptable.iter().any(|c| c == code)).then(|| {
+            format!(
+                "line {}: `{}` returned {code}: this runtime, driver or device lacks the operation, so the case \
+                 cannot run here",
+                rec.line, rec.text
+            )
+        })
+    })
 }
 
 /// What a successful `capture-status`/`capture-deps`/`pointer-type` saw, when it is not what the operation asserts.

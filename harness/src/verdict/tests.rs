@@ -474,3 +474,54 @@ fn observations_round_trip_through_json() {
     let back: Observations = serde_json::from_str(&json).unwrap();
     assert_eq!(back, o);
 }
+
+#[test]
+fn elapsed_below_for_reversed_events() {
+    let below = |ms, inclusive| Predicate::ElapsedBelow { label: "el".into(), ms, inclusive };
+    holds_and_fails(below(2.5, true), below(2.5, false), "el measured 2.5 ms");
+    holds_and_fails(below(3.0, false), below(2.0, true), "el measured 2.5 ms");
+}
+
+#[test]
+fn host_runs_counts_every_run() {
+    let runs = |count| Predicate::HostRuns { label: "h1".into(), count };
+    holds_and_fails(runs(1), runs(2), "h1 ran 1 times");
+}
+
+#[test]
+fn observe_records_without_judging_and_fails_only_when_nothing_held() {
+    let waited = Predicate::WaitedFor { op: "sy".into(), gate: "g".into() };
+    let not_waited = Predicate::NotWaitedFor { op: "sy".into(), gate: "g".into() };
+    let v = judge(
+        &case(vec![Expectation::Observe(vec![("waits".into(), waited.clone()), ("returns".into(), not_waited)])]),
+        &obs(),
+    );
+    assert_eq!((v.kind, v.observed.as_deref(), v.variant.as_deref()), (VerdictKind::Pass, Some("waits"), None));
+    let nothing = Predicate::Returned { op: "q".into(), code: "cudaErrorInvalidValue".into() };
+    let v = judge(&case(vec![Expectation::Observe(vec![("never".into(), nothing)])]), &obs());
+    assert_eq!(v.kind, VerdictKind::Fail, "{v:?}");
+}
+
+#[test]
+fn poisons_context_names_the_final_sync_error() {
+    let mut c = case(vec![]);
+    let mut o = obs();
+    o.final_sync = Some("cudaErrorIllegalAddress".into());
+    assert_eq!(judge(&c, &o).kind, VerdictKind::Fail, "a sticky error the case did not declare fails");
+    c.poisons = vec!["cudaErrorIllegalAddress".into()];
+    assert_eq!(judge(&c, &o).kind, VerdictKind::Pass);
+    o.final_sync = Some("cudaSuccess".into());
+    let v = judge(&c, &o);
+    assert_eq!(v.kind, VerdictKind::Fail, "a declared poison that never came fails: {v:?}");
+}
+
+#[test]
+fn an_operation_the_driver_lacks_is_not_supported() {
+    let mut o = obs();
+    o.ops[0].code = Some("cudaErrorNotSupported".into());
+    let v = judge(&case(vec![]), &o);
+    assert_eq!(v.kind, VerdictKind::NotSupported, "{v:?}");
+    assert!(v.messages[0].contains("lacks the operation"), "{:?}", v.messages);
+    o.ops[0].acceptable.push("cudaErrorNotSupported".into());
+    assert_eq!(judge(&case(vec![]), &o).kind, VerdictKind::Pass, "a refusal the case expects is its result");
+}
