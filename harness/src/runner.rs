@@ -40,7 +40,7 @@ pub struct CaseResult {
 }
 
 impl CaseResult {
-    fn new(case: &Case, verdict: Verdict, observations: Option<Observations>, wall: Duration) -> Self {
+    pub(crate) fn new(case: &Case, verdict: Verdict, observations: Option<Observations>, wall: Duration) -> Self {
         CaseResult {
             id: case.id.clone(),
             area: case.area().to_owned(),
@@ -126,7 +126,7 @@ pub fn run_isolated(case: &Case, device: &DeviceInfo, opts: &RunOptions) -> Case
     }
 }
 
-fn drain<R: Read + Send + 'static>(pipe: Option<R>) -> std::thread::JoinHandle<String> {
+pub(crate) fn drain<R: Read + Send + 'static>(pipe: Option<R>) -> std::thread::JoinHandle<String> {
     std::thread::spawn(move || {
         let mut text = String::new();
         if let Some(mut pipe) = pipe {
@@ -138,7 +138,7 @@ fn drain<R: Read + Send + 'static>(pipe: Option<R>) -> std::thread::JoinHandle<S
     })
 }
 
-fn tail(text: &str) -> String {
+pub(crate) fn tail(text: &str) -> String {
     let lines: Vec<&str> = text.lines().collect();
     let start = lines.len().saturating_sub(20);
     let joined = lines[start..].join("\n");
@@ -149,7 +149,7 @@ fn tail(text: &str) -> String {
     }
 }
 
-fn verdict_of(kind: VerdictKind, message: String) -> Verdict {
+pub(crate) fn verdict_of(kind: VerdictKind, message: String) -> Verdict {
     Verdict { kind, variant: None, observed: None, messages: vec![message] }
 }
 

@@ -138,38 +138,17 @@ pub fn judge(case: &Case, obs: &Observations) -> Verdict {
                     warnings.push(format!("line {line}: quality {}: {why}", predicate_text(p)));
                 }
             }
-            Expectation::Variant(alternatives) => {
-                let mut reasons = Vec::new();
-                let picked = alternatives.iter().find(|(name, p)| match holds(p, obs) {
-                    Ok(()) => true,
-                    Err(why) => {
-                        reasons.push(format!("{name}: {} ({why})", predicate_text(p)));
-                        false
+            Expectation::Variant(alternatives) | Expectation::Observe(alternatives) => {
+                let (word, picked, seen_as) = match expectation {
+                    Expectation::Variant(_) => ("variant", &mut variants, "variant"),
+                    _ => ("observe", &mut observed, "observed"),
+                };
+                match first_that_holds(alternatives, obs) {
+                    Ok((name, p)) => {
+                        picked.push(name.clone());
+                        info.push(format!("line {line}: {seen_as} {name}: {} held", predicate_text(p)));
                     }
-                });
-                match picked {
-                    Some((name, p)) => {
-                        variants.push(name.clone());
-                        info.push(format!("line {line}: variant {name}: {} held", predicate_text(p)));
-                    }
-                    None => failures.push(format!("line {line}: variant: no alternative held: {}", reasons.join("; "))),
-                }
-            }
-            Expectation::Observe(alternatives) => {
-                let mut reasons = Vec::new();
-                let seen = alternatives.iter().find(|(name, p)| match holds(p, obs) {
-                    Ok(()) => true,
-                    Err(why) => {
-                        reasons.push(format!("{name}: {} ({why})", predicate_text(p)));
-                        false
-                    }
-                });
-                match seen {
-                    Some((name, p)) => {
-                        observed.push(name.clone());
-                        info.push(format!("line {line}: observed {name}: {} held", predicate_text(p)));
-                    }
-                    None => failures.push(format!("line {line}: observe: no alternative held: {}", reasons.join("; "))),
+                    Err(reasons) => failures.push(format!("line {line}: {word}: no alternative held: {reasons}")),
                 }
             }
         }
@@ -237,6 +216,21 @@ fn judge_ops(case: &Case, obs: &Observations, failures: &mut Vec<String>, info: 
             failures.push(format!("line {}: `{}`: {seen}", rec.line, rec.text));
         }
     }
+}
+
+/// The first alternative of a `variant` or `observe` that holds, or why none did.
+fn first_that_holds<'a>(
+    alternatives: &'a [(String, Predicate)],
+    obs: &Observations,
+) -> Result<(&'a String, &'a Predicate), String> {
+    let mut reasons = Vec::new();
+    for (name, p) in alternatives {
+        match holds(p, obs) {
+            Ok(()) => return Ok((name, p)),
+            Err(why) => reasons.push(format!("{name}: {} ({why})", predicate_text(p))),
+        }
+    }
+    Err(reasons.join("; "))
 }
 
 /// The codes by which CUDA says a call is missing here rather than wrong: an older driver, a device without the

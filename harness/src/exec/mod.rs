@@ -29,7 +29,7 @@ mod run;
 mod stamps;
 mod state;
 #[cfg(test)]
-mod test_support;
+pub(crate) mod test_support;
 #[cfg(test)]
 mod tests;
 mod threads;

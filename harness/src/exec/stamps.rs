@@ -5,13 +5,9 @@
 
 use super::observations::KernelRecord;
 use super::resources::{check, DeviceMemory};
-use crate::case::ast::{Case, OpKind};
+use crate::case::ast::Case;
 use crate::gpu::error_name;
 use cuda_sys as sys;
-
-pub fn is_kernel_launch(kind: &OpKind) -> bool {
-    kind.is_kernel_launch()
-}
 
 pub struct StampPool {
     memory: Option<DeviceMemory>,
@@ -27,7 +23,7 @@ impl StampPool {
     /// null) and the note says why.
     pub fn create(case: &Case) -> (StampPool, Option<String>) {
         let owners: Vec<usize> =
-            case.script.iter().enumerate().filter(|(_, op)| is_kernel_launch(&op.kind)).map(|(i, _)| i).collect();
+            case.script.iter().enumerate().filter(|(_, op)| op.kind.is_kernel_launch()).map(|(i, _)| i).collect();
         if owners.is_empty() {
             return (StampPool { memory: None, owners }, None);
         }

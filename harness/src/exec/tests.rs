@@ -163,7 +163,7 @@ fn every_operation_is_recorded_without_panic_or_hang() {
     let h2_not_run = by_label("h2").not_run.clone().unwrap();
     assert!(by_label("pageable-kernel").not_run.as_deref().unwrap().contains("pageable buffer p"));
     assert!(by_label("too-big").not_run.as_deref().unwrap().contains("8192 bytes do not fit"));
-    let launches = case.script.iter().filter(|o| stamps::is_kernel_launch(&o.kind)).count();
+    let launches = case.script.iter().filter(|o| o.kind.is_kernel_launch()).count();
     assert_eq!((obs.kernels.len(), launches), (10, 10), "one stamp record per kernel launch operation");
     assert_eq!(obs.gates.len(), 1);
     assert!(obs.gates[0].opened_ns.is_some());

@@ -80,21 +80,7 @@ mod tests {
 
     /// A device as `gpu::probe` would describe an H100, for tests that need one without a GPU.
     pub(super) fn device() -> crate::gpu::DeviceInfo {
-        crate::gpu::DeviceInfo {
-            ordinal: 0,
-            name: "GPU".into(),
-            uuid: "GPU-0".into(),
-            compute_capability: (9, 0),
-            multiprocessors: 132,
-            concurrent_kernels: true,
-            async_engine_count: 2,
-            can_map_host_memory: true,
-            unified_addressing: true,
-            stream_priority_range: (-5, 0),
-            device_count: 1,
-            driver_version: 13000,
-            runtime_version: 13000,
-        }
+        crate::exec::test_support::h100()
     }
 
     fn report(figures: Option<Figures>) -> crate::report::Report {

@@ -15,8 +15,8 @@ use crate::case::ast::Case;
 use crate::gpu;
 use crate::kernels::KernelTable;
 use crate::runner::{self, CaseResult};
-use crate::verdict::{Verdict, VerdictKind};
-use std::io::{BufRead, BufReader, Read, Write};
+use crate::verdict::VerdictKind;
+use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::thread::JoinHandle;
@@ -175,11 +175,7 @@ impl Worker {
             }
         });
         // Drained on a thread so a chatty worker cannot block on a full pipe; kept whole for the crash message.
-        let stderr = std::thread::spawn(move || {
-            let mut bytes = Vec::new();
-            let _ = BufReader::new(stderr).read_to_end(&mut bytes);
-            String::from_utf8_lossy(&bytes).into_owned()
-        });
+        let stderr = runner::drain(Some(stderr));
         Ok(Running { child, stdin: Some(stdin), lines, stderr })
     }
 }
@@ -215,33 +211,13 @@ impl Running {
         self.stdin = None;
         let status = self.child.wait().map(|s| s.to_string()).unwrap_or_else(|e| format!("an unknown status ({e})"));
         let stderr = self.stderr.join().unwrap_or_default();
-        (status, tail(&stderr))
-    }
-}
-
-/// The last lines of a worker's stderr.
-fn tail(text: &str) -> String {
-    let lines: Vec<&str> = text.lines().collect();
-    let joined = lines[lines.len().saturating_sub(20)..].join("\n");
-    if joined.is_empty() {
-        "(empty)".into()
-    } else {
-        joined
+        (status, runner::tail(&stderr))
     }
 }
 
 /// The result of a case the worker did not answer for.
 fn failed(case: &Case, kind: VerdictKind, message: String, started: Instant) -> CaseResult {
-    CaseResult {
-        id: case.id.clone(),
-        area: case.area().to_owned(),
-        rule: case.rule.clone(),
-        source: case.source.clone(),
-        location: format!("{}:{}", case.positions.file, case.positions.case_line),
-        verdict: Verdict { kind, variant: None, observed: None, messages: vec![message] },
-        observations: None,
-        wall_ms: started.elapsed().as_millis() as u64,
-    }
+    CaseResult::new(case, runner::verdict_of(kind, message), None, started.elapsed())
 }
 
 #[cfg(test)]
