@@ -6,9 +6,11 @@
 //! [`CaseResult`] as one JSON line on stdout and exits.
 
 use crate::case::ast::Case;
-use crate::exec::{self, ExecOptions, Observations};
+use crate::exec::{self, ExecOptions};
 use crate::gpu::{self, DeviceInfo};
 use crate::kernels::KernelTable;
+use crate::observations::Observations;
+use crate::requirements::unmet_requirement;
 use crate::verdict::{self, Verdict, VerdictKind};
 use serde::{Deserialize, Serialize};
 use std::io::Read;
@@ -68,7 +70,7 @@ pub struct RunOptions {
 /// been probed already (an unmet requirement is decided here, without starting a child).
 pub fn run_isolated(case: &Case, device: &DeviceInfo, opts: &RunOptions) -> CaseResult {
     let start = Instant::now();
-    if let Some(reason) = exec::unmet_requirement(case, device) {
+    if let Some(reason) = unmet_requirement(case, device) {
         return CaseResult::new(case, verdict_of(VerdictKind::NotSupported, reason), None, start.elapsed());
     }
     let exe = match std::env::current_exe() {
@@ -160,7 +162,7 @@ fn crashed(case: &Case, message: String, start: Instant) -> CaseResult {
 /// Runs `case` in this process: requirements, execution, verdict.
 pub fn run_in_process(case: &Case, kernels: &KernelTable, device: &DeviceInfo) -> CaseResult {
     let start = Instant::now();
-    if let Some(reason) = exec::unmet_requirement(case, device) {
+    if let Some(reason) = unmet_requirement(case, device) {
         return CaseResult::new(case, verdict_of(VerdictKind::NotSupported, reason), None, start.elapsed());
     }
     let observations = exec::run_case(case, kernels, device, &ExecOptions::default());

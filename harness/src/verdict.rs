@@ -8,7 +8,7 @@
 
 use crate::case::ast::{Case, Expectation, OpKind, Predicate, Priority};
 use crate::case::print::{capture_status as capture_status_text, memory_type, predicate as predicate_text};
-use crate::exec::{GraphRecord, HostCallKind, KernelRecord, Observations, OpRecord, OpValue};
+use crate::observations::{GraphRecord, HostCallKind, KernelRecord, Observations, OpRecord, OpValue};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 

@@ -89,7 +89,7 @@ impl Executor for GpuExecutor {
         let stamps = obs.kernels.iter().filter_map(|k| Some((k.label.clone()?, (k.entry_ns?, k.exit_ns?)))).collect();
         // Generated ops write whole buffers (compare one word), so buffers have few runs and are rebuilt exactly;
         // should one not be, its first words stand in and the data check fails showing them.
-        let words = |c: &harness::exec::Contents| c.all_words().unwrap_or_else(|| c.first_words.clone());
+        let words = |c: &harness::observations::Contents| c.all_words().unwrap_or_else(|| c.first_words.clone());
         let buffers = obs.buffers.iter().filter_map(|b| Some((b.name.clone(), words(b.contents.as_ref()?)))).collect();
         let snapshots =
             obs.host_calls.iter().filter_map(|h| Some((h.label.clone()?, words(h.snapshot.as_ref()?)))).collect();

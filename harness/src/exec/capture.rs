@@ -2,9 +2,9 @@
 //! right after the operation), the topology of a captured graph, and the names of capture statuses, modes and node
 //! types. The executor's own queries run [`quietly`], so they never change what `get-last-error` reports.
 
-use super::observations::{GraphRecord, NodeRecord};
 use crate::case::ast::{CaptureMode, Case, OpKind, StreamRef};
 use crate::gpu::error_name;
+use crate::observations::{GraphRecord, NodeRecord};
 use cuda_sys as sys;
 use std::collections::HashMap;
 use std::ptr;

@@ -3,7 +3,6 @@
 //! already open by then, so nothing here can wait on one.
 
 use super::capture::{capture_status_name, quietly};
-use super::observations::{BufferRecord, Contents};
 use super::resources::Graph;
 use super::run::Ctx;
 use super::state::{CaptureBegun, Slot, State};
@@ -11,6 +10,7 @@ use super::threads::CaseThreads;
 use crate::case::ast::{Case, Decl, Expectation, Predicate, StreamRef};
 use crate::case::print::{mem_kind, stream as stream_name};
 use crate::gpu::error_name;
+use crate::observations::{BufferRecord, Contents};
 use cuda_sys as sys;
 use std::sync::PoisonError;
 

@@ -4,8 +4,8 @@
 //! on GPU progress.
 
 use super::clock::CaseClock;
-use super::observations::{GateOpener, GateRecord};
 use super::resources::HostMemory;
+use crate::observations::{GateOpener, GateRecord};
 use cuda_sys as sys;
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicU8, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};

@@ -4,9 +4,9 @@
 //! mutex-protected log that no CUDA-calling code ever holds.
 
 use super::clock::CaseClock;
-use super::observations::{Contents, HostCallKind, HostCallRecord};
 use crate::case::ast::Case;
 use crate::gpu::error_name;
+use crate::observations::{Contents, HostCallKind, HostCallRecord};
 use cuda_sys as sys;
 use std::ffi::c_void;
 use std::panic::{catch_unwind, AssertUnwindSafe};

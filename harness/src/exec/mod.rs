@@ -22,8 +22,6 @@ mod clock;
 mod finish;
 mod gates;
 mod host_calls;
-mod observations;
-mod requirements;
 mod resources;
 mod run;
 mod stamps;
@@ -34,15 +32,10 @@ pub(crate) mod test_support;
 mod tests;
 mod threads;
 
-pub use observations::{
-    BufferRecord, Contents, DeclRecord, GateOpener, GateRecord, GraphRecord, HostCallKind, HostCallRecord,
-    KernelRecord, NodeRecord, Observations, OpRecord, OpValue, WordAt,
-};
-pub use requirements::unmet_requirement;
-
 use crate::case::ast::{Case, Decl};
 use crate::gpu::{error_name, DeviceInfo};
 use crate::kernels::KernelTable;
+use crate::observations::{GateOpener, Observations};
 use clock::CaseClock;
 use cuda_sys as sys;
 use gates::{GateKeeper, GateSet};

@@ -7,7 +7,6 @@ use super::capture::{self, active_capture_id, capture_info, capture_mode, captur
 use super::clock::CaseClock;
 use super::gates::{GateKeeper, GateSet};
 use super::host_calls::{host_func_entry, stream_callback_entry, HostCallContext, HostLog};
-use super::observations::{Contents, GateOpener, HostCallKind, OpRecord, OpValue};
 use super::resources::{DeviceMemory, Graph, GraphExec};
 use super::stamps::StampPool;
 use super::state::{acceptable, CaptureBegun, State};
@@ -16,6 +15,7 @@ use crate::case::ast::{CacheConfig, Case, Fault, Grid, LaunchShape, Limit, Op, O
 use crate::case::print::op_kind as op_text;
 use crate::gpu::{error_name, DeviceInfo};
 use crate::kernels::KernelTable;
+use crate::observations::{Contents, GateOpener, HostCallKind, OpRecord, OpValue};
 use cuda_sys as sys;
 use std::ffi::c_void;
 use std::sync::{Arc, Mutex, PoisonError};

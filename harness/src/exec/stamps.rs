@@ -3,10 +3,10 @@
 //! final device synchronize. A pair still zero means the kernel never ran. Device memory rather than mapped memory
 //! keeps cases without gates independent of canMapHostMemory.
 
-use super::observations::KernelRecord;
 use super::resources::{check, DeviceMemory};
 use crate::case::ast::Case;
 use crate::gpu::error_name;
+use crate::observations::KernelRecord;
 use cuda_sys as sys;
 
 pub struct StampPool {

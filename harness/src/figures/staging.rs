@@ -14,7 +14,6 @@
 
 use super::worker::Worker;
 use super::{parse_case_text, size_text};
-use crate::exec;
 use crate::gpu::DeviceInfo;
 use crate::runner::CaseResult;
 use crate::verdict::VerdictKind;
@@ -367,7 +366,7 @@ fn measure_series(
 ) -> SeriesFigure {
     // Every point of a series has the same declarations and operations, so one case decides whether any can run.
     let unmet = match parse_case_text(&case_text(series, SMALLEST)) {
-        Ok(case) => exec::unmet_requirement(&case, device),
+        Ok(case) => crate::requirements::unmet_requirement(&case, device),
         Err(diagnostics) => Some(format!("the generated case is invalid: {diagnostics}")),
     };
     if let Some(reason) = unmet {
@@ -448,7 +447,7 @@ pub fn markdown(figures: &[SeriesFigure]) -> String {
 mod tests {
     use super::*;
     use crate::case::ast::Expectation;
-    use crate::exec::{GateRecord, Observations, OpRecord};
+    use crate::observations::{GateRecord, Observations, OpRecord};
     use crate::verdict::Verdict;
 
     /// An oracle for a driver that returns early up to `threshold` bytes.

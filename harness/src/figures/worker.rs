@@ -224,7 +224,7 @@ fn failed(case: &Case, kind: VerdictKind, message: String, started: Instant) -> 
 mod tests {
     use super::super::staging::{case_text, Series};
     use super::*;
-    use crate::exec::Observations;
+    use crate::observations::Observations;
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Arc;
 

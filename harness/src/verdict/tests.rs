@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::case::ast::{CaptureStatus, Decl, Op, SourceMap, StreamRef, Target};
-use crate::exec::{
+use crate::observations::{
     BufferRecord, Contents, DeclRecord, GateOpener, GateRecord, GraphRecord, HostCallRecord, NodeRecord,
 };
 
