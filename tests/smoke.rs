@@ -123,7 +123,7 @@ impl GpuState {
 
 fn kernel_table_handles_are_non_null_and_distinct() -> Outcome {
     let k = kernel_table();
-    let handles = [k.gate, k.spin, k.fill, k.transform, k.compare];
+    let handles: Vec<_> = k.all().map(|(_, handle)| handle).collect();
     if handles.iter().any(|h| h.is_null()) {
         bail!("null kernel handle in {k:?}");
     }

@@ -17,6 +17,7 @@
 //! Data kernels run one block of [`DATA_BLOCK_THREADS`] threads with a block-stride loop, so that the exit stamp
 //! (taken after `__syncthreads`) is the kernel's true end.
 
+use crate::case::words::{KernelWord, Word};
 use cuda_sys::{cudaError_t, cudaLaunchKernel, cudaStream_t, dim3};
 use std::ffi::c_void;
 
@@ -33,6 +34,26 @@ pub struct KernelTable {
     pub fill: *const c_void,
     pub transform: *const c_void,
     pub compare: *const c_void,
+}
+
+impl KernelTable {
+    /// The handle of the kernel `launch KERNEL` names. Exhaustive: a new kernel word needs its handle here.
+    pub fn get(&self, kernel: KernelWord) -> *const c_void {
+        match kernel {
+            KernelWord::Gate => self.gate,
+            KernelWord::Spin => self.spin,
+            KernelWord::LazySpin => self.lazy_spin,
+            KernelWord::Fault => self.fault,
+            KernelWord::Fill => self.fill,
+            KernelWord::Transform => self.transform,
+            KernelWord::Compare => self.compare,
+        }
+    }
+
+    /// Every kernel with its word, in the order of [`KernelWord`].
+    pub fn all(&self) -> impl Iterator<Item = (KernelWord, *const c_void)> + '_ {
+        KernelWord::ALL.iter().map(|&k| (k, self.get(k)))
+    }
 }
 
 // SAFETY: the handles are addresses of host stubs registered with cudart for the process's lifetime.

@@ -7,7 +7,8 @@
 //! *variant* (naming the alternative), and all else is *pass*.
 
 use crate::case::ast::{Case, Expectation, OpKind, Predicate, Priority};
-use crate::case::print::{capture_status as capture_status_text, memory_type, predicate as predicate_text};
+use crate::case::print::predicate as predicate_text;
+use crate::case::words::{OpWord, Word};
 use crate::observations::{GraphRecord, HostCallKind, KernelRecord, Observations, OpRecord, OpValue};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -256,13 +257,13 @@ fn unsupported_operation(case: &Case, obs: &Observations) -> Option<String> {
 fn asserted_value_mismatch(kind: &OpKind, value: Option<&OpValue>) -> Option<String> {
     match (kind, value) {
         (OpKind::CaptureStatus { status, .. }, Some(OpValue::CaptureStatus(seen))) => {
-            (seen != capture_status_text(*status)).then(|| format!("the status was {seen}"))
+            (seen != status.word()).then(|| format!("the status was {seen}"))
         }
         (OpKind::CaptureDeps { count, .. }, Some(OpValue::CaptureDeps { status, count: seen })) => {
             (*seen != u64::from(*count)).then(|| format!("{seen} dependencies (capture status {status})"))
         }
         (OpKind::PointerType { memory, .. }, Some(OpValue::PointerType(seen))) => {
-            (seen != memory_type(*memory)).then(|| format!("the memory type was {seen}"))
+            (seen != memory.word()).then(|| format!("the memory type was {seen}"))
         }
         (OpKind::StreamPriority { priority, .. }, Some(OpValue::StreamPriority { value, greatest, least })) => {
             let want = match priority {
@@ -348,8 +349,8 @@ fn holds(p: &Predicate, obs: &Observations) -> Result<(), String> {
         }
         Predicate::HostOrder { labels } => host_order(obs, labels),
         Predicate::SnapshotEquals { label, value } => {
-            // A `read` operation (its record's text is the operation) rather than a host function.
-            if obs.op(label).is_some_and(|r| r.text.starts_with("read ")) {
+            // A `read` operation (its record's text is the printed operation) rather than a host function.
+            if obs.op(label).is_some_and(|r| r.text.split_whitespace().next() == Some(OpWord::Read.word())) {
                 let rec = ran(obs, label)?;
                 let Some(OpValue::Snapshot(snap)) = &rec.value else {
                     return Err(format!("{label} read nothing ({})", rec.code.as_deref().unwrap_or_default()));

@@ -5,6 +5,8 @@
 //! Source positions live in [`SourceMap`], which compares equal to any other, so `parse(print(case)) == case`
 //! holds even though the printed text has different line numbers.
 
+use super::words::{words, BuiltinStream, DeclWord, OpWord, RequirementWord, Word};
+
 /// One file under `cases/`: several cases.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CaseFile {
@@ -86,6 +88,22 @@ pub enum Requirement {
     Connections(u32),
 }
 
+impl Requirement {
+    pub fn word(&self) -> RequirementWord {
+        match self {
+            Requirement::ConcurrentKernels => RequirementWord::ConcurrentKernels,
+            Requirement::AsyncEngines(_) => RequirementWord::AsyncEngines,
+            Requirement::Devices(_) => RequirementWord::Devices,
+            Requirement::Runtime(_) => RequirementWord::Runtime,
+            Requirement::Driver(_) => RequirementWord::Driver,
+            Requirement::Compute(..) => RequirementWord::Compute,
+            Requirement::StreamPriorities => RequirementWord::StreamPriorities,
+            Requirement::MappedMemory => RequirementWord::MappedMemory,
+            Requirement::Connections(_) => RequirementWord::Connections,
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // Declarations
 
@@ -133,6 +151,18 @@ impl Decl {
         }
     }
 
+    pub fn word(&self) -> DeclWord {
+        match self {
+            Decl::Stream { .. } => DeclWord::Stream,
+            Decl::Event { .. } => DeclWord::Event,
+            Decl::Buffer { .. } => DeclWord::Buffer,
+            Decl::Gate { .. } => DeclWord::Gate,
+            Decl::Thread { .. } => DeclWord::Thread,
+            Decl::Graph { .. } => DeclWord::Graph,
+            Decl::Exec { .. } => DeclWord::Exec,
+        }
+    }
+
     /// Declared `later`: created by the script's `create` (or `malloc-async`), not before the script.
     pub fn is_later(&self) -> bool {
         match self {
@@ -158,16 +188,17 @@ pub struct EventFlags {
     pub interprocess: bool,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum MemKind {
-    /// `device`: cudaMalloc.
-    Device,
-    /// `pinned`: cudaMallocHost (page-locked; device-accessible through unified addressing).
-    Pinned,
-    /// `pageable`: ordinary host memory (a Rust allocation). Kernels cannot touch it.
-    Pageable,
-    /// `mapped`: cudaHostAlloc(cudaHostAllocMapped); kernels use its cudaHostGetDevicePointer alias.
-    Mapped,
+words! {
+    pub enum MemKind: "a memory kind" {
+        /// cudaMalloc.
+        Device = "device",
+        /// cudaMallocHost (page-locked; device-accessible through unified addressing).
+        Pinned = "pinned",
+        /// Ordinary host memory (a Rust allocation). Kernels cannot touch it.
+        Pageable = "pageable",
+        /// cudaHostAlloc(cudaHostAllocMapped); kernels use its cudaHostGetDevicePointer alias.
+        Mapped = "mapped",
+    }
 }
 
 impl MemKind {
@@ -189,6 +220,28 @@ pub enum StreamRef {
     /// `null`: the handle 0, which the runtime entry points we call treat as the legacy stream.
     Null,
     Named(String),
+}
+
+impl StreamRef {
+    /// The word of a built-in stream, or the declared name.
+    pub fn name(&self) -> &str {
+        match self {
+            StreamRef::Legacy => BuiltinStream::Legacy.word(),
+            StreamRef::PerThread => BuiltinStream::PerThread.word(),
+            StreamRef::Null => BuiltinStream::Null.word(),
+            StreamRef::Named(name) => name,
+        }
+    }
+}
+
+impl From<BuiltinStream> for StreamRef {
+    fn from(b: BuiltinStream) -> Self {
+        match b {
+            BuiltinStream::Legacy => StreamRef::Legacy,
+            BuiltinStream::PerThread => StreamRef::PerThread,
+            BuiltinStream::Null => StreamRef::Null,
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -306,8 +359,8 @@ pub enum OpKind {
 }
 
 impl OpKind {
-    /// A kernel launch: it gets a stamp slot, and `before`/`overlaps` may name it.
-    pub fn is_kernel_launch(&self) -> bool {
+    /// The word that starts this operation. Exhaustive, so a new operation is named here first.
+    pub fn word(&self) -> OpWord {
         match self {
             OpKind::LaunchGate { .. }
             | OpKind::LaunchSpin { .. }
@@ -315,44 +368,51 @@ impl OpKind {
             | OpKind::LaunchFault { .. }
             | OpKind::LaunchFill { .. }
             | OpKind::LaunchTransform { .. }
-            | OpKind::LaunchCompare { .. } => true,
-            OpKind::Memcpy { .. }
-            | OpKind::Memset { .. }
-            | OpKind::Record { .. }
-            | OpKind::Wait { .. }
-            | OpKind::Query { .. }
-            | OpKind::Sync { .. }
-            | OpKind::DeviceSync
-            | OpKind::Elapsed { .. }
-            | OpKind::HostFunc { .. }
-            | OpKind::Callback { .. }
-            | OpKind::BeginCapture { .. }
-            | OpKind::EndCapture { .. }
-            | OpKind::CaptureStatus { .. }
-            | OpKind::CaptureDeps { .. }
-            | OpKind::PointerType { .. }
-            | OpKind::ExchangeCaptureMode { .. }
-            | OpKind::Instantiate { .. }
-            | OpKind::LaunchGraph { .. }
-            | OpKind::Upload { .. }
-            | OpKind::Create { .. }
-            | OpKind::Destroy { .. }
-            | OpKind::MallocAsync { .. }
-            | OpKind::FreeAsync { .. }
-            | OpKind::Register { .. }
-            | OpKind::Unregister { .. }
-            | OpKind::SetDevice
-            | OpKind::GetDevice
-            | OpKind::SetLimit { .. }
-            | OpKind::SetCacheConfig { .. }
-            | OpKind::StreamPriority { .. }
-            | OpKind::Read { .. }
-            | OpKind::PeekLastError
-            | OpKind::Malloc { .. }
-            | OpKind::GetLastError
-            | OpKind::Open { .. }
-            | OpKind::Sleep { .. } => false,
+            | OpKind::LaunchCompare { .. } => OpWord::Launch,
+            OpKind::Memcpy { stream: None, .. } => OpWord::Memcpy,
+            OpKind::Memcpy { stream: Some(_), .. } => OpWord::MemcpyAsync,
+            OpKind::Memset { stream: None, .. } => OpWord::Memset,
+            OpKind::Memset { stream: Some(_), .. } => OpWord::MemsetAsync,
+            OpKind::Record { .. } => OpWord::Record,
+            OpKind::Wait { .. } => OpWord::Wait,
+            OpKind::Query { .. } => OpWord::Query,
+            OpKind::Sync { .. } => OpWord::Sync,
+            OpKind::DeviceSync => OpWord::DeviceSync,
+            OpKind::Elapsed { .. } => OpWord::Elapsed,
+            OpKind::HostFunc { .. } => OpWord::HostFunc,
+            OpKind::Callback { .. } => OpWord::Callback,
+            OpKind::BeginCapture { .. } => OpWord::BeginCapture,
+            OpKind::EndCapture { .. } => OpWord::EndCapture,
+            OpKind::CaptureStatus { .. } => OpWord::CaptureStatus,
+            OpKind::CaptureDeps { .. } => OpWord::CaptureDeps,
+            OpKind::PointerType { .. } => OpWord::PointerType,
+            OpKind::ExchangeCaptureMode { .. } => OpWord::ExchangeCaptureMode,
+            OpKind::Instantiate { .. } => OpWord::Instantiate,
+            OpKind::LaunchGraph { .. } => OpWord::LaunchGraph,
+            OpKind::Upload { .. } => OpWord::Upload,
+            OpKind::Create { .. } => OpWord::Create,
+            OpKind::Destroy { .. } => OpWord::Destroy,
+            OpKind::MallocAsync { .. } => OpWord::MallocAsync,
+            OpKind::FreeAsync { .. } => OpWord::FreeAsync,
+            OpKind::Register { .. } => OpWord::Register,
+            OpKind::Unregister { .. } => OpWord::Unregister,
+            OpKind::SetDevice => OpWord::SetDevice,
+            OpKind::GetDevice => OpWord::GetDevice,
+            OpKind::SetLimit { .. } => OpWord::SetLimit,
+            OpKind::SetCacheConfig { .. } => OpWord::SetCacheConfig,
+            OpKind::StreamPriority { .. } => OpWord::StreamPriority,
+            OpKind::Read { .. } => OpWord::Read,
+            OpKind::PeekLastError => OpWord::PeekLastError,
+            OpKind::Malloc { .. } => OpWord::Malloc,
+            OpKind::GetLastError => OpWord::GetLastError,
+            OpKind::Open { .. } => OpWord::Open,
+            OpKind::Sleep { .. } => OpWord::Sleep,
         }
+    }
+
+    /// A kernel launch: it gets a stamp slot, and `before`/`overlaps` may name it.
+    pub fn is_kernel_launch(&self) -> bool {
+        self.word() == OpWord::Launch
     }
 }
 
@@ -378,30 +438,33 @@ pub enum Grid {
     Full,
 }
 
-/// How `launch fault` faults.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Fault {
-    /// `illegal-address`: a store to an address no allocation covers.
-    IllegalAddress,
-    /// `trap`: `__trap()`.
-    Trap,
+words! {
+    /// How `launch fault` faults.
+    pub enum Fault: "a fault" {
+        /// A store to an address no allocation covers.
+        IllegalAddress = "illegal-address",
+        /// `__trap()`.
+        Trap = "trap",
+    }
 }
 
-/// `cudaLimit` values `set-limit` may set.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Limit {
-    StackSize,
-    PrintfFifoSize,
-    MallocHeapSize,
+words! {
+    /// `cudaLimit` values `set-limit` may set.
+    pub enum Limit: "a limit" {
+        StackSize = "stack-size",
+        PrintfFifoSize = "printf-fifo",
+        MallocHeapSize = "malloc-heap",
+    }
 }
 
-/// `cudaFuncCache` values of `set-cache-config`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum CacheConfig {
-    PreferNone,
-    PreferShared,
-    PreferL1,
-    PreferEqual,
+words! {
+    /// `cudaFuncCache` values of `set-cache-config`.
+    pub enum CacheConfig: "a cache configuration" {
+        PreferNone = "prefer-none",
+        PreferShared = "prefer-shared",
+        PreferL1 = "prefer-l1",
+        PreferEqual = "prefer-equal",
+    }
 }
 
 /// The operand of `query` and `sync`: resolved by the validator to a stream or an event.
@@ -411,29 +474,34 @@ pub enum Target {
     Event(String),
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum CaptureMode {
-    Global,
-    ThreadLocal,
-    Relaxed,
+words! {
+    /// `cudaStreamCaptureMode`.
+    pub enum CaptureMode: "a capture mode" {
+        Global = "global",
+        ThreadLocal = "thread-local",
+        Relaxed = "relaxed",
+    }
 }
 
-/// What cudaPointerGetAttributes says an address is (`cudaMemoryType`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum MemoryType {
-    /// Memory CUDA knows nothing about (ordinary pageable host memory).
-    Unregistered,
-    /// Page-locked host memory (cudaMallocHost, cudaHostAlloc, cudaHostRegister).
-    Host,
-    Device,
-    Managed,
+words! {
+    /// What cudaPointerGetAttributes says an address is (`cudaMemoryType`).
+    pub enum MemoryType: "a memory type" {
+        /// Memory CUDA knows nothing about (ordinary pageable host memory).
+        Unregistered = "unregistered",
+        /// Page-locked host memory (cudaMallocHost, cudaHostAlloc, cudaHostRegister).
+        Host = "host",
+        Device = "device",
+        Managed = "managed",
+    }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum CaptureStatus {
-    None,
-    Active,
-    Invalidated,
+words! {
+    /// `cudaStreamCaptureStatus`.
+    pub enum CaptureStatus: "a capture status" {
+        None = "none",
+        Active = "active",
+        Invalidated = "invalidated",
+    }
 }
 
 // ---------------------------------------------------------------------------------------------------------------

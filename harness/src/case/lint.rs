@@ -24,6 +24,7 @@
 
 use super::ast::*;
 use super::print::{op_kind as op_text, predicate as predicate_text};
+use super::words::{ExpectWord, Word};
 use std::collections::{BTreeSet, HashMap};
 use std::fmt;
 
@@ -181,8 +182,8 @@ impl<'c> Lint<'c> {
         for (i, e) in case.expects.iter().enumerate() {
             let line = self.expect_line(i);
             match e {
-                Expectation::Expect(p) => self.single(line, "expect", p),
-                Expectation::Quality(p) => self.single(line, "quality", p),
+                Expectation::Expect(p) => self.single(line, ExpectWord::Expect, p),
+                Expectation::Quality(p) => self.single(line, ExpectWord::Quality, p),
                 Expectation::Variant(alternatives) => self.variant(line, alternatives, &asserted),
                 // `observe` records behaviour the docs leave open: covering every outcome is its purpose.
                 Expectation::Observe(_) => {}
@@ -204,8 +205,9 @@ impl<'c> Lint<'c> {
     }
 
     /// An `expect P` or `quality P`.
-    fn single(&mut self, line: u32, word: &str, p: &Predicate) {
+    fn single(&mut self, line: u32, expect: ExpectWord, p: &Predicate) {
         let text = predicate_text(p);
+        let word = expect.word();
         match self.truth(p) {
             Truth::Depends | Truth::Always { restates: true, .. } => {}
             Truth::Always { why, restates: false } => self.warn(
@@ -217,7 +219,7 @@ impl<'c> Lint<'c> {
                 self.warn(line, LintRule::VacuousExpectation, format!("`{word} {text}` checks almost nothing: {why}"))
             }
             Truth::Never(why) => {
-                let outcome = if word == "quality" {
+                let outcome = if expect == ExpectWord::Quality {
                     "it gives a quality warning on every GPU"
                 } else {
                     "the case fails on every GPU"

@@ -1,12 +1,14 @@
 //! The case language: syntax tree, parser, validator and printer. See `cases/README.md` for the language.
 
 pub mod ast;
+mod cursor;
 mod diagnostic;
 pub mod lint;
 mod parse;
 pub mod print;
 mod tokens;
 mod validate;
+pub mod words;
 
 #[cfg(test)]
 mod tests;

@@ -2,6 +2,7 @@
 //! Also the words of traces and verdict messages, and how a shrunk random program becomes a case to save.
 
 use super::ast::*;
+use super::words::{Comparison, EventAttr, ExpectWord, KernelWord, OpWord, PredicateWord, Verb, Word};
 use std::fmt::Write as _;
 
 pub fn print_file(file: &CaseFile) -> String {
@@ -50,16 +51,12 @@ pub fn print_case(case: &Case) -> String {
 
 fn requirement(r: &Requirement) -> String {
     let version = |v: u32| format!("{}.{}", v / 1000, (v % 1000) / 10);
+    let w = r.word().word();
     match r {
-        Requirement::ConcurrentKernels => "concurrent-kernels".into(),
-        Requirement::AsyncEngines(n) => format!("async-engines >= {n}"),
-        Requirement::Devices(n) => format!("devices >= {n}"),
-        Requirement::Runtime(v) => format!("runtime >= {}", version(*v)),
-        Requirement::Driver(v) => format!("driver >= {}", version(*v)),
-        Requirement::Compute(major, minor) => format!("compute >= {major}.{minor}"),
-        Requirement::StreamPriorities => "stream-priorities".into(),
-        Requirement::MappedMemory => "mapped-memory".into(),
-        Requirement::Connections(n) => format!("connections >= {n}"),
+        Requirement::ConcurrentKernels | Requirement::StreamPriorities | Requirement::MappedMemory => w.into(),
+        Requirement::AsyncEngines(n) | Requirement::Devices(n) | Requirement::Connections(n) => format!("{w} >= {n}"),
+        Requirement::Runtime(v) | Requirement::Driver(v) => format!("{w} >= {}", version(*v)),
+        Requirement::Compute(major, minor) => format!("{w} >= {major}.{minor}"),
     }
 }
 
@@ -94,9 +91,10 @@ fn duration(ns: u64) -> String {
 }
 
 fn decl(d: &Decl) -> String {
+    let w = d.word().word();
     match d {
         Decl::Stream { name, non_blocking, priority, raw_flags, later, expect } => {
-            let mut s = format!("stream {name} {}", if *non_blocking { "non-blocking" } else { "blocking" });
+            let mut s = format!("{w} {name} {}", if *non_blocking { "non-blocking" } else { "blocking" });
             if let Some(p) = priority {
                 s += &format!(" priority {}", self::priority(*p));
             }
@@ -106,15 +104,15 @@ fn decl(d: &Decl) -> String {
             s + later_word(*later) + &codes(expect)
         }
         Decl::Event { name, flags, raw_flags, later, expect } => {
-            let mut s = format!("event {name}");
-            for (on, word) in [
-                (flags.disable_timing, "disable-timing"),
-                (flags.blocking_sync, "blocking-sync"),
-                (flags.interprocess, "interprocess"),
+            let mut s = format!("{w} {name}");
+            for (on, attr) in [
+                (flags.disable_timing, EventAttr::DisableTiming),
+                (flags.blocking_sync, EventAttr::BlockingSync),
+                (flags.interprocess, EventAttr::Interprocess),
             ] {
                 if on {
                     s += " ";
-                    s += word;
+                    s += attr.word();
                 }
             }
             if let Some(f) = raw_flags {
@@ -123,12 +121,11 @@ fn decl(d: &Decl) -> String {
             s + later_word(*later) + &codes(expect)
         }
         Decl::Buffer { name, kind, bytes, later } => {
-            format!("buffer {name} {} {}{}", mem_kind(*kind), size(*bytes), later_word(*later))
+            format!("{w} {name} {} {}{}", kind.word(), size(*bytes), later_word(*later))
         }
-        Decl::Gate { name } => format!("gate {name}"),
-        Decl::Thread { name } => format!("thread {name}"),
-        Decl::Graph { name } => format!("graph {name}"),
-        Decl::Exec { name } => format!("exec {name}"),
+        Decl::Gate { name } | Decl::Thread { name } | Decl::Graph { name } | Decl::Exec { name } => {
+            format!("{w} {name}")
+        }
     }
 }
 
@@ -164,47 +161,6 @@ fn launch_shape(shape: &LaunchShape) -> String {
     s
 }
 
-pub fn fault(f: Fault) -> &'static str {
-    match f {
-        Fault::IllegalAddress => "illegal-address",
-        Fault::Trap => "trap",
-    }
-}
-
-pub fn limit(l: Limit) -> &'static str {
-    match l {
-        Limit::StackSize => "stack-size",
-        Limit::PrintfFifoSize => "printf-fifo",
-        Limit::MallocHeapSize => "malloc-heap",
-    }
-}
-
-pub fn cache_config(c: CacheConfig) -> &'static str {
-    match c {
-        CacheConfig::PreferNone => "prefer-none",
-        CacheConfig::PreferShared => "prefer-shared",
-        CacheConfig::PreferL1 => "prefer-l1",
-        CacheConfig::PreferEqual => "prefer-equal",
-    }
-}
-
-pub fn stream(s: &StreamRef) -> &str {
-    match s {
-        StreamRef::Legacy => "legacy",
-        StreamRef::PerThread => "per-thread",
-        StreamRef::Null => "null",
-        StreamRef::Named(n) => n,
-    }
-}
-
-pub fn capture_mode(m: CaptureMode) -> &'static str {
-    match m {
-        CaptureMode::Global => "global",
-        CaptureMode::ThreadLocal => "thread-local",
-        CaptureMode::Relaxed => "relaxed",
-    }
-}
-
 /// One operation without its label, e.g. `@t sync s => cudaErrorNotReady`.
 pub fn op(o: &Op) -> String {
     let thread = o.thread.as_ref().map(|t| format!("@{t} ")).unwrap_or_default();
@@ -214,71 +170,79 @@ pub fn op(o: &Op) -> String {
 pub fn op_kind(k: &OpKind) -> String {
     let bytes = |b: &Option<u64>| b.map(|b| format!(" {}", size(b))).unwrap_or_default();
     let ext = |e: bool| if e { " external" } else { "" };
+    let launch = |kernel: KernelWord| format!("{} {}", OpWord::Launch.word(), kernel.word());
+    let w = k.word().word();
     match k {
-        OpKind::LaunchGate { gate, stream: s } => format!("launch gate {gate} on {}", stream(s)),
+        OpKind::LaunchGate { gate, stream: s } => format!("{} {gate} on {}", launch(KernelWord::Gate), s.name()),
         OpKind::LaunchSpin { ns, stream: s, shape } => {
-            format!("launch spin{} on {}{}", spin_time(*ns), stream(s), launch_shape(shape))
+            format!("{}{} on {}{}", launch(KernelWord::Spin), spin_time(*ns), s.name(), launch_shape(shape))
         }
-        OpKind::LaunchLazySpin { ns, stream: s } => format!("launch lazy-spin{} on {}", spin_time(*ns), stream(s)),
-        OpKind::LaunchFault { fault: f, stream: s } => format!("launch fault {} on {}", fault(*f), stream(s)),
-        OpKind::LaunchFill { buf, value, stream: s } => format!("launch fill {buf} {value} on {}", stream(s)),
+        OpKind::LaunchLazySpin { ns, stream: s } => {
+            format!("{}{} on {}", launch(KernelWord::LazySpin), spin_time(*ns), s.name())
+        }
+        OpKind::LaunchFault { fault: f, stream: s } => {
+            format!("{} {} on {}", launch(KernelWord::Fault), f.word(), s.name())
+        }
+        OpKind::LaunchFill { buf, value, stream: s } => {
+            format!("{} {buf} {value} on {}", launch(KernelWord::Fill), s.name())
+        }
         OpKind::LaunchTransform { buf, mul, add, stream: s } => {
-            format!("launch transform {buf} mul {mul} add {add} on {}", stream(s))
+            format!("{} {buf} mul {mul} add {add} on {}", launch(KernelWord::Transform), s.name())
         }
         OpKind::LaunchCompare { a, b, into, stream: s } => {
-            format!("launch compare {a} {b} into {into} on {}", stream(s))
+            format!("{} {a} {b} into {into} on {}", launch(KernelWord::Compare), s.name())
         }
-        OpKind::Memcpy { dst, src, bytes: b, stream: None } => format!("memcpy {dst} {src}{}", bytes(b)),
+        OpKind::Memcpy { dst, src, bytes: b, stream: None } => format!("{w} {dst} {src}{}", bytes(b)),
         OpKind::Memcpy { dst, src, bytes: b, stream: Some(s) } => {
-            format!("memcpy-async {dst} {src}{} on {}", bytes(b), stream(s))
+            format!("{w} {dst} {src}{} on {}", bytes(b), s.name())
         }
-        OpKind::Memset { buf, byte, bytes: b, stream: None } => format!("memset {buf} {byte}{}", bytes(b)),
+        OpKind::Memset { buf, byte, bytes: b, stream: None } => format!("{w} {buf} {byte}{}", bytes(b)),
         OpKind::Memset { buf, byte, bytes: b, stream: Some(s) } => {
-            format!("memset-async {buf} {byte}{} on {}", bytes(b), stream(s))
+            format!("{w} {buf} {byte}{} on {}", bytes(b), s.name())
         }
-        OpKind::Record { event, stream: s, external } => format!("record {event} on {}{}", stream(s), ext(*external)),
-        OpKind::Wait { stream: s, event, external } => format!("wait {} for {event}{}", stream(s), ext(*external)),
-        OpKind::Query { target } => format!("query {}", target_name(target)),
-        OpKind::Sync { target } => format!("sync {}", target_name(target)),
-        OpKind::DeviceSync => "device-sync".into(),
-        OpKind::Elapsed { start, stop } => format!("elapsed {start} {stop}"),
+        OpKind::Record { event, stream: s, external } => format!("{w} {event} on {}{}", s.name(), ext(*external)),
+        OpKind::Wait { stream: s, event, external } => format!("{w} {} for {event}{}", s.name(), ext(*external)),
+        OpKind::Query { target } => format!("{w} {}", target_name(target)),
+        OpKind::Sync { target } => format!("{w} {}", target_name(target)),
+        OpKind::DeviceSync => w.into(),
+        OpKind::Elapsed { start, stop } => format!("{w} {start} {stop}"),
         OpKind::HostFunc { stream: s, snapshot, hold } => {
             let snapshot = snapshot.as_ref().map(|b| format!(" snapshot {b}")).unwrap_or_default();
             let hold = hold.as_ref().map(|g| format!(" hold {g}")).unwrap_or_default();
-            format!("host-func on {}{snapshot}{hold}", stream(s))
+            format!("{w} on {}{snapshot}{hold}", s.name())
         }
-        OpKind::Callback { stream: s } => format!("callback on {}", stream(s)),
-        OpKind::BeginCapture { stream: s, mode: m } => format!("begin-capture {} {}", stream(s), capture_mode(*m)),
-        OpKind::EndCapture { stream: s, graph } => format!("end-capture {} into {graph}", stream(s)),
+        OpKind::Callback { stream: s } => format!("{w} on {}", s.name()),
+        OpKind::BeginCapture { stream: s, mode: m } => format!("{w} {} {}", s.name(), m.word()),
+        OpKind::EndCapture { stream: s, graph } => format!("{w} {} into {graph}", s.name()),
         OpKind::CaptureStatus { stream: s, status } => {
-            format!("capture-status {} is {}", stream(s), capture_status(*status))
+            format!("{w} {} is {}", s.name(), status.word())
         }
-        OpKind::CaptureDeps { stream: s, count } => format!("capture-deps {} is {count}", stream(s)),
-        OpKind::PointerType { buf, memory } => format!("pointer-type {buf} is {}", memory_type(*memory)),
-        OpKind::ExchangeCaptureMode { mode: m } => format!("exchange-capture-mode {}", capture_mode(*m)),
-        OpKind::Instantiate { exec, graph } => format!("instantiate {exec} from {graph}"),
-        OpKind::LaunchGraph { exec, stream: s } => format!("launch-graph {exec} on {}", stream(s)),
-        OpKind::Upload { exec, stream: s } => format!("upload {exec} on {}", stream(s)),
-        OpKind::Create { name } => format!("create {name}"),
-        OpKind::Destroy { name } => format!("destroy {name}"),
-        OpKind::MallocAsync { buf, stream: s } => format!("malloc-async {buf} on {}", stream(s)),
-        OpKind::FreeAsync { buf, stream: s } => format!("free-async {buf} on {}", stream(s)),
-        OpKind::Register { buf } => format!("register {buf}"),
-        OpKind::Unregister { buf } => format!("unregister {buf}"),
-        OpKind::SetDevice => "set-device".into(),
-        OpKind::GetDevice => "get-device".into(),
-        OpKind::SetLimit { limit: l, value } => format!("set-limit {} {}", limit(*l), size(*value)),
-        OpKind::SetCacheConfig { config } => format!("set-cache-config {}", cache_config(*config)),
+        OpKind::CaptureDeps { stream: s, count } => format!("{w} {} is {count}", s.name()),
+        OpKind::PointerType { buf, memory } => format!("{w} {buf} is {}", memory.word()),
+        OpKind::ExchangeCaptureMode { mode: m } => format!("{w} {}", m.word()),
+        OpKind::Instantiate { exec, graph } => format!("{w} {exec} from {graph}"),
+        OpKind::LaunchGraph { exec, stream: s } => format!("{w} {exec} on {}", s.name()),
+        OpKind::Upload { exec, stream: s } => format!("{w} {exec} on {}", s.name()),
+        OpKind::Create { name } => format!("{w} {name}"),
+        OpKind::Destroy { name } => format!("{w} {name}"),
+        OpKind::MallocAsync { buf, stream: s } => format!("{w} {buf} on {}", s.name()),
+        OpKind::FreeAsync { buf, stream: s } => format!("{w} {buf} on {}", s.name()),
+        OpKind::Register { buf } => format!("{w} {buf}"),
+        OpKind::Unregister { buf } => format!("{w} {buf}"),
+        OpKind::SetDevice => w.into(),
+        OpKind::GetDevice => w.into(),
+        OpKind::SetLimit { limit: l, value } => format!("{w} {} {}", l.word(), size(*value)),
+        OpKind::SetCacheConfig { config } => format!("{w} {}", config.word()),
         OpKind::StreamPriority { stream: s, priority: p } => {
-            format!("stream-priority {} is {}", stream(s), priority(*p))
+            format!("{w} {} is {}", s.name(), priority(*p))
         }
-        OpKind::Read { buf } => format!("read {buf}"),
-        OpKind::PeekLastError => "peek-last-error".into(),
-        OpKind::Malloc { bytes } => format!("malloc {}", size(*bytes)),
-        OpKind::GetLastError => "get-last-error".into(),
-        OpKind::Open { gate, after_ns: None } => format!("open {gate}"),
-        OpKind::Open { gate, after_ns: Some(ns) } => format!("open {gate} after {}", duration(*ns)),
-        OpKind::Sleep { ns } => format!("sleep {}", duration(*ns)),
+        OpKind::Read { buf } => format!("{w} {buf}"),
+        OpKind::PeekLastError => w.into(),
+        OpKind::Malloc { bytes } => format!("{w} {}", size(*bytes)),
+        OpKind::GetLastError => w.into(),
+        OpKind::Open { gate, after_ns: None } => format!("{w} {gate}"),
+        OpKind::Open { gate, after_ns: Some(ns) } => format!("{w} {gate} after {}", duration(*ns)),
+        OpKind::Sleep { ns } => format!("{w} {}", duration(*ns)),
     }
 }
 
@@ -291,76 +255,54 @@ fn spin_time(ns: u64) -> String {
     }
 }
 
-pub fn capture_status(status: CaptureStatus) -> &'static str {
-    match status {
-        CaptureStatus::None => "none",
-        CaptureStatus::Active => "active",
-        CaptureStatus::Invalidated => "invalidated",
-    }
-}
-
-pub fn memory_type(memory: MemoryType) -> &'static str {
-    match memory {
-        MemoryType::Unregistered => "unregistered",
-        MemoryType::Host => "host",
-        MemoryType::Device => "device",
-        MemoryType::Managed => "managed",
-    }
-}
-
-pub fn mem_kind(kind: MemKind) -> &'static str {
-    match kind {
-        MemKind::Device => "device",
-        MemKind::Pinned => "pinned",
-        MemKind::Pageable => "pageable",
-        MemKind::Mapped => "mapped",
-    }
-}
-
 fn target_name(t: &Target) -> &str {
     match t {
-        Target::Stream(s) => stream(s),
+        Target::Stream(s) => s.name(),
         Target::Event(e) => e,
     }
 }
 
 fn expectation(e: &Expectation) -> String {
     match e {
-        Expectation::Expect(p) => format!("expect {}", predicate(p)),
-        Expectation::Quality(p) => format!("quality {}", predicate(p)),
+        Expectation::Expect(p) => format!("{} {}", ExpectWord::Expect.word(), predicate(p)),
+        Expectation::Quality(p) => format!("{} {}", ExpectWord::Quality.word(), predicate(p)),
         Expectation::Variant(alternatives) | Expectation::Observe(alternatives) => {
             let parts: Vec<String> = alternatives.iter().map(|(n, p)| format!("{n}: {}", predicate(p))).collect();
-            let word = if matches!(e, Expectation::Observe(_)) { "observe" } else { "variant" };
-            format!("{word} {}", parts.join(" | "))
+            let word = if matches!(e, Expectation::Observe(_)) { ExpectWord::Observe } else { ExpectWord::Variant };
+            format!("{} {}", word.word(), parts.join(" | "))
         }
     }
 }
 
 pub fn predicate(p: &Predicate) -> String {
     match p {
-        Predicate::Before { first, second } => format!("{first} before {second}"),
-        Predicate::Overlaps { a, b } => format!("{a} overlaps {b}"),
-        Predicate::WaitedFor { op, gate } => format!("{op} waited-for {gate}"),
-        Predicate::NotWaitedFor { op, gate } => format!("{op} not-waited-for {gate}"),
-        Predicate::Returned { op, code } => format!("{op} returned {code}"),
-        Predicate::BufferEquals { buf, index: None, value } => format!("{buf} == {value}"),
+        Predicate::Before { first, second } => format!("{first} {} {second}", Verb::Before.word()),
+        Predicate::Overlaps { a, b } => format!("{a} {} {b}", Verb::Overlaps.word()),
+        Predicate::WaitedFor { op, gate } => format!("{op} {} {gate}", Verb::WaitedFor.word()),
+        Predicate::NotWaitedFor { op, gate } => format!("{op} {} {gate}", Verb::NotWaitedFor.word()),
+        Predicate::Returned { op, code } => format!("{op} {} {code}", Verb::Returned.word()),
+        Predicate::BufferEquals { buf, index: None, value } => format!("{buf} {} {value}", Verb::Equals.word()),
         Predicate::BufferEquals { buf, index: Some(i), value } => format!("{buf}[{i}] == {value}"),
-        Predicate::TimedOut { gate } => format!("{gate} timed-out"),
-        Predicate::HostOrder { labels } => format!("host-order {}", labels.join(" ")),
-        Predicate::SnapshotEquals { label, value } => format!("snapshot {label} == {value}"),
-        Predicate::CallbackStatus { label, code } => format!("callback {label} status {code}"),
+        Predicate::TimedOut { gate } => format!("{gate} {}", Verb::TimedOut.word()),
+        Predicate::HostOrder { labels } => format!("{} {}", PredicateWord::HostOrder.word(), labels.join(" ")),
+        Predicate::SnapshotEquals { label, value } => format!("{} {label} == {value}", PredicateWord::Snapshot.word()),
+        Predicate::CallbackStatus { label, code } => {
+            format!("{} {label} status {code}", PredicateWord::Callback.word())
+        }
         Predicate::ElapsedAbove { label, ms, inclusive } => {
-            format!("elapsed {label} {} {ms}", if *inclusive { ">=" } else { ">" })
+            let cmp = if *inclusive { Comparison::AtLeast } else { Comparison::Above };
+            format!("{} {label} {} {ms}", PredicateWord::Elapsed.word(), cmp.word())
         }
         Predicate::ElapsedBelow { label, ms, inclusive } => {
-            format!("elapsed {label} {} {ms}", if *inclusive { "<=" } else { "<" })
+            let cmp = if *inclusive { Comparison::AtMost } else { Comparison::Below };
+            format!("{} {label} {} {ms}", PredicateWord::Elapsed.word(), cmp.word())
         }
-        Predicate::HostRuns { label, count } => format!("host-runs {label} == {count}"),
-        Predicate::NodeCount { graph, count } => format!("nodes {graph} == {count}"),
-        Predicate::EdgeCount { graph, count } => format!("edges {graph} == {count}"),
-        Predicate::Edge { graph, from, to } => format!("edge {graph} {from} -> {to}"),
-        Predicate::NoEdge { graph, from, to } => format!("no-edge {graph} {from} -> {to}"),
-        Predicate::Path { graph, from, to } => format!("path {graph} {from} -> {to}"),
-        Predicate::NoPath { graph, from, to } => format!("no-path {graph} {from} -> {to}"),
+        Predicate::HostRuns { label, count } => format!("{} {label} == {count}", PredicateWord::HostRuns.word()),
+        Predicate::NodeCount { graph, count } => format!("{} {graph} == {count}", PredicateWord::Nodes.word()),
+        Predicate::EdgeCount { graph, count } => format!("{} {graph} == {count}", PredicateWord::Edges.word()),
+        Predicate::Edge { graph, from, to } => format!("{} {graph} {from} -> {to}", PredicateWord::Edge.word()),
+        Predicate::NoEdge { graph, from, to } => format!("{} {graph} {from} -> {to}", PredicateWord::NoEdge.word()),
+        Predicate::Path { graph, from, to } => format!("{} {graph} {from} -> {to}", PredicateWord::Path.word()),
+        Predicate::NoPath { graph, from, to } => format!("{} {graph} {from} -> {to}", PredicateWord::NoPath.word()),
     }
 }

@@ -2,7 +2,7 @@
 //! right after the operation), the topology of a captured graph, and the names of capture statuses, modes and node
 //! types. The executor's own queries run [`quietly`], so they never change what `get-last-error` reports.
 
-use crate::case::ast::{CaptureMode, Case, OpKind, StreamRef};
+use crate::case::ast::{Case, OpKind, StreamRef};
 use crate::gpu::error_name;
 use crate::observations::{GraphRecord, NodeRecord};
 use cuda_sys as sys;
@@ -267,36 +267,6 @@ fn topology(graph: sys::cudaGraph_t) -> Result<Topology, String> {
     Ok((nodes, kinds, edges))
 }
 
-pub fn capture_mode(mode: CaptureMode) -> sys::cudaStreamCaptureMode {
-    use sys::cudaStreamCaptureMode as M;
-    match mode {
-        CaptureMode::Global => M::cudaStreamCaptureModeGlobal,
-        CaptureMode::ThreadLocal => M::cudaStreamCaptureModeThreadLocal,
-        CaptureMode::Relaxed => M::cudaStreamCaptureModeRelaxed,
-    }
-}
-
-pub fn capture_mode_name(mode: sys::cudaStreamCaptureMode) -> String {
-    use sys::cudaStreamCaptureMode as M;
-    match mode {
-        M::cudaStreamCaptureModeGlobal => "global".to_owned(),
-        M::cudaStreamCaptureModeThreadLocal => "thread-local".to_owned(),
-        M::cudaStreamCaptureModeRelaxed => "relaxed".to_owned(),
-        other => format!("unknown({})", other.0),
-    }
-}
-
-/// `none`, `active`, `invalidated`: the words `capture-status` uses.
-pub fn capture_status_name(status: sys::cudaStreamCaptureStatus) -> String {
-    use sys::cudaStreamCaptureStatus as S;
-    match status {
-        S::cudaStreamCaptureStatusNone => "none".to_owned(),
-        S::cudaStreamCaptureStatusActive => "active".to_owned(),
-        S::cudaStreamCaptureStatusInvalidated => "invalidated".to_owned(),
-        other => format!("unknown({})", other.0),
-    }
-}
-
 pub fn node_kind_name(kind: sys::cudaGraphNodeType) -> String {
     use sys::cudaGraphNodeType as T;
     let name = match kind {
@@ -324,12 +294,6 @@ mod tests {
 
     #[test]
     fn names_match_the_case_language() {
-        use sys::cudaStreamCaptureStatus as S;
-        assert_eq!(capture_status_name(S::cudaStreamCaptureStatusInvalidated), "invalidated");
-        assert_eq!(capture_status_name(sys::cudaStreamCaptureStatus(9)), "unknown(9)");
-        for mode in [CaptureMode::Global, CaptureMode::ThreadLocal, CaptureMode::Relaxed] {
-            assert_eq!(capture_mode_name(capture_mode(mode)), crate::case::print::capture_mode(mode));
-        }
         assert_eq!(node_kind_name(sys::cudaGraphNodeType::cudaGraphNodeTypeWaitEvent), "wait-event");
         assert_eq!(node_kind_name(sys::cudaGraphNodeType(12)), "unknown(12)");
     }

@@ -2,13 +2,15 @@
 //! the threads that own them), then, after the final device synchronize, buffers are read back. Every gate is
 //! already open by then, so nothing here can wait on one.
 
-use super::capture::{capture_status_name, quietly};
+use super::capture::quietly;
 use super::resources::Graph;
 use super::run::Ctx;
 use super::state::{CaptureBegun, Slot, State};
+use super::sys_words::ToSys;
 use super::threads::CaseThreads;
+use crate::case::ast::CaptureStatus;
 use crate::case::ast::{Case, Decl, Expectation, Predicate, StreamRef};
-use crate::case::print::{mem_kind, stream as stream_name};
+use crate::case::words::Word;
 use crate::gpu::error_name;
 use crate::observations::{BufferRecord, Contents};
 use cuda_sys as sys;
@@ -60,8 +62,8 @@ fn end_capture_if_open(ctx: &Ctx, stream: &StreamRef) -> Option<String> {
     Some(format!(
         "the script left a capture on {} ({}); the executor ended it: cudaStreamEndCapture returned {}, destroying \
          its graph {}",
-        stream_name(stream),
-        capture_status_name(status),
+        stream.name(),
+        CaptureStatus::name_of(status),
         error_name(ended),
         error_name(released)
     ))
@@ -102,7 +104,7 @@ pub fn read_buffers(case: &Case, st: &State) -> Vec<BufferRecord> {
                     Err(code) => (None, Some(format!("reading it back returned {}", error_name(code)))),
                 },
             };
-            BufferRecord { name: name.clone(), kind: mem_kind(kind).to_owned(), bytes, contents, read_error }
+            BufferRecord { name: name.clone(), kind: kind.word().to_owned(), bytes, contents, read_error }
         })
         .collect()
 }

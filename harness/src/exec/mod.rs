@@ -26,6 +26,7 @@ mod resources;
 mod run;
 mod stamps;
 mod state;
+mod sys_words;
 #[cfg(test)]
 pub(crate) mod test_support;
 #[cfg(test)]
@@ -33,6 +34,7 @@ mod tests;
 mod threads;
 
 use crate::case::ast::{Case, Decl};
+use crate::case::words::{KernelWord, Word};
 use crate::gpu::{error_name, DeviceInfo};
 use crate::kernels::KernelTable;
 use crate::observations::{GateOpener, Observations};
@@ -218,17 +220,10 @@ fn prepare_host_thread(ordinal: i32) -> Vec<String> {
 /// Loads every probe kernel now. With lazy module loading the first launch would load it, and a load inside a
 /// global-mode capture can fail for reasons that have nothing to do with the rule under test.
 fn load_kernels(kernels: &KernelTable) -> Vec<String> {
-    let table = [
-        ("gate", kernels.gate),
-        ("spin", kernels.spin),
-        // Not lazy_spin: its first launch in a case must be the one that loads it.
-        ("fault", kernels.fault),
-        ("fill", kernels.fill),
-        ("transform", kernels.transform),
-        ("compare", kernels.compare),
-    ];
     let mut notes = Vec::new();
-    for (name, func) in table {
+    // Not lazy-spin: its first launch in a case must be the one that loads it.
+    for (kernel, func) in kernels.all().filter(|(k, _)| *k != KernelWord::LazySpin) {
+        let name = kernel.word();
         let mut attributes = sys::cudaFuncAttributes::default();
         // SAFETY: func is a kernel handle from the table; attributes is a valid out-pointer.
         let code = unsafe { sys::cudaFuncGetAttributes(&mut attributes, func) };

@@ -3,15 +3,18 @@
 //! call alone (the blocking oracle).
 
 use super::buffers::{memcpy_kind, Buffer};
-use super::capture::{self, active_capture_id, capture_info, capture_mode, capture_mode_name, capture_status_name};
+use super::capture::{self, active_capture_id, capture_info};
 use super::clock::CaseClock;
 use super::gates::{GateKeeper, GateSet};
 use super::host_calls::{host_func_entry, stream_callback_entry, HostCallContext, HostLog};
 use super::resources::{DeviceMemory, Graph, GraphExec};
 use super::stamps::StampPool;
 use super::state::{acceptable, CaptureBegun, State};
+use super::sys_words::ToSys;
 use super::ExecOptions;
-use crate::case::ast::{CacheConfig, Case, Fault, Grid, LaunchShape, Limit, Op, OpKind, StreamRef, Target};
+use crate::case::ast::{
+    CaptureMode, CaptureStatus, Case, Fault, Grid, LaunchShape, MemoryType, Op, OpKind, StreamRef, Target,
+};
 use crate::case::print::op_kind as op_text;
 use crate::gpu::{error_name, DeviceInfo};
 use crate::kernels::KernelTable;
@@ -312,7 +315,7 @@ fn interpret(ctx: &Ctx, st: &mut State, index: usize, op: &Op, t: &mut Timed) ->
         OpKind::BeginCapture { stream, mode } => {
             let s = st.stream(stream)?;
             // SAFETY: a live (or built-in) stream handle.
-            if t.call(|| unsafe { sys::cudaStreamBeginCapture(s, capture_mode(*mode)) }) {
+            if t.call(|| unsafe { sys::cudaStreamBeginCapture(s, mode.to_sys()) }) {
                 let begun = CaptureBegun { stream: stream.clone(), thread: op.thread.clone() };
                 if !st.captures.contains(&begun) {
                     st.captures.push(begun);
@@ -339,7 +342,7 @@ fn interpret(ctx: &Ctx, st: &mut State, index: usize, op: &Op, t: &mut Timed) ->
             let mut status = sys::cudaStreamCaptureStatus::cudaStreamCaptureStatusNone;
             // SAFETY: a live (or built-in) stream handle; status is a valid out-pointer.
             if t.call(|| unsafe { sys::cudaStreamIsCapturing(s, &mut status) }) {
-                t.value(OpValue::CaptureStatus(capture_status_name(status)));
+                t.value(OpValue::CaptureStatus(CaptureStatus::name_of(status)));
             }
             Ok(())
         }
@@ -348,7 +351,7 @@ fn interpret(ctx: &Ctx, st: &mut State, index: usize, op: &Op, t: &mut Timed) ->
             let mut attributes = sys::cudaPointerAttributes::default();
             // SAFETY: attributes is a valid out-pointer; CUDA only classifies the address, it does not access it.
             if t.call(|| unsafe { sys::cudaPointerGetAttributes(&mut attributes, ptr) }) {
-                t.value(OpValue::PointerType(memory_type_name(attributes.type_)));
+                t.value(OpValue::PointerType(MemoryType::name_of(attributes.type_)));
             }
             Ok(())
         }
@@ -362,15 +365,15 @@ fn interpret(ctx: &Ctx, st: &mut State, index: usize, op: &Op, t: &mut Timed) ->
             });
             if let Some(info) = info.filter(|_| ok) {
                 let count = info.dependencies.len() as u64;
-                t.value(OpValue::CaptureDeps { status: capture_status_name(info.status), count });
+                t.value(OpValue::CaptureDeps { status: CaptureStatus::name_of(info.status), count });
             }
             Ok(())
         }
         OpKind::ExchangeCaptureMode { mode } => {
-            let mut previous = capture_mode(*mode);
+            let mut previous = mode.to_sys();
             // SAFETY: previous is a valid in/out pointer.
             if t.call(|| unsafe { sys::cudaThreadExchangeStreamCaptureMode(&mut previous) }) {
-                t.value(OpValue::PreviousCaptureMode(capture_mode_name(previous)));
+                t.value(OpValue::PreviousCaptureMode(CaptureMode::name_of(previous)));
                 if !st.original_modes.iter().any(|(thread, _)| *thread == op.thread) {
                     st.original_modes.push((op.thread.clone(), previous));
                 }
@@ -476,24 +479,14 @@ fn interpret(ctx: &Ctx, st: &mut State, index: usize, op: &Op, t: &mut Timed) ->
             Ok(())
         }
         OpKind::SetLimit { limit, value } => {
-            let limit = match limit {
-                Limit::StackSize => sys::cudaLimit::cudaLimitStackSize,
-                Limit::PrintfFifoSize => sys::cudaLimit::cudaLimitPrintfFifoSize,
-                Limit::MallocHeapSize => sys::cudaLimit::cudaLimitMallocHeapSize,
-            };
+            let limit = limit.to_sys();
             let value = usize::try_from(*value).map_err(|e| e.to_string())?;
             // SAFETY: no pointers.
             t.call(|| unsafe { sys::cudaDeviceSetLimit(limit, value) });
             Ok(())
         }
         OpKind::SetCacheConfig { config } => {
-            use sys::cudaFuncCache as C;
-            let config = match config {
-                CacheConfig::PreferNone => C::cudaFuncCachePreferNone,
-                CacheConfig::PreferShared => C::cudaFuncCachePreferShared,
-                CacheConfig::PreferL1 => C::cudaFuncCachePreferL1,
-                CacheConfig::PreferEqual => C::cudaFuncCachePreferEqual,
-            };
+            let config = config.to_sys();
             // SAFETY: no pointers.
             t.call(|| unsafe { sys::cudaDeviceSetCacheConfig(config) });
             Ok(())
@@ -608,16 +601,4 @@ fn keep_context(st: &mut State, context: Box<HostCallContext>) -> *mut c_void {
     let user_data = context.user_data();
     st.host_contexts.push(context);
     user_data
-}
-
-/// `cudaMemoryType` in the words of `pointer-type`.
-fn memory_type_name(memory: sys::cudaMemoryType) -> String {
-    use sys::cudaMemoryType as M;
-    match memory {
-        M::cudaMemoryTypeUnregistered => "unregistered".to_owned(),
-        M::cudaMemoryTypeHost => "host".to_owned(),
-        M::cudaMemoryTypeDevice => "device".to_owned(),
-        M::cudaMemoryTypeManaged => "managed".to_owned(),
-        other => format!("unknown({})", other.0),
-    }
 }

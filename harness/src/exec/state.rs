@@ -8,6 +8,7 @@ use super::gates::GateSet;
 use super::host_calls::HostCallContext;
 use super::resources::{Destroy, DeviceMemory, Event, Graph, GraphExec, Stream};
 use crate::case::ast::{Case, Decl, EventFlags, OpKind, Priority, StreamRef};
+use crate::case::words::{DeclWord, Word};
 use crate::gpu::{error_name, DeviceInfo};
 use crate::observations::{DeclRecord, GraphRecord};
 use cuda_sys as sys;
@@ -172,15 +173,7 @@ fn event_flags(flags: EventFlags) -> u32 {
 }
 
 fn decl_kind(decl: &Decl) -> &'static str {
-    match decl {
-        Decl::Stream { .. } => "stream",
-        Decl::Event { .. } => "event",
-        Decl::Buffer { .. } => "buffer",
-        Decl::Gate { .. } => "gate",
-        Decl::Thread { .. } => "thread",
-        Decl::Graph { .. } => "graph",
-        Decl::Exec { .. } => "exec",
-    }
+    decl.word().word()
 }
 
 /// The codes a case accepts: those it wrote, or cudaSuccess.
@@ -310,24 +303,24 @@ impl State {
             StreamRef::Legacy => Ok(sys::cudaStreamLegacy),
             StreamRef::PerThread => Ok(sys::cudaStreamPerThread),
             StreamRef::Null => Ok(ptr::null_mut()),
-            StreamRef::Named(name) => ready(&self.streams, "stream", name).map(Stream::raw),
+            StreamRef::Named(name) => ready(&self.streams, DeclWord::Stream.word(), name).map(Stream::raw),
         }
     }
 
     pub fn event(&self, name: &str) -> Result<sys::cudaEvent_t, String> {
-        ready(&self.events, "event", name).map(Event::raw)
+        ready(&self.events, DeclWord::Event.word(), name).map(Event::raw)
     }
 
     pub fn buffer(&self, name: &str) -> Result<&Buffer, String> {
-        ready(&self.buffers, "buffer", name)
+        ready(&self.buffers, DeclWord::Buffer.word(), name)
     }
 
     pub fn graph(&self, name: &str) -> Result<sys::cudaGraph_t, String> {
-        handle(&self.graphs, "graph", name, Graph::raw)
+        handle(&self.graphs, DeclWord::Graph.word(), name, Graph::raw)
     }
 
     pub fn exec(&self, name: &str) -> Result<sys::cudaGraphExec_t, String> {
-        handle(&self.execs, "exec", name, GraphExec::raw)
+        handle(&self.execs, DeclWord::Exec.word(), name, GraphExec::raw)
     }
 
     /// Whether `name` is a graph slot (any state: capturing into a destroyed slot fills it again).
@@ -355,15 +348,15 @@ impl State {
         timed: impl FnOnce(&mut dyn FnMut() -> sys::cudaError_t) -> bool,
     ) -> Result<(), String> {
         if self.streams.contains_key(name) {
-            destroy_in(&mut self.streams, "stream", name, timed)
+            destroy_in(&mut self.streams, DeclWord::Stream.word(), name, timed)
         } else if self.events.contains_key(name) {
-            destroy_in(&mut self.events, "event", name, timed)
+            destroy_in(&mut self.events, DeclWord::Event.word(), name, timed)
         } else if self.graphs.contains_key(name) {
-            destroy_in(&mut self.graphs, "graph", name, timed)
+            destroy_in(&mut self.graphs, DeclWord::Graph.word(), name, timed)
         } else if self.execs.contains_key(name) {
-            destroy_in(&mut self.execs, "exec", name, timed)
+            destroy_in(&mut self.execs, DeclWord::Exec.word(), name, timed)
         } else if self.buffers.contains_key(name) {
-            destroy_in(&mut self.buffers, "buffer", name, timed)
+            destroy_in(&mut self.buffers, DeclWord::Buffer.word(), name, timed)
         } else {
             Err(format!("{name} is not a stream, event, buffer, graph or exec"))
         }
@@ -401,7 +394,7 @@ impl State {
             check("the read stream".to_owned(), reader.release());
         }
         for name in std::mem::take(&mut self.registered) {
-            if let Ok(buffer) = ready(&self.buffers, "buffer", &name) {
+            if let Ok(buffer) = ready(&self.buffers, DeclWord::Buffer.word(), &name) {
                 // SAFETY: the pageable buffer's host pointer, registered by the script and still alive.
                 check(format!("the registration of {name}"), unsafe { sys::cudaHostUnregister(buffer.copy_ptr()) });
             }

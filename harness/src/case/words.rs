@@ -1,0 +1,319 @@
+//! Every word of the language, written once. A closed set of words is an enum declared with [`words!`]: the variant
+//! and its spelling sit on one line, and the parser (`Cursor::word`), the printer (`.word()`), the executor (names
+//! of CUDA enum values) and the verdict all go through it. The parser matches on these enums exhaustively, so a new
+//! word does not compile until it has a grammar arm, and the keyword list that names may not use is derived from
+//! them.
+//!
+//! Connectives inside an operation (`on`, `into`, `from`, `is`, ...) are grammar, not sets, and stay literal in the
+//! parser and the printer.
+
+/// A closed set of words: `from_word(w.word()) == Some(w)` for every member.
+pub trait Word: Copy + Eq + 'static {
+    /// What the words name, for messages: "a memory kind".
+    const WHAT: &'static str;
+    /// Every member, in the order messages list them.
+    const ALL: &'static [Self];
+    fn word(self) -> &'static str;
+
+    fn from_word(word: &str) -> Option<Self> {
+        Self::ALL.iter().copied().find(|w| w.word() == word)
+    }
+
+    /// A concrete type rather than `impl Iterator`, so it chains with iterators of shorter-lived names.
+    fn words() -> std::iter::Map<std::slice::Iter<'static, Self>, fn(&Self) -> &'static str> {
+        Self::ALL.iter().map(|w| w.word())
+    }
+}
+
+/// `words! { /// doc  pub enum Name: "what it names" { Variant = "word", ... } }` declares the enum (Debug, Clone,
+/// Copy, PartialEq, Eq, Hash; further derives and docs pass through) and its [`Word`] impl.
+macro_rules! words {
+    (
+        $(#[$meta:meta])*
+        $vis:vis enum $name:ident: $what:literal {
+            $( $(#[$vmeta:meta])* $variant:ident = $word:literal ),+ $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        $vis enum $name {
+            $( $(#[$vmeta])* $variant ),+
+        }
+
+        impl $crate::case::words::Word for $name {
+            const WHAT: &'static str = $what;
+            const ALL: &'static [Self] = &[$($name::$variant),+];
+            fn word(self) -> &'static str {
+                match self {
+                    $($name::$variant => $word),+
+                }
+            }
+        }
+    };
+}
+pub(crate) use words;
+
+words! {
+    /// The words that structure a case file.
+    pub enum StructureWord: "a case keyword" {
+        Case = "case",
+        End = "end",
+        Rule = "rule",
+        Source = "source",
+        Requires = "requires",
+        Env = "env",
+        PoisonsContext = "poisons-context",
+    }
+}
+
+words! {
+    /// The words that start a declaration.
+    pub enum DeclWord: "a declaration" {
+        Stream = "stream",
+        Event = "event",
+        Buffer = "buffer",
+        Gate = "gate",
+        Thread = "thread",
+        Graph = "graph",
+        Exec = "exec",
+    }
+}
+
+words! {
+    /// The words that start an expectation.
+    pub enum ExpectWord: "an expectation" {
+        Expect = "expect",
+        Quality = "quality",
+        Variant = "variant",
+        Observe = "observe",
+    }
+}
+
+words! {
+    /// The words that start an operation. `OpKind::word` maps each operation to its word.
+    pub enum OpWord: "an operation" {
+        Launch = "launch",
+        Memcpy = "memcpy",
+        MemcpyAsync = "memcpy-async",
+        Memset = "memset",
+        MemsetAsync = "memset-async",
+        Record = "record",
+        Wait = "wait",
+        Query = "query",
+        Sync = "sync",
+        DeviceSync = "device-sync",
+        Elapsed = "elapsed",
+        HostFunc = "host-func",
+        Callback = "callback",
+        BeginCapture = "begin-capture",
+        EndCapture = "end-capture",
+        CaptureStatus = "capture-status",
+        CaptureDeps = "capture-deps",
+        ExchangeCaptureMode = "exchange-capture-mode",
+        PointerType = "pointer-type",
+        Instantiate = "instantiate",
+        LaunchGraph = "launch-graph",
+        Upload = "upload",
+        Create = "create",
+        Destroy = "destroy",
+        Malloc = "malloc",
+        MallocAsync = "malloc-async",
+        FreeAsync = "free-async",
+        Register = "register",
+        Unregister = "unregister",
+        SetDevice = "set-device",
+        GetDevice = "get-device",
+        SetLimit = "set-limit",
+        SetCacheConfig = "set-cache-config",
+        StreamPriority = "stream-priority",
+        Read = "read",
+        GetLastError = "get-last-error",
+        PeekLastError = "peek-last-error",
+        Open = "open",
+        Sleep = "sleep",
+    }
+}
+
+words! {
+    /// The probe kernels `launch` names (`kernels/probes.cu`).
+    pub enum KernelWord: "a kernel" {
+        Gate = "gate",
+        Spin = "spin",
+        LazySpin = "lazy-spin",
+        Fault = "fault",
+        Fill = "fill",
+        Transform = "transform",
+        Compare = "compare",
+    }
+}
+
+words! {
+    /// The words of `requires:`. `Requirement::word` maps each requirement to its word.
+    pub enum RequirementWord: "a requirement" {
+        ConcurrentKernels = "concurrent-kernels",
+        AsyncEngines = "async-engines",
+        Devices = "devices",
+        Runtime = "runtime",
+        Driver = "driver",
+        Compute = "compute",
+        StreamPriorities = "stream-priorities",
+        MappedMemory = "mapped-memory",
+        Connections = "connections",
+    }
+}
+
+words! {
+    /// The words that start a predicate (the others start with the name of what they are about).
+    pub enum PredicateWord: "a predicate" {
+        HostOrder = "host-order",
+        HostRuns = "host-runs",
+        Snapshot = "snapshot",
+        Callback = "callback",
+        Elapsed = "elapsed",
+        Nodes = "nodes",
+        Edges = "edges",
+        Edge = "edge",
+        NoEdge = "no-edge",
+        Path = "path",
+        NoPath = "no-path",
+    }
+}
+
+words! {
+    /// The word after the subject of a predicate: `A before B`, `BUF == V`, `BUF[I] == V`, `GATE timed-out`.
+    pub enum Verb: "a predicate word" {
+        Before = "before",
+        Overlaps = "overlaps",
+        WaitedFor = "waited-for",
+        NotWaitedFor = "not-waited-for",
+        Returned = "returned",
+        Equals = "==",
+        Index = "[",
+        TimedOut = "timed-out",
+    }
+}
+
+words! {
+    /// `elapsed L CMP MS`.
+    pub enum Comparison: "a comparison" {
+        Above = ">",
+        AtLeast = ">=",
+        Below = "<",
+        AtMost = "<=",
+    }
+}
+
+words! {
+    /// The default streams every case has.
+    pub enum BuiltinStream: "a built-in stream" {
+        /// cudaStreamLegacy (0x1).
+        Legacy = "legacy",
+        /// cudaStreamPerThread (0x2).
+        PerThread = "per-thread",
+        /// The handle 0.
+        Null = "null",
+    }
+}
+
+words! {
+    /// What may follow `stream NAME`.
+    pub enum StreamAttr: "a stream attribute" {
+        Blocking = "blocking",
+        NonBlocking = "non-blocking",
+        Priority = "priority",
+        Flags = "flags",
+        Later = "later",
+    }
+}
+
+words! {
+    /// What may follow `event NAME`.
+    pub enum EventAttr: "an event flag" {
+        DisableTiming = "disable-timing",
+        BlockingSync = "blocking-sync",
+        Interprocess = "interprocess",
+        Flags = "flags",
+        Later = "later",
+    }
+}
+
+words! {
+    /// What may follow a `launch spin ... on STREAM`.
+    pub enum ShapeWord: "a launch shape" {
+        Grid = "grid",
+        Block = "block",
+        Shared = "shared",
+    }
+}
+
+/// Words a name or label may not be: what starts a line, and the built-in streams.
+pub fn reserved(word: &str) -> Option<&'static str> {
+    if BuiltinStream::from_word(word).is_some() {
+        Some("a built-in stream")
+    } else if StructureWord::from_word(word).is_some()
+        || DeclWord::from_word(word).is_some()
+        || ExpectWord::from_word(word).is_some()
+        || OpWord::from_word(word).is_some()
+    {
+        Some("a keyword")
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::case::ast::{CacheConfig, CaptureMode, CaptureStatus, Fault, Limit, MemKind, MemoryType};
+    use std::collections::HashSet;
+
+    /// Each set round-trips and has no word twice.
+    fn check<W: Word + std::fmt::Debug>() {
+        let mut seen = HashSet::new();
+        for &w in W::ALL {
+            assert!(seen.insert(w.word()), "{} is written twice in {}", w.word(), W::WHAT);
+            assert_eq!(W::from_word(w.word()), Some(w));
+        }
+        assert_eq!(W::from_word("no-such-word"), None);
+    }
+
+    #[test]
+    fn every_set_round_trips() {
+        check::<StructureWord>();
+        check::<DeclWord>();
+        check::<ExpectWord>();
+        check::<OpWord>();
+        check::<KernelWord>();
+        check::<RequirementWord>();
+        check::<PredicateWord>();
+        check::<Verb>();
+        check::<Comparison>();
+        check::<BuiltinStream>();
+        check::<StreamAttr>();
+        check::<EventAttr>();
+        check::<ShapeWord>();
+        check::<MemKind>();
+        check::<CaptureMode>();
+        check::<CaptureStatus>();
+        check::<MemoryType>();
+        check::<Fault>();
+        check::<Limit>();
+        check::<CacheConfig>();
+    }
+
+    #[test]
+    fn line_starting_words_are_distinct() {
+        let mut seen = HashSet::new();
+        let all = StructureWord::words().chain(DeclWord::words()).chain(ExpectWord::words()).chain(OpWord::words());
+        for w in all {
+            assert!(seen.insert(w), "`{w}` starts two kinds of line");
+        }
+    }
+
+    #[test]
+    fn reserved_words() {
+        assert_eq!(reserved("legacy"), Some("a built-in stream"));
+        assert_eq!(reserved("sync"), Some("a keyword"));
+        assert_eq!(reserved("s1"), None);
+    }
+}

@@ -1,0 +1,116 @@
+//! The language's words for CUDA enum values. Each pair is written once, as the word's CUDA value ([`ToSys`]); the
+//! reverse (a value CUDA returned, named in the trace) is derived by searching the word set, so a returned value the
+//! language has no word for is named `unknown(N)` instead of being mislabelled.
+
+use crate::case::ast::{CacheConfig, CaptureMode, CaptureStatus, Limit, MemoryType};
+use crate::case::words::Word;
+use cuda_sys as sys;
+
+/// A word with a CUDA enum value.
+pub trait ToSys: Word {
+    type Sys: PartialEq + Copy;
+    fn to_sys(self) -> Self::Sys;
+    /// The raw number of a value, for `unknown(N)`.
+    fn raw(value: Self::Sys) -> i64;
+
+    /// The word for a value CUDA returned.
+    fn name_of(value: Self::Sys) -> String {
+        match Self::ALL.iter().find(|w| w.to_sys() == value) {
+            Some(w) => w.word().to_owned(),
+            None => format!("unknown({})", Self::raw(value)),
+        }
+    }
+}
+
+impl ToSys for CaptureMode {
+    type Sys = sys::cudaStreamCaptureMode;
+    fn to_sys(self) -> Self::Sys {
+        use sys::cudaStreamCaptureMode as M;
+        match self {
+            CaptureMode::Global => M::cudaStreamCaptureModeGlobal,
+            CaptureMode::ThreadLocal => M::cudaStreamCaptureModeThreadLocal,
+            CaptureMode::Relaxed => M::cudaStreamCaptureModeRelaxed,
+        }
+    }
+    fn raw(value: Self::Sys) -> i64 {
+        value.0 as i64
+    }
+}
+
+impl ToSys for CaptureStatus {
+    type Sys = sys::cudaStreamCaptureStatus;
+    fn to_sys(self) -> Self::Sys {
+        use sys::cudaStreamCaptureStatus as S;
+        match self {
+            CaptureStatus::None => S::cudaStreamCaptureStatusNone,
+            CaptureStatus::Active => S::cudaStreamCaptureStatusActive,
+            CaptureStatus::Invalidated => S::cudaStreamCaptureStatusInvalidated,
+        }
+    }
+    fn raw(value: Self::Sys) -> i64 {
+        value.0 as i64
+    }
+}
+
+impl ToSys for MemoryType {
+    type Sys = sys::cudaMemoryType;
+    fn to_sys(self) -> Self::Sys {
+        use sys::cudaMemoryType as M;
+        match self {
+            MemoryType::Unregistered => M::cudaMemoryTypeUnregistered,
+            MemoryType::Host => M::cudaMemoryTypeHost,
+            MemoryType::Device => M::cudaMemoryTypeDevice,
+            MemoryType::Managed => M::cudaMemoryTypeManaged,
+        }
+    }
+    fn raw(value: Self::Sys) -> i64 {
+        value.0 as i64
+    }
+}
+
+impl ToSys for Limit {
+    type Sys = sys::cudaLimit;
+    fn to_sys(self) -> Self::Sys {
+        use sys::cudaLimit as L;
+        match self {
+            Limit::StackSize => L::cudaLimitStackSize,
+            Limit::PrintfFifoSize => L::cudaLimitPrintfFifoSize,
+            Limit::MallocHeapSize => L::cudaLimitMallocHeapSize,
+        }
+    }
+    fn raw(value: Self::Sys) -> i64 {
+        value.0 as i64
+    }
+}
+
+impl ToSys for CacheConfig {
+    type Sys = sys::cudaFuncCache;
+    fn to_sys(self) -> Self::Sys {
+        use sys::cudaFuncCache as C;
+        match self {
+            CacheConfig::PreferNone => C::cudaFuncCachePreferNone,
+            CacheConfig::PreferShared => C::cudaFuncCachePreferShared,
+            CacheConfig::PreferL1 => C::cudaFuncCachePreferL1,
+            CacheConfig::PreferEqual => C::cudaFuncCachePreferEqual,
+        }
+    }
+    fn raw(value: Self::Sys) -> i64 {
+        value.0 as i64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn returned_values_are_named_in_the_language() {
+        use sys::cudaStreamCaptureStatus as S;
+        assert_eq!(CaptureStatus::name_of(S::cudaStreamCaptureStatusInvalidated), "invalidated");
+        assert_eq!(CaptureStatus::name_of(sys::cudaStreamCaptureStatus(9)), "unknown(9)");
+        for &mode in CaptureMode::ALL {
+            assert_eq!(CaptureMode::name_of(mode.to_sys()), mode.word());
+        }
+        assert_eq!(MemoryType::name_of(sys::cudaMemoryType::cudaMemoryTypeHost), "host");
+    }
+}
