@@ -46,8 +46,8 @@ impl Kind {
     }
 }
 
-struct Checker<'c, 'o> {
-    case: &'c Case,
+pub(super) struct Checker<'c, 'o> {
+    pub(super) case: &'c Case,
     file: &'c str,
     out: &'o mut Vec<Diagnostic>,
     names: HashMap<&'c str, Kind>,
@@ -60,11 +60,11 @@ impl<'c, 'o> Checker<'c, 'o> {
         Checker { case, file, out, names: HashMap::new(), labels: HashMap::new() }
     }
 
-    fn report(&mut self, line: u32, message: String) {
+    pub(super) fn report(&mut self, line: u32, message: String) {
         self.out.push(Diagnostic { file: self.file.to_owned(), line, col: 1, message });
     }
 
-    fn op_line(&self, i: usize) -> u32 {
+    pub(super) fn op_line(&self, i: usize) -> u32 {
         self.case.positions.op_lines.get(i).copied().unwrap_or(self.case.positions.case_line)
     }
 
@@ -350,7 +350,7 @@ impl<'c, 'o> Checker<'c, 'o> {
         }
     }
 
-    fn is_buffer(&self, name: &str) -> bool {
+    pub(super) fn is_buffer(&self, name: &str) -> bool {
         self.buffer_size(name).is_some()
     }
 
@@ -490,139 +490,4 @@ impl<'c, 'o> Checker<'c, 'o> {
             }
         }
     }
-
-    /// Rejects scripts that can never finish: a gate nobody opens, and host-blocking calls on the main thread that
-    /// could wait for a gate before anything opens it.
-    fn gates_can_finish(&mut self) {
-        let case = self.case;
-        let expected_timeouts: HashSet<&str> = case
-            .expects
-            .iter()
-            .flat_map(|e| match e {
-                Expectation::Expect(p) | Expectation::Quality(p) => vec![p],
-                Expectation::Variant(v) | Expectation::Observe(v) => v.iter().map(|(_, p)| p).collect(),
-            })
-            .filter_map(|p| match p {
-                Predicate::TimedOut { gate } => Some(gate.as_str()),
-                _ => None,
-            })
-            .collect();
-        // gate → (line it was launched on, its stream), while not yet opened or scheduled.
-        let mut closed: HashMap<&str, (u32, &StreamRef)> = HashMap::new();
-        let mut recorded_behind: HashMap<&str, &str> = HashMap::new(); // event → gate it was recorded behind
-        for (i, op) in case.script.iter().enumerate() {
-            let line = self.op_line(i);
-            match &op.kind {
-                OpKind::LaunchGate { gate, stream } | OpKind::HostFunc { hold: Some(gate), stream, .. } => {
-                    let opened_anywhere =
-                        case.script.iter().any(|o| matches!(&o.kind, OpKind::Open { gate: g, .. } if g == gate));
-                    if !opened_anywhere && !expected_timeouts.contains(gate.as_str()) {
-                        self.report(line, format!("gate `{gate}` is launched but never opened: add `open {gate}` (or `expect {gate} timed-out`)"));
-                    }
-                    if !expected_timeouts.contains(gate.as_str()) {
-                        closed.insert(gate, (line, stream));
-                    }
-                }
-                OpKind::Open { gate, .. } => {
-                    closed.remove(gate.as_str());
-                }
-                OpKind::Record { event, stream, .. } => {
-                    match closed.iter().find(|(_, (_, s))| *s == stream) {
-                        Some((g, _)) => recorded_behind.insert(event, g),
-                        None => recorded_behind.remove(event.as_str()),
-                    };
-                }
-                kind if op.thread.is_none() => {
-                    if let Some((gate, gate_line)) = self.blocks_on(kind, &closed, &recorded_behind) {
-                        self.report(line, format!(
-                            "this would wait forever for gate `{gate}` launched on line {gate_line}: open it first, or schedule `open {gate} after 300ms` before this line"
-                        ));
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
-
-    /// The closed gate a host-blocking operation could wait for, if any.
-    fn blocks_on<'a>(
-        &self,
-        kind: &OpKind,
-        closed: &HashMap<&'a str, (u32, &StreamRef)>,
-        recorded_behind: &HashMap<&str, &'a str>,
-    ) -> Option<(&'a str, u32)> {
-        let non_blocking = |s: &StreamRef| match s {
-            StreamRef::Named(n) => case_stream_non_blocking(self.case, n),
-            _ => false,
-        };
-        let is_legacy = |s: &StreamRef| matches!(s, StreamRef::Legacy | StreamRef::Null);
-        // A legacy-stream sync (or a synchronous copy, issued on the legacy stream) waits for every blocking stream
-        // and the per-thread stream.
-        let legacy_waits = || closed.iter().find(|(_, (_, s))| !non_blocking(s)).map(|(g, (l, _))| (*g, *l));
-        match kind {
-            OpKind::DeviceSync => closed.iter().next().map(|(g, (l, _))| (*g, *l)),
-            OpKind::Sync { target: Target::Stream(s) } if is_legacy(s) => legacy_waits(),
-            OpKind::Sync { target: Target::Stream(s) } => {
-                closed.iter().find(|(_, (_, gs))| *gs == s).map(|(g, (l, _))| (*g, *l))
-            }
-            OpKind::Sync { target: Target::Event(e) } => {
-                let g = recorded_behind.get(e.as_str())?;
-                closed.get(g).map(|(l, _)| (*g, *l))
-            }
-            OpKind::Memcpy { stream: None, .. } | OpKind::Memset { stream: None, .. } => legacy_waits(),
-            // Calls that may wait for the whole device (the docs let cudaFree, cudaMalloc, cudaHostRegister and
-            // device-wide settings synchronize): a case must schedule the open before them.
-            OpKind::Destroy { name } if !self.is_buffer(name) => None,
-            OpKind::Create { .. }
-            | OpKind::Destroy { .. }
-            | OpKind::Register { .. }
-            | OpKind::Unregister { .. }
-            | OpKind::Malloc { .. }
-            | OpKind::SetDevice
-            | OpKind::SetLimit { .. }
-            | OpKind::SetCacheConfig { .. } => closed.iter().next().map(|(g, (l, _))| (*g, *l)),
-            OpKind::LaunchGate { .. }
-            | OpKind::LaunchSpin { .. }
-            | OpKind::LaunchLazySpin { .. }
-            | OpKind::LaunchFault { .. }
-            | OpKind::LaunchFill { .. }
-            | OpKind::LaunchTransform { .. }
-            | OpKind::LaunchCompare { .. }
-            | OpKind::Memcpy { stream: Some(_), .. }
-            | OpKind::Memset { stream: Some(_), .. }
-            | OpKind::Record { .. }
-            | OpKind::Wait { .. }
-            | OpKind::Query { .. }
-            | OpKind::Elapsed { .. }
-            | OpKind::HostFunc { .. }
-            | OpKind::Callback { .. }
-            | OpKind::BeginCapture { .. }
-            | OpKind::EndCapture { .. }
-            | OpKind::CaptureStatus { .. }
-            | OpKind::CaptureDeps { .. }
-            | OpKind::PointerType { .. }
-            | OpKind::ExchangeCaptureMode { .. }
-            | OpKind::Instantiate { .. }
-            | OpKind::LaunchGraph { .. }
-            | OpKind::Upload { .. }
-            | OpKind::MallocAsync { .. }
-            | OpKind::FreeAsync { .. }
-            | OpKind::GetDevice
-            | OpKind::StreamPriority { .. }
-            | OpKind::Read { .. }
-            | OpKind::GetLastError
-            | OpKind::PeekLastError
-            | OpKind::Open { .. }
-            | OpKind::Sleep { .. } => None,
-        }
-    }
-}
-
-fn case_stream_non_blocking(case: &Case, name: &str) -> bool {
-    case.decls.iter().any(|d| match d {
-        Decl::Stream { name: n, non_blocking, raw_flags, .. } if n == name => {
-            *non_blocking || raw_flags.is_some_and(|f| f & 1 != 0)
-        }
-        _ => false,
-    })
 }

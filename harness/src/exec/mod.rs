@@ -19,14 +19,14 @@
 mod buffers;
 mod capture;
 mod clock;
-mod finish;
 mod gates;
 mod host_calls;
+mod interpret;
+mod objects;
 mod resources;
-mod run;
 mod stamps;
-mod state;
 mod sys_words;
+mod teardown;
 #[cfg(test)]
 pub(crate) mod test_support;
 #[cfg(test)]
@@ -42,8 +42,8 @@ use clock::CaseClock;
 use cuda_sys as sys;
 use gates::{GateKeeper, GateSet};
 use host_calls::HostLog;
+use objects::Objects;
 use stamps::StampPool;
-use state::State;
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 use threads::CaseThreads;
@@ -67,7 +67,7 @@ impl Default for ExecOptions {
 /// The GPU-side objects of a run. Dropping it opens every gate before anything is freed, so even an unwinding
 /// executor cannot block in cudaFree behind a closed gate. Fields drop in order: gate memory last.
 struct Resources {
-    state: Mutex<State>,
+    state: Mutex<Objects>,
     stamps: StampPool,
     gates: GateSet,
 }
@@ -86,7 +86,7 @@ pub fn run_case(case: &Case, kernels: &KernelTable, device: &DeviceInfo, opts: &
     obs.notes.extend(prepare_host_thread(device.ordinal));
     obs.notes.extend(load_kernels(kernels));
 
-    let (state, gates, decls) = state::create(case, device, clock);
+    let (state, gates, decls) = objects::create(case, device, clock);
     obs.decls = decls;
     let (stamps, note) = StampPool::create(case);
     obs.notes.extend(note);
@@ -101,7 +101,7 @@ pub fn run_case(case: &Case, kernels: &KernelTable, device: &DeviceInfo, opts: &
     let mut resources = Resources { state: Mutex::new(state), stamps, gates };
     let log = HostLog::new(clock);
     let (keeper, keeper_thread) = gates::gate_keeper();
-    let ctx = run::Ctx {
+    let ctx = interpret::Ctx {
         case,
         kernels,
         device,
@@ -133,8 +133,8 @@ pub fn run_case(case: &Case, kernels: &KernelTable, device: &DeviceInfo, opts: &
         for index in 0..case.script.len() {
             let thread = case.script[index].thread.as_deref();
             let ctx = &ctx;
-            let record = threads.run(thread, move || run::run_op(ctx, index)).unwrap_or_else(|why| {
-                let mut record = run::new_record(case, index);
+            let record = threads.run(thread, move || interpret::run_op(ctx, index)).unwrap_or_else(|why| {
+                let mut record = interpret::new_record(case, index);
                 record.not_run = Some(why);
                 record
             });
@@ -143,8 +143,8 @@ pub fn run_case(case: &Case, kernels: &KernelTable, device: &DeviceInfo, opts: &
         ctx.gates.open_all(GateOpener::Cleanup);
         keeper.finish();
         let fired = keeper_handle.join().unwrap_or(None);
-        obs.notes.extend(finish::end_open_captures(&ctx, &threads));
-        obs.notes.extend(finish::restore_capture_modes(&ctx, &threads));
+        obs.notes.extend(teardown::end_open_captures(&ctx, &threads));
+        obs.notes.extend(teardown::restore_capture_modes(&ctx, &threads));
         obs.notes.extend(threads.stop());
         fired
     });
@@ -176,7 +176,7 @@ pub fn run_case(case: &Case, kernels: &KernelTable, device: &DeviceInfo, opts: &
     obs.host_calls = log.records(case);
     {
         let mut st = resources.state.lock().unwrap_or_else(PoisonError::into_inner);
-        obs.buffers = finish::read_buffers(case, &st);
+        obs.buffers = teardown::read_buffers(case, &st);
         obs.graphs = std::mem::take(&mut st.graph_records);
         obs.notes.append(&mut st.notes);
         obs.notes.extend(st.release(!healthy));

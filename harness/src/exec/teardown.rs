@@ -3,9 +3,9 @@
 //! already open by then, so nothing here can wait on one.
 
 use super::capture::quietly;
+use super::interpret::Ctx;
+use super::objects::{CaptureBegun, Objects, Slot};
 use super::resources::Graph;
-use super::run::Ctx;
-use super::state::{CaptureBegun, Slot, State};
 use super::sys_words::ToSys;
 use super::threads::CaseThreads;
 use crate::case::ast::CaptureStatus;
@@ -89,7 +89,7 @@ pub fn restore_capture_modes<'env>(ctx: &'env Ctx<'env>, threads: &CaseThreads<'
 }
 
 /// Final contents of every declared buffer, in declaration order. Call after the final device synchronize.
-pub fn read_buffers(case: &Case, st: &State) -> Vec<BufferRecord> {
+pub fn read_buffers(case: &Case, st: &Objects) -> Vec<BufferRecord> {
     case.decls
         .iter()
         .filter_map(|decl| match decl {

@@ -7,9 +7,9 @@ use super::capture::{self, active_capture_id, capture_info};
 use super::clock::CaseClock;
 use super::gates::{GateKeeper, GateSet};
 use super::host_calls::{host_func_entry, stream_callback_entry, HostCallContext, HostLog};
+use super::objects::{acceptable, CaptureBegun, Objects};
 use super::resources::{DeviceMemory, Graph, GraphExec};
 use super::stamps::StampPool;
-use super::state::{acceptable, CaptureBegun, State};
 use super::sys_words::ToSys;
 use super::ExecOptions;
 use crate::case::ast::{
@@ -37,7 +37,7 @@ pub struct Ctx<'a> {
     pub gates: &'a GateSet,
     pub stamps: &'a StampPool,
     pub log: &'a Arc<HostLog>,
-    pub state: &'a Mutex<State>,
+    pub state: &'a Mutex<Objects>,
     pub keeper: &'a GateKeeper,
 }
 
@@ -111,7 +111,7 @@ impl Timed<'_> {
 }
 
 /// Device pointer and word count of a buffer a kernel may use.
-fn kernel_buffer(state: &State, name: &str) -> Result<(*mut u32, u32), String> {
+fn kernel_buffer(state: &Objects, name: &str) -> Result<(*mut u32, u32), String> {
     let buffer = state.buffer(name)?;
     let ptr = buffer.kernel_ptr().ok_or_else(|| format!("kernels cannot use pageable buffer {name}"))?;
     let words = u32::try_from(buffer.words()).map_err(|_| format!("buffer {name} has more than 2^32 words"))?;
@@ -128,7 +128,7 @@ fn byte_count(bytes: Option<u64>, limit: u64) -> Result<usize, String> {
 }
 
 /// Runs `op`; `Err` says why it could not be run.
-fn interpret(ctx: &Ctx, st: &mut State, index: usize, op: &Op, t: &mut Timed) -> Result<(), String> {
+fn interpret(ctx: &Ctx, st: &mut Objects, index: usize, op: &Op, t: &mut Timed) -> Result<(), String> {
     let k = ctx.kernels;
     let stamp = ctx.stamps.slot(index);
     // Every `unsafe` below is one CUDA call whose pointers were just resolved from live objects of this case
@@ -557,7 +557,7 @@ fn interpret(ctx: &Ctx, st: &mut State, index: usize, op: &Op, t: &mut Timed) ->
 }
 
 fn call_on_stream(
-    st: &State,
+    st: &Objects,
     stream: &StreamRef,
     t: &mut Timed,
     f: impl FnOnce(sys::cudaStream_t) -> sys::cudaError_t,
@@ -568,7 +568,7 @@ fn call_on_stream(
 }
 
 fn call_on_event(
-    st: &State,
+    st: &Objects,
     event: &str,
     t: &mut Timed,
     f: impl FnOnce(sys::cudaEvent_t) -> sys::cudaError_t,
@@ -597,7 +597,7 @@ fn resident_blocks_per_sm(k: &KernelTable, shape: &LaunchShape) -> u32 {
 }
 
 /// Keeps a host-call context alive in the state; returns its `userData` pointer.
-fn keep_context(st: &mut State, context: Box<HostCallContext>) -> *mut c_void {
+fn keep_context(st: &mut Objects, context: Box<HostCallContext>) -> *mut c_void {
     let user_data = context.user_data();
     st.host_contexts.push(context);
     user_data

@@ -35,7 +35,7 @@ pub struct CaptureBegun {
     pub thread: Option<String>,
 }
 
-pub struct State {
+pub struct Objects {
     // Field order is drop order, the fallback if the executor unwinds: executables, graphs, events, streams, memory.
     pub execs: BTreeMap<String, Slot<GraphExec>>,
     /// Executables and graphs replaced in their slot by a later instantiate/end-capture: still owned.
@@ -65,8 +65,8 @@ pub struct State {
 }
 
 /// Creates every declared object, in declaration order, and the record of each creation.
-pub fn create(case: &Case, device: &DeviceInfo, clock: CaseClock) -> (State, GateSet, Vec<DeclRecord>) {
-    let mut state = State {
+pub fn create(case: &Case, device: &DeviceInfo, clock: CaseClock) -> (Objects, GateSet, Vec<DeclRecord>) {
+    let mut state = Objects {
         execs: BTreeMap::new(),
         retired_execs: Vec::new(),
         graphs: BTreeMap::new(),
@@ -234,7 +234,7 @@ fn destroy_in<T: Destroy>(
     Ok(())
 }
 
-impl State {
+impl Objects {
     fn mark_later(&mut self, decl: &Decl) {
         let name = decl.name().to_owned();
         match decl {
