@@ -13,6 +13,8 @@ extern "C" {
     fn cc_kernel_fill() -> *const c_void;
     fn cc_kernel_transform() -> *const c_void;
     fn cc_kernel_compare() -> *const c_void;
+    fn cc_kernel_set_condition() -> *const c_void;
+    fn cc_kernel_countdown() -> *const c_void;
 }
 
 /// The GPU code the kernels were compiled to, e.g. `sm_90 + compute_90 PTX` (set with `CUDA_CONFORMANCE_ARCHS`
@@ -31,6 +33,8 @@ pub fn kernel_table() -> harness::kernels::KernelTable {
             fill: cc_kernel_fill(),
             transform: cc_kernel_transform(),
             compare: cc_kernel_compare(),
+            set_condition: cc_kernel_set_condition(),
+            countdown: cc_kernel_countdown(),
         }
     }
 }

@@ -109,6 +109,7 @@ fn isolation_trials(dir: &std::path::Path) -> Vec<Trial> {
         concurrent_kernels: true,
         async_engine_count: 2,
         can_map_host_memory: true,
+        memory_pools: true,
         unified_addressing: true,
         stream_priority_range: (-1, 0),
         device_count: 1,

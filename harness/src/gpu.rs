@@ -42,6 +42,8 @@ pub struct DeviceInfo {
     pub concurrent_kernels: bool,
     pub async_engine_count: u32,
     pub can_map_host_memory: bool,
+    /// cudaDevAttrMemoryPoolsSupported: cudaMallocAsync and memory pools.
+    pub memory_pools: bool,
     pub unified_addressing: bool,
     /// `(greatest, least)` from cudaDeviceGetStreamPriorityRange: greatest is numerically lowest.
     pub stream_priority_range: (i32, i32),
@@ -110,6 +112,7 @@ pub fn probe(ordinal: i32) -> Result<DeviceInfo, NoDevice> {
             concurrent_kernels: attribute(A::cudaDevAttrConcurrentKernels, ordinal)? == 1,
             async_engine_count: attribute(A::cudaDevAttrAsyncEngineCount, ordinal)? as u32,
             can_map_host_memory: attribute(A::cudaDevAttrCanMapHostMemory, ordinal)? == 1,
+            memory_pools: attribute(A::cudaDevAttrMemoryPoolsSupported, ordinal)? == 1,
             unified_addressing: attribute(A::cudaDevAttrUnifiedAddressing, ordinal)? == 1,
             stream_priority_range: (greatest, least),
             device_count: count as u32,

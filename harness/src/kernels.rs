@@ -13,6 +13,10 @@
 //! - `cc_fill(u32* buf, u32 n, u32 value, u64* stamp)`: `buf[i] = value`.
 //! - `cc_transform(u32* buf, u32 n, u32 mul, u32 add, u64* stamp)`: `buf[i] = buf[i] * mul + add` (wrapping).
 //! - `cc_compare(const u32* a, const u32* b, u32 n, u32* mismatches, u64* stamp)`: `*mismatches = #{i: a[i] != b[i]}`.
+//! - `cc_set_condition(cudaGraphConditionalHandle h, const u32* src)`: 1 thread, graph kernel nodes only; sets the
+//!   condition of `h` to `src[0]`.
+//! - `cc_countdown(cudaGraphConditionalHandle h, u32* counter)`: 1 thread, graph kernel nodes only; decrements
+//!   `counter[0]` unless it is 0, increments `counter[1]`, sets the condition to `counter[0] != 0`.
 //!
 //! Data kernels run one block of [`DATA_BLOCK_THREADS`] threads with a block-stride loop, so that the exit stamp
 //! (taken after `__syncthreads`) is the kernel's true end.
@@ -34,6 +38,8 @@ pub struct KernelTable {
     pub fill: *const c_void,
     pub transform: *const c_void,
     pub compare: *const c_void,
+    pub set_condition: *const c_void,
+    pub countdown: *const c_void,
 }
 
 impl KernelTable {
@@ -47,6 +53,8 @@ impl KernelTable {
             KernelWord::Fill => self.fill,
             KernelWord::Transform => self.transform,
             KernelWord::Compare => self.compare,
+            KernelWord::SetCondition => self.set_condition,
+            KernelWord::Countdown => self.countdown,
         }
     }
 

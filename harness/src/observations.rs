@@ -97,6 +97,16 @@ pub enum OpValue {
     Device(i32),
     /// `launch spin ... grid full`: the number of blocks that filled the device.
     GridBlocks(u32),
+    /// `is-enabled`, `pool-get`, `graph-mem-get`: the number CUDA returned.
+    Number(u64),
+    /// `list`: the count CUDA returned, and whether the entries of the buffer past it were set to NULL.
+    Listed { count: u64, null_padded: bool },
+    /// `malloc-async`: the address returned.
+    Address(u64),
+    /// `instantiate ... with-params` and `update`: the result (in the language's words, or `unknown(N)`), and the
+    /// nodes the result info names, as the labels of the operations that made them (`?` for a node the executor
+    /// cannot name).
+    Result { result: String, error_node: Option<String>, error_from: Option<String> },
 }
 
 /// Device stamps of one kernel launch operation, relative to [`Observations::stamp_origin_ns`].
@@ -411,6 +421,16 @@ fn value_text(v: &OpValue) -> String {
         OpValue::Snapshot(contents) => format!("contents {}", contents.summary),
         OpValue::Device(d) => format!("device {d}"),
         OpValue::GridBlocks(n) => format!("{n} blocks"),
+        OpValue::Number(n) => format!("value {n}"),
+        OpValue::Listed { count, null_padded } => {
+            format!("count {count}{}", if *null_padded { ", rest NULL" } else { "" })
+        }
+        OpValue::Address(a) => format!("address {a:#x}"),
+        OpValue::Result { result, error_node, error_from } => format!(
+            "result {result}, error node {}, error-from node {}",
+            error_node.as_deref().unwrap_or("none"),
+            error_from.as_deref().unwrap_or("none")
+        ),
     }
 }
 

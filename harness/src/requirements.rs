@@ -40,44 +40,53 @@ pub(crate) fn unmet_requirement_in(
     None
 }
 
+/// Why `requirement` is not met on `d`, if it is not. Exhaustive: a new requirement must say how it is checked.
 fn unmet(requirement: &Requirement, d: &DeviceInfo, connections: u32) -> Option<String> {
     match *requirement {
-        Requirement::Connections(n) if connections < n => Some(format!(
-            "requires connections >= {n}: CUDA_DEVICE_MAX_CONNECTIONS is {connections}, so unrelated streams share \
-             hardware queues and work on one can be held behind another's (an environment setting, not a driver \
-             fault)"
-        )),
-        Requirement::ConcurrentKernels if !d.concurrent_kernels => {
-            Some("requires concurrent-kernels; this device has concurrentKernels = 0".to_owned())
+        Requirement::Connections(n) => (connections < n).then(|| {
+            format!(
+                "requires connections >= {n}: CUDA_DEVICE_MAX_CONNECTIONS is {connections}, so unrelated streams share \
+                 hardware queues and work on one can be held behind another's (an environment setting, not a driver \
+                 fault)"
+            )
+        }),
+        Requirement::ConcurrentKernels => (!d.concurrent_kernels)
+            .then(|| "requires concurrent-kernels; this device has concurrentKernels = 0".to_owned()),
+        Requirement::AsyncEngines(n) => (d.async_engine_count < n).then(|| {
+            format!("requires async-engines >= {n}; this device has asyncEngineCount = {}", d.async_engine_count)
+        }),
+        Requirement::Devices(n) => {
+            (d.device_count < n).then(|| format!("requires devices >= {n}; {} visible", d.device_count))
         }
-        Requirement::AsyncEngines(n) if d.async_engine_count < n => {
-            Some(format!("requires async-engines >= {n}; this device has asyncEngineCount = {}", d.async_engine_count))
+        Requirement::Runtime(v) => (d.runtime_version < v).then(|| {
+            format!(
+                "requires runtime >= {}; the linked runtime is {}",
+                version_string(v),
+                version_string(d.runtime_version)
+            )
+        }),
+        Requirement::Driver(v) => (d.driver_version < v).then(|| {
+            format!(
+                "requires driver >= {}; the driver supports CUDA {}",
+                version_string(v),
+                version_string(d.driver_version)
+            )
+        }),
+        Requirement::Compute(major, minor) => (d.compute_capability < (major, minor)).then(|| {
+            format!(
+                "requires compute >= {major}.{minor}; this device is {}.{}",
+                d.compute_capability.0, d.compute_capability.1
+            )
+        }),
+        Requirement::StreamPriorities => (d.stream_priority_range.0 == d.stream_priority_range.1).then(|| {
+            format!("requires stream-priorities; this device has a single priority ({})", d.stream_priority_range.0)
+        }),
+        Requirement::MappedMemory => {
+            (!d.can_map_host_memory).then(|| "requires mapped-memory; this device has canMapHostMemory = 0".to_owned())
         }
-        Requirement::Devices(n) if d.device_count < n => {
-            Some(format!("requires devices >= {n}; {} visible", d.device_count))
+        Requirement::MemoryPools => {
+            (!d.memory_pools).then(|| "requires memory-pools; this device has memoryPoolsSupported = 0".to_owned())
         }
-        Requirement::Runtime(v) if d.runtime_version < v => Some(format!(
-            "requires runtime >= {}; the linked runtime is {}",
-            version_string(v),
-            version_string(d.runtime_version)
-        )),
-        Requirement::Driver(v) if d.driver_version < v => Some(format!(
-            "requires driver >= {}; the driver supports CUDA {}",
-            version_string(v),
-            version_string(d.driver_version)
-        )),
-        Requirement::Compute(major, minor) if d.compute_capability < (major, minor) => Some(format!(
-            "requires compute >= {major}.{minor}; this device is {}.{}",
-            d.compute_capability.0, d.compute_capability.1
-        )),
-        Requirement::StreamPriorities if d.stream_priority_range.0 == d.stream_priority_range.1 => Some(format!(
-            "requires stream-priorities; this device has a single priority ({})",
-            d.stream_priority_range.0
-        )),
-        Requirement::MappedMemory if !d.can_map_host_memory => {
-            Some("requires mapped-memory; this device has canMapHostMemory = 0".to_owned())
-        }
-        _ => None,
     }
 }
 

@@ -396,6 +396,55 @@ fn holds(p: &Predicate, obs: &Observations) -> Result<(), String> {
             let runs = obs.host_calls_of(label).count();
             check(runs == *count as usize, || format!("{label} ran {runs} times"))
         }
+        Predicate::Value { label, cmp, value } => {
+            let rec = ran(obs, label)?;
+            let seen = match &rec.value {
+                Some(OpValue::Number(n)) => *n,
+                Some(OpValue::Listed { count, .. }) => *count,
+                _ => return Err(format!("{label} returned no value ({})", rec.code.as_deref().unwrap_or_default())),
+            };
+            check(cmp.holds(seen, *value), || format!("{label}'s value was {seen}"))
+        }
+        Predicate::NullPadded { label } => {
+            let rec = ran(obs, label)?;
+            let Some(OpValue::Listed { null_padded, .. }) = &rec.value else {
+                return Err(format!("{label} listed nothing ({})", rec.code.as_deref().unwrap_or_default()));
+            };
+            check(*null_padded, || format!("{label} left entries past the count that were not NULL"))
+        }
+        Predicate::Result { label, result } => {
+            let rec = ran(obs, label)?;
+            let Some(OpValue::Result { result: seen, .. }) = &rec.value else {
+                return Err(format!("{label} recorded no result ({})", rec.code.as_deref().unwrap_or_default()));
+            };
+            check(seen == result, || format!("the result was {seen}"))
+        }
+        Predicate::ErrorNode { label, from, node } => {
+            let rec = ran(obs, label)?;
+            let Some(OpValue::Result { error_node, error_from, .. }) = &rec.value else {
+                return Err(format!("{label} recorded no result ({})", rec.code.as_deref().unwrap_or_default()));
+            };
+            let seen = if *from { error_from } else { error_node };
+            check(seen == node, || format!("it named {}", seen.as_deref().unwrap_or("none")))
+        }
+        Predicate::SameAddress { a, b, same } => {
+            let address = |label: &str| match ran(obs, label)?.value {
+                Some(OpValue::Address(x)) => Ok(x),
+                _ => Err(format!("{label} returned no address")),
+            };
+            let (x, y) = (address(a)?, address(b)?);
+            check((x == y) == *same, || format!("{a} returned {x:#x} and {b} returned {y:#x}"))
+        }
+        Predicate::NodeKind { graph, node, kind } => {
+            let g = topology(obs, graph)?;
+            let op = obs.op(node).ok_or_else(|| format!("there is no operation {node}"))?;
+            let n = g
+                .nodes
+                .iter()
+                .find(|n| n.op_index == Some(op.index))
+                .ok_or_else(|| format!("{node} produced no node of {graph} that the executor could identify"))?;
+            check(n.kind == kind.word(), || format!("{node} is a {} node", n.kind))
+        }
         Predicate::NodeCount { graph, count } => {
             let g = topology(obs, graph)?;
             check(g.nodes.len() == *count as usize, || format!("{graph} has {} nodes", g.nodes.len()))

@@ -162,7 +162,16 @@ pub fn lower(program: &Program, variant: Variant, model: &HappensBefore, expecte
     }
     if let Variant::Captured { launches } = variant {
         script.push(op(None, OpKind::EndCapture { stream: origin(), graph: GRAPH.into() }));
-        script.push(op(None, OpKind::Instantiate { exec: EXEC.into(), graph: GRAPH.into() }));
+        script.push(op(
+            None,
+            OpKind::Instantiate {
+                exec: EXEC.into(),
+                graph: GRAPH.into(),
+                flags: Vec::new(),
+                upload: None,
+                with_params: false,
+            },
+        ));
         for _ in 0..launches {
             script.push(op(None, OpKind::LaunchGraph { exec: EXEC.into(), stream: origin() }));
         }

@@ -248,7 +248,7 @@ impl Sim {
                 st.graph_seen = Some(graph.clone());
                 return Ok(());
             }
-            OpKind::Instantiate { exec, graph } => {
+            OpKind::Instantiate { exec, graph, .. } => {
                 let g = st.graphs.get(graph).ok_or("instantiate from an empty graph slot")?.clone();
                 st.execs.insert(exec.clone(), g);
                 return Ok(());

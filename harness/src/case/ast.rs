@@ -5,7 +5,7 @@
 //! Source positions live in [`SourceMap`], which compares equal to any other, so `parse(print(case)) == case`
 //! holds even though the printed text has different line numbers.
 
-use super::words::{words, BuiltinStream, DeclWord, OpWord, RequirementWord, Word};
+use super::words::{words, BuiltinStream, DeclWord, KernelWord, OpWord, RequirementWord, Word};
 
 /// One file under `cases/`: several cases.
 #[derive(Debug, Clone, PartialEq)]
@@ -86,6 +86,8 @@ pub enum Requirement {
     /// `connections >= N`: CUDA_DEVICE_MAX_CONNECTIONS of the run's environment (8 when unset) is at least N, so
     /// N unrelated streams can have hardware queues of their own instead of being serialised in one.
     Connections(u32),
+    /// `memory-pools`: cudaDevAttrMemoryPoolsSupported (cudaMallocAsync and pools).
+    MemoryPools,
 }
 
 impl Requirement {
@@ -100,6 +102,7 @@ impl Requirement {
             Requirement::StreamPriorities => RequirementWord::StreamPriorities,
             Requirement::MappedMemory => RequirementWord::MappedMemory,
             Requirement::Connections(_) => RequirementWord::Connections,
+            Requirement::MemoryPools => RequirementWord::MemoryPools,
         }
     }
 }
@@ -136,6 +139,11 @@ pub enum Decl {
     Graph { name: String },
     /// `exec NAME`: a `cudaGraphExec_t` slot, filled by `instantiate NAME from GRAPH`.
     Exec { name: String },
+    /// `pool NAME [default]`: a memory pool of the case's device, created with cudaMemPoolCreate (pinned device
+    /// memory, no IPC handle), or the device's default pool (cudaDeviceGetDefaultMemPool) with `default`.
+    Pool { name: String, default: bool },
+    /// `condition NAME`: a `cudaGraphConditionalHandle` slot, filled by `condition-create NAME in GRAPH`.
+    Condition { name: String },
 }
 
 impl Decl {
@@ -147,7 +155,9 @@ impl Decl {
             | Decl::Gate { name }
             | Decl::Thread { name }
             | Decl::Graph { name }
-            | Decl::Exec { name } => name,
+            | Decl::Exec { name }
+            | Decl::Pool { name, .. }
+            | Decl::Condition { name } => name,
         }
     }
 
@@ -160,6 +170,8 @@ impl Decl {
             Decl::Thread { .. } => DeclWord::Thread,
             Decl::Graph { .. } => DeclWord::Graph,
             Decl::Exec { .. } => DeclWord::Exec,
+            Decl::Pool { .. } => DeclWord::Pool,
+            Decl::Condition { .. } => DeclWord::Condition,
         }
     }
 
@@ -167,7 +179,12 @@ impl Decl {
     pub fn is_later(&self) -> bool {
         match self {
             Decl::Stream { later, .. } | Decl::Event { later, .. } | Decl::Buffer { later, .. } => *later,
-            Decl::Gate { .. } | Decl::Thread { .. } | Decl::Graph { .. } | Decl::Exec { .. } => false,
+            Decl::Gate { .. }
+            | Decl::Thread { .. }
+            | Decl::Graph { .. }
+            | Decl::Exec { .. }
+            | Decl::Pool { .. }
+            | Decl::Condition { .. } => false,
         }
     }
 }
@@ -313,8 +330,60 @@ pub enum OpKind {
     PointerType { buf: String, memory: MemoryType },
     /// `exchange-capture-mode MODE` (cudaThreadExchangeStreamCaptureMode for the running thread).
     ExchangeCaptureMode { mode: CaptureMode },
-    /// `instantiate EXEC from GRAPH` (cudaGraphInstantiate, flags 0).
-    Instantiate { exec: String, graph: String },
+    /// `instantiate EXEC from GRAPH [FLAG ...] [upload STREAM] [with-params]`: cudaGraphInstantiateWithFlags, or
+    /// cudaGraphInstantiateWithParams (its result code and error node are recorded) with `with-params`. `upload S`
+    /// sets cudaGraphInstantiateFlagUpload with S as the upload stream (only the params form has one).
+    Instantiate {
+        exec: String,
+        graph: String,
+        flags: Vec<InstantiateFlag>,
+        upload: Option<StreamRef>,
+        with_params: bool,
+    },
+    /// `update EXEC from GRAPH` (cudaGraphExecUpdate): the result info (result, error node, error-from node) is
+    /// recorded for `result`, `error-node` and `error-from`.
+    Update { exec: String, graph: String },
+    /// `add-node GRAPH NODE [after L ...]`: a node added through the graph API (cudaGraphAdd*Node) with the nodes
+    /// the labels name as dependencies. The operation's label names the node.
+    AddNode { graph: String, node: NodeSpec, after: Vec<String> },
+    /// `add-deps GRAPH A -> B` (cudaGraphAddDependencies) / `remove-deps GRAPH A -> B` (cudaGraphRemoveDependencies).
+    Dependency { graph: String, from: String, to: String, remove: bool },
+    /// `clone COPY from GRAPH` (cudaGraphClone into the graph slot COPY).
+    Clone { copy: String, graph: String },
+    /// `destroy-node L` (cudaGraphDestroyNode of the node operation L added).
+    DestroyNode { node: String },
+    /// `list nodes|root-nodes|edges GRAPH [room N]`: the count/buffer protocol of cudaGraphGetNodes,
+    /// cudaGraphGetRootNodes and cudaGraphGetEdges. The count is asked with a null buffer, then the list with a
+    /// buffer of N entries (default: the count); the count returned is the value (`L value == N`), and `L
+    /// null-padded` says whether the entries past it were set to NULL.
+    List { what: ListWord, graph: String, room: Option<u32> },
+    /// `set-node L NODE` (cudaGraph{Kernel,Memcpy,Memset,Host}NodeSetParams on the template graph) or
+    /// `exec-set-node EXEC L NODE` (cudaGraphExec{Kernel,Memcpy,Memset,Host}NodeSetParams): new parameters for the
+    /// node operation L added; NODE must be of the same kind.
+    SetNode { exec: Option<String>, node: String, spec: NodeSpec },
+    /// `enable EXEC L on|off` (cudaGraphNodeSetEnabled).
+    SetEnabled { exec: String, node: String, enabled: bool },
+    /// `is-enabled EXEC L` (cudaGraphNodeGetEnabled): the value is 1 or 0.
+    GetEnabled { exec: String, node: String },
+    /// `begin-capture-to-graph STREAM into GRAPH [after L ...] [MODE]` (cudaStreamBeginCaptureToGraph): captured
+    /// nodes go into an existing graph, the first depending on the nodes named.
+    BeginCaptureToGraph { stream: StreamRef, graph: String, after: Vec<String>, mode: CaptureMode },
+    /// `update-capture-deps STREAM add|set L ...` (cudaStreamUpdateCaptureDependencies with
+    /// cudaStreamAddCaptureDependencies or cudaStreamSetCaptureDependencies).
+    UpdateCaptureDeps { stream: StreamRef, set: bool, nodes: Vec<String> },
+    /// `condition-create COND in GRAPH [default N]` (cudaGraphConditionalHandleCreate; `default` sets
+    /// cudaGraphCondAssignDefault with N as the value applied at the start of each launch).
+    ConditionCreate { condition: String, graph: String, default: Option<u32> },
+    /// `pool-set POOL ATTR VALUE` (cudaMemPoolSetAttribute; VALUE a size, a number, or `max`).
+    PoolSet { pool: String, attr: PoolAttr, value: u64 },
+    /// `pool-get POOL ATTR` (cudaMemPoolGetAttribute): the value, for `L value ...`.
+    PoolGet { pool: String, attr: PoolAttr },
+    /// `pool-trim POOL BYTES` (cudaMemPoolTrimTo).
+    PoolTrim { pool: String, keep: u64 },
+    /// `graph-mem-trim` (cudaDeviceGraphMemTrim).
+    GraphMemTrim,
+    /// `graph-mem-get ATTR` (cudaDeviceGetGraphMemAttribute): the value, for `L value ...`.
+    GraphMemGet { attr: GraphMemAttr },
     /// `launch-graph EXEC on STREAM` (cudaGraphLaunch).
     LaunchGraph { exec: String, stream: StreamRef },
     /// `upload EXEC on STREAM` (cudaGraphUpload).
@@ -325,8 +394,9 @@ pub enum OpKind {
     /// `destroy NAME`: cudaStreamDestroy / cudaEventDestroy / cudaGraphDestroy / cudaGraphExecDestroy / cudaFree
     /// (device buffer) / cudaFreeHost (pinned or mapped buffer).
     Destroy { name: String },
-    /// `malloc-async BUF on STREAM` (cudaMallocAsync of a `later` device buffer).
-    MallocAsync { buf: String, stream: StreamRef },
+    /// `malloc-async BUF on STREAM [from POOL]` (cudaMallocAsync, or cudaMallocFromPoolAsync, of a `later`
+    /// device buffer). The address is recorded, for `same-address` and `other-address`.
+    MallocAsync { buf: String, stream: StreamRef, pool: Option<String> },
     /// `free-async BUF on STREAM` (cudaFreeAsync of a device buffer).
     FreeAsync { buf: String, stream: StreamRef },
     /// `register BUF` (cudaHostRegister, flags 0, of a pageable buffer).
@@ -388,6 +458,25 @@ impl OpKind {
             OpKind::PointerType { .. } => OpWord::PointerType,
             OpKind::ExchangeCaptureMode { .. } => OpWord::ExchangeCaptureMode,
             OpKind::Instantiate { .. } => OpWord::Instantiate,
+            OpKind::Update { .. } => OpWord::Update,
+            OpKind::AddNode { .. } => OpWord::AddNode,
+            OpKind::Dependency { remove: false, .. } => OpWord::AddDeps,
+            OpKind::Dependency { remove: true, .. } => OpWord::RemoveDeps,
+            OpKind::Clone { .. } => OpWord::Clone,
+            OpKind::DestroyNode { .. } => OpWord::DestroyNode,
+            OpKind::List { .. } => OpWord::List,
+            OpKind::SetNode { exec: None, .. } => OpWord::SetNode,
+            OpKind::SetNode { exec: Some(_), .. } => OpWord::ExecSetNode,
+            OpKind::SetEnabled { .. } => OpWord::Enable,
+            OpKind::GetEnabled { .. } => OpWord::IsEnabled,
+            OpKind::BeginCaptureToGraph { .. } => OpWord::BeginCaptureToGraph,
+            OpKind::UpdateCaptureDeps { .. } => OpWord::UpdateCaptureDeps,
+            OpKind::ConditionCreate { .. } => OpWord::ConditionCreate,
+            OpKind::PoolSet { .. } => OpWord::PoolSet,
+            OpKind::PoolGet { .. } => OpWord::PoolGet,
+            OpKind::PoolTrim { .. } => OpWord::PoolTrim,
+            OpKind::GraphMemTrim => OpWord::GraphMemTrim,
+            OpKind::GraphMemGet { .. } => OpWord::GraphMemGet,
             OpKind::LaunchGraph { .. } => OpWord::LaunchGraph,
             OpKind::Upload { .. } => OpWord::Upload,
             OpKind::Create { .. } => OpWord::Create,
@@ -410,9 +499,282 @@ impl OpKind {
         }
     }
 
+    /// The stream on which this operation may have added a node to a capture graph. Exhaustive on purpose: a new
+    /// operation must be placed on one side or the other.
+    pub fn capture_stream(&self) -> Option<&StreamRef> {
+        match self {
+            OpKind::LaunchGate { stream, .. }
+            | OpKind::LaunchSpin { stream, .. }
+            | OpKind::LaunchLazySpin { stream, .. }
+            | OpKind::LaunchFault { stream, .. }
+            | OpKind::LaunchFill { stream, .. }
+            | OpKind::LaunchTransform { stream, .. }
+            | OpKind::LaunchCompare { stream, .. }
+            | OpKind::HostFunc { stream, .. }
+            | OpKind::LaunchGraph { stream, .. }
+            // Captured stream-ordered allocations become memory-allocation and memory-free nodes.
+            | OpKind::MallocAsync { stream, .. }
+            | OpKind::FreeAsync { stream, .. } => Some(stream),
+            OpKind::Memcpy { stream, .. } | OpKind::Memset { stream, .. } => stream.as_ref(),
+            // Only the external forms are nodes; otherwise record/wait just move capture dependencies.
+            OpKind::Record { stream, external: true, .. } | OpKind::Wait { stream, external: true, .. } => Some(stream),
+            // Graph-API, pool and capture-control operations add no node to a capture.
+            OpKind::Update { .. }
+            | OpKind::AddNode { .. }
+            | OpKind::Dependency { .. }
+            | OpKind::Clone { .. }
+            | OpKind::DestroyNode { .. }
+            | OpKind::List { .. }
+            | OpKind::SetNode { .. }
+            | OpKind::SetEnabled { .. }
+            | OpKind::GetEnabled { .. }
+            | OpKind::BeginCaptureToGraph { .. }
+            | OpKind::UpdateCaptureDeps { .. }
+            | OpKind::ConditionCreate { .. }
+            | OpKind::PoolSet { .. }
+            | OpKind::PoolGet { .. }
+            | OpKind::PoolTrim { .. }
+            | OpKind::GraphMemTrim
+            | OpKind::GraphMemGet { .. } => None,
+            OpKind::Record { external: false, .. }
+            | OpKind::Wait { external: false, .. }
+            | OpKind::Callback { .. }
+            | OpKind::Query { .. }
+            | OpKind::Sync { .. }
+            | OpKind::DeviceSync
+            | OpKind::Elapsed { .. }
+            | OpKind::BeginCapture { .. }
+            | OpKind::EndCapture { .. }
+            | OpKind::CaptureStatus { .. }
+            | OpKind::CaptureDeps { .. }
+            | OpKind::PointerType { .. }
+            | OpKind::ExchangeCaptureMode { .. }
+            | OpKind::Instantiate { .. }
+            | OpKind::Upload { .. }
+            | OpKind::Create { .. }
+            | OpKind::Destroy { .. }
+            | OpKind::Register { .. }
+            | OpKind::Unregister { .. }
+            | OpKind::SetDevice
+            | OpKind::GetDevice
+            | OpKind::SetLimit { .. }
+            | OpKind::SetCacheConfig { .. }
+            | OpKind::StreamPriority { .. }
+            | OpKind::Read { .. }
+            | OpKind::PeekLastError
+            | OpKind::Malloc { .. }
+            | OpKind::GetLastError
+            | OpKind::Open { .. }
+            | OpKind::Sleep { .. } => None,
+        }
+    }
+
     /// A kernel launch: it gets a stamp slot, and `before`/`overlaps` may name it.
     pub fn is_kernel_launch(&self) -> bool {
         self.word() == OpWord::Launch
+    }
+}
+
+/// A graph node's kind and parameters, as `add-node`, `set-node` and `exec-set-node` write them.
+#[derive(Debug, Clone, PartialEq)]
+pub enum NodeSpec {
+    /// `kernel gate GATE`, `kernel spin [DURATION]`, `kernel fill BUF V`, `kernel transform BUF mul A add B`,
+    /// `kernel set-condition COND from BUF` (the condition becomes BUF[0]), `kernel countdown COND BUF` (BUF[0]
+    /// decreases by one if not zero, BUF[1] increases by one, and the condition becomes BUF[0] != 0).
+    Kernel(NodeKernel),
+    /// `memcpy DST SRC [BYTES]`: cudaMemcpyDefault between any two buffers.
+    Memcpy {
+        dst: String,
+        src: String,
+        bytes: Option<u64>,
+    },
+    /// `memset BUF BYTE [BYTES]`.
+    Memset {
+        buf: String,
+        byte: u8,
+        bytes: Option<u64>,
+    },
+    /// `host`: appends the operation's label to the host log each time it runs (like `host-func`).
+    Host,
+    /// `empty`.
+    Empty,
+    /// `event-record EVENT` / `wait-event EVENT`.
+    EventRecord {
+        event: String,
+    },
+    WaitEvent {
+        event: String,
+    },
+    /// `graph CHILD`: a child-graph node (the child is cloned into it).
+    Child {
+        graph: String,
+    },
+    /// `mem-alloc BUF`: a memory-allocation node for the `later` device buffer BUF (its size); the address is
+    /// fixed when the node is added and valid while a launch is between the allocation and its free.
+    MemAlloc {
+        buf: String,
+    },
+    /// `mem-free BUF`.
+    MemFree {
+        buf: String,
+    },
+    /// `conditional if|while|switch COND [size N] bodies G ...`: the body graphs the runtime creates fill the graph
+    /// slots named (N of them; size defaults to their count).
+    Conditional {
+        kind: ConditionalKind,
+        condition: String,
+        size: u32,
+        bodies: Vec<String>,
+    },
+}
+
+impl NodeSpec {
+    pub fn word(&self) -> NodeWord {
+        match self {
+            NodeSpec::Kernel(_) => NodeWord::Kernel,
+            NodeSpec::Memcpy { .. } => NodeWord::Memcpy,
+            NodeSpec::Memset { .. } => NodeWord::Memset,
+            NodeSpec::Host => NodeWord::Host,
+            NodeSpec::Empty => NodeWord::Empty,
+            NodeSpec::EventRecord { .. } => NodeWord::EventRecord,
+            NodeSpec::WaitEvent { .. } => NodeWord::WaitEvent,
+            NodeSpec::Child { .. } => NodeWord::Graph,
+            NodeSpec::MemAlloc { .. } => NodeWord::MemAlloc,
+            NodeSpec::MemFree { .. } => NodeWord::MemFree,
+            NodeSpec::Conditional { .. } => NodeWord::Conditional,
+        }
+    }
+}
+
+/// The kernel of a kernel node.
+#[derive(Debug, Clone, PartialEq)]
+pub enum NodeKernel {
+    Gate { gate: String },
+    Spin { ns: u64 },
+    Fill { buf: String, value: u32 },
+    Transform { buf: String, mul: u32, add: u32 },
+    SetCondition { condition: String, buf: String },
+    Countdown { condition: String, buf: String },
+}
+
+impl NodeKernel {
+    pub fn word(&self) -> KernelWord {
+        match self {
+            NodeKernel::Gate { .. } => KernelWord::Gate,
+            NodeKernel::Spin { .. } => KernelWord::Spin,
+            NodeKernel::Fill { .. } => KernelWord::Fill,
+            NodeKernel::Transform { .. } => KernelWord::Transform,
+            NodeKernel::SetCondition { .. } => KernelWord::SetCondition,
+            NodeKernel::Countdown { .. } => KernelWord::Countdown,
+        }
+    }
+
+    /// The buffers the kernel writes or reads.
+    pub fn buffers(&self) -> Vec<&String> {
+        match self {
+            NodeKernel::Gate { .. } | NodeKernel::Spin { .. } => Vec::new(),
+            NodeKernel::Fill { buf, .. }
+            | NodeKernel::Transform { buf, .. }
+            | NodeKernel::SetCondition { buf, .. }
+            | NodeKernel::Countdown { buf, .. } => vec![buf],
+        }
+    }
+}
+
+words! {
+    /// `cudaGraphConditionalNodeType`.
+    pub enum ConditionalKind: "a conditional kind" {
+        If = "if",
+        While = "while",
+        Switch = "switch",
+    }
+}
+
+words! {
+    /// `cudaGraphInstantiateFlags` an `instantiate` may set (besides `upload STREAM`).
+    pub enum InstantiateFlag: "an instantiate flag" {
+        AutoFreeOnLaunch = "auto-free-on-launch",
+        DeviceLaunch = "device-launch",
+        UseNodePriority = "use-node-priority",
+    }
+}
+
+words! {
+    /// What `list` reads back.
+    pub enum ListWord: "nodes, root-nodes or edges" {
+        Nodes = "nodes",
+        RootNodes = "root-nodes",
+        Edges = "edges",
+    }
+}
+
+words! {
+    /// `cudaMemPoolAttr`.
+    pub enum PoolAttr: "a pool attribute" {
+        ReleaseThreshold = "release-threshold",
+        ReuseFollowEventDependencies = "reuse-follow-event-dependencies",
+        ReuseAllowOpportunistic = "reuse-allow-opportunistic",
+        ReuseAllowInternalDependencies = "reuse-allow-internal-dependencies",
+        ReservedMemCurrent = "reserved-mem-current",
+        ReservedMemHigh = "reserved-mem-high",
+        UsedMemCurrent = "used-mem-current",
+        UsedMemHigh = "used-mem-high",
+    }
+}
+
+words! {
+    /// `cudaGraphMemAttributeType`.
+    pub enum GraphMemAttr: "a graph memory attribute" {
+        UsedMemCurrent = "used-mem-current",
+        UsedMemHigh = "used-mem-high",
+        ReservedMemCurrent = "reserved-mem-current",
+        ReservedMemHigh = "reserved-mem-high",
+    }
+}
+
+words! {
+    /// `cudaGraphNodeType`, in the words `add-node` and `node-kind` use.
+    pub enum NodeWord: "a node kind" {
+        Kernel = "kernel",
+        Memcpy = "memcpy",
+        Memset = "memset",
+        Host = "host",
+        Graph = "graph",
+        Empty = "empty",
+        WaitEvent = "wait-event",
+        EventRecord = "event-record",
+        ExtSemaphoreSignal = "ext-semaphore-signal",
+        ExtSemaphoreWait = "ext-semaphore-wait",
+        MemAlloc = "mem-alloc",
+        MemFree = "mem-free",
+        Conditional = "conditional",
+    }
+}
+
+words! {
+    /// `cudaGraphInstantiateResult`.
+    pub enum InstantiateResult: "an instantiate result" {
+        Success = "success",
+        Error = "error",
+        InvalidStructure = "invalid-structure",
+        NodeOperationNotSupported = "node-operation-not-supported",
+        MultipleDevicesNotSupported = "multiple-devices-not-supported",
+        ConditionalHandleUnused = "conditional-handle-unused",
+    }
+}
+
+words! {
+    /// `cudaGraphExecUpdateResult`.
+    pub enum UpdateResult: "an update result" {
+        Success = "success",
+        Error = "error",
+        TopologyChanged = "topology-changed",
+        NodeTypeChanged = "node-type-changed",
+        FunctionChanged = "function-changed",
+        ParametersChanged = "parameters-changed",
+        NotSupported = "not-supported",
+        UnsupportedFunctionChange = "unsupported-function-change",
+        AttributesChanged = "attributes-changed",
     }
 }
 
@@ -507,6 +869,31 @@ words! {
 // ---------------------------------------------------------------------------------------------------------------
 // Expectations
 
+words! {
+    /// The comparisons of `L value CMP N`.
+    pub enum ValueCmp: "a comparison" {
+        Eq = "==",
+        Ne = "!=",
+        Lt = "<",
+        Le = "<=",
+        Gt = ">",
+        Ge = ">=",
+    }
+}
+
+impl ValueCmp {
+    pub fn holds(self, seen: u64, value: u64) -> bool {
+        match self {
+            ValueCmp::Eq => seen == value,
+            ValueCmp::Ne => seen != value,
+            ValueCmp::Lt => seen < value,
+            ValueCmp::Le => seen <= value,
+            ValueCmp::Gt => seen > value,
+            ValueCmp::Ge => seen >= value,
+        }
+    }
+}
+
 /// `expect PREDICATE` (fail if false), `quality PREDICATE` (quality-warning if false; for behaviour the docs do
 /// not promise, such as overlap), or `variant NAME: PREDICATE | NAME: PREDICATE ...` (the docs allow each;
 /// the verdict is `variant` naming the first that held, and fail if none held).
@@ -562,6 +949,20 @@ pub enum Predicate {
     ElapsedBelow { label: String, ms: f64, inclusive: bool },
     /// `host-runs L == N`: host function or callback L ran exactly N times (once per graph launch, say).
     HostRuns { label: String, count: u32 },
+    /// `L value == N` (also `!=`, `<`, `<=`, `>`, `>=`; N a number, a size or `max`): the number operation L
+    /// returned (`list`, `is-enabled`, `pool-get`, `graph-mem-get`).
+    Value { label: String, cmp: ValueCmp, value: u64 },
+    /// `L null-padded`: `list` L's entries past the count were NULL.
+    NullPadded { label: String },
+    /// `L result is WORD`: the result code `instantiate ... with-params` or `update` recorded.
+    Result { label: String, result: String },
+    /// `L error-node is NODE|none` / `L error-from is NODE|none`: the node the result info names, as the label of
+    /// the operation that added (or captured) it.
+    ErrorNode { label: String, from: bool, node: Option<String> },
+    /// `A same-address B` / `A other-address B`: the two `malloc-async` operations returned the same address.
+    SameAddress { a: String, b: String, same: bool },
+    /// `node-kind GRAPH L is KIND`: the node L produced in GRAPH has this type.
+    NodeKind { graph: String, node: String, kind: NodeWord },
     /// `nodes GRAPH == N`.
     NodeCount { graph: String, count: u32 },
     /// `edges GRAPH == N`.

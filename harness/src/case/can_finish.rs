@@ -91,6 +91,8 @@ impl Checker<'_, '_> {
             | OpKind::Register { .. }
             | OpKind::Unregister { .. }
             | OpKind::Malloc { .. }
+            | OpKind::PoolTrim { .. }
+            | OpKind::GraphMemTrim
             | OpKind::SetDevice
             | OpKind::SetLimit { .. }
             | OpKind::SetCacheConfig { .. } => closed.iter().next().map(|(g, (l, _))| (*g, *l)),
@@ -126,7 +128,22 @@ impl Checker<'_, '_> {
             | OpKind::GetLastError
             | OpKind::PeekLastError
             | OpKind::Open { .. }
-            | OpKind::Sleep { .. } => None,
+            | OpKind::Sleep { .. }
+            | OpKind::Update { .. }
+            | OpKind::AddNode { .. }
+            | OpKind::Dependency { .. }
+            | OpKind::Clone { .. }
+            | OpKind::DestroyNode { .. }
+            | OpKind::List { .. }
+            | OpKind::SetNode { .. }
+            | OpKind::SetEnabled { .. }
+            | OpKind::GetEnabled { .. }
+            | OpKind::BeginCaptureToGraph { .. }
+            | OpKind::UpdateCaptureDeps { .. }
+            | OpKind::ConditionCreate { .. }
+            | OpKind::PoolSet { .. }
+            | OpKind::PoolGet { .. }
+            | OpKind::GraphMemGet { .. } => None,
         }
     }
 }

@@ -287,6 +287,7 @@ impl<'f> CaseParser<'f> {
                 RequirementWord::ConcurrentKernels => Requirement::ConcurrentKernels,
                 RequirementWord::StreamPriorities => Requirement::StreamPriorities,
                 RequirementWord::MappedMemory => Requirement::MappedMemory,
+                RequirementWord::MemoryPools => Requirement::MemoryPools,
                 RequirementWord::AsyncEngines => Requirement::AsyncEngines(Self::at_least(cur)?),
                 RequirementWord::Connections => Requirement::Connections(Self::at_least(cur)?),
                 RequirementWord::Devices => Requirement::Devices(Self::at_least(cur)?),
@@ -339,7 +340,13 @@ impl<'f> CaseParser<'f> {
         let name_kind = match word {
             DeclWord::Stream => NameKind::Stream,
             DeclWord::Event => NameKind::Event,
-            DeclWord::Buffer | DeclWord::Gate | DeclWord::Thread | DeclWord::Graph | DeclWord::Exec => NameKind::Other,
+            DeclWord::Buffer
+            | DeclWord::Gate
+            | DeclWord::Thread
+            | DeclWord::Graph
+            | DeclWord::Exec
+            | DeclWord::Pool
+            | DeclWord::Condition => NameKind::Other,
         };
         self.declare(cur, &name, name_kind, col)?;
         let decl = match word {
@@ -378,6 +385,8 @@ impl<'f> CaseParser<'f> {
             DeclWord::Thread => Decl::Thread { name },
             DeclWord::Graph => Decl::Graph { name },
             DeclWord::Exec => Decl::Exec { name },
+            DeclWord::Pool => Decl::Pool { name, default: cur.eat("default") },
+            DeclWord::Condition => Decl::Condition { name },
         };
         cur.done()?;
         Ok(decl)
@@ -513,6 +522,12 @@ impl<'f> CaseParser<'f> {
                     let add = cur.u32("an addend")?;
                     OpKind::LaunchTransform { buf, mul, add, stream: self.on_stream(cur)? }
                 }
+                k @ (KernelWord::SetCondition | KernelWord::Countdown) => {
+                    return Err(cur.error(format!(
+                    "`{}` takes a conditional handle: it runs only as a graph kernel node (`add-node G kernel ...`)",
+                    k.word()
+                )))
+                }
                 KernelWord::Compare => {
                     let a = cur.ident("a buffer")?;
                     let b = cur.ident("a buffer")?;
@@ -589,8 +604,105 @@ impl<'f> CaseParser<'f> {
             OpWord::Instantiate => {
                 let exec = cur.ident("an exec")?;
                 cur.expect("from")?;
-                OpKind::Instantiate { exec, graph: cur.ident("a graph")? }
+                let graph = cur.ident("a graph")?;
+                let mut flags = Vec::new();
+                while let Some(flag) = cur.peek_word::<InstantiateFlag>() {
+                    cur.pos += 1;
+                    flags.push(flag);
+                }
+                let upload = if cur.eat("upload") { Some(self.stream(cur)?) } else { None };
+                let with_params = cur.eat("with-params");
+                OpKind::Instantiate { exec, graph, flags, upload, with_params }
             }
+            OpWord::Update => {
+                let exec = cur.ident("an exec")?;
+                cur.expect("from")?;
+                OpKind::Update { exec, graph: cur.ident("a graph")? }
+            }
+            OpWord::AddNode => {
+                let graph = cur.ident("a graph")?;
+                let node = self.node_spec(cur)?;
+                OpKind::AddNode { graph, node, after: Self::after(cur)? }
+            }
+            OpWord::AddDeps | OpWord::RemoveDeps => {
+                let (graph, from, to) = Self::arrow(cur)?;
+                OpKind::Dependency { graph, from, to, remove: word == OpWord::RemoveDeps }
+            }
+            OpWord::Clone => {
+                let copy = cur.ident("a graph")?;
+                cur.expect("from")?;
+                OpKind::Clone { copy, graph: cur.ident("a graph")? }
+            }
+            OpWord::DestroyNode => OpKind::DestroyNode { node: cur.ident("a node label")? },
+            OpWord::List => {
+                let what = cur.word()?;
+                let graph = cur.ident("a graph")?;
+                let room = if cur.eat("room") { Some(cur.u32("a number of entries")?) } else { None };
+                OpKind::List { what, graph, room }
+            }
+            OpWord::SetNode | OpWord::ExecSetNode => {
+                let exec = if word == OpWord::ExecSetNode { Some(cur.ident("an exec")?) } else { None };
+                let node = cur.ident("a node label")?;
+                OpKind::SetNode { exec, node, spec: self.node_spec(cur)? }
+            }
+            OpWord::Enable => {
+                let exec = cur.ident("an exec")?;
+                let node = cur.ident("a node label")?;
+                let enabled = match cur.next("on or off")? {
+                    "on" => true,
+                    "off" => false,
+                    other => return Err(cur.error(format!("expected on or off, found `{other}`"))),
+                };
+                OpKind::SetEnabled { exec, node, enabled }
+            }
+            OpWord::IsEnabled => {
+                let exec = cur.ident("an exec")?;
+                OpKind::GetEnabled { exec, node: cur.ident("a node label")? }
+            }
+            OpWord::BeginCaptureToGraph => {
+                let stream = self.stream(cur)?;
+                cur.expect("into")?;
+                let graph = cur.ident("a graph")?;
+                let after = if cur.peek() == Some("after") { Self::after_until_mode(cur)? } else { Vec::new() };
+                let mode = if cur.peek().is_some_and(|w| w != "=>") { cur.word()? } else { CaptureMode::Global };
+                OpKind::BeginCaptureToGraph { stream, graph, after, mode }
+            }
+            OpWord::UpdateCaptureDeps => {
+                let stream = self.stream(cur)?;
+                let set = match cur.next("add or set")? {
+                    "add" => false,
+                    "set" => true,
+                    other => return Err(cur.error(format!("expected add or set, found `{other}`"))),
+                };
+                let mut nodes = Vec::new();
+                while cur.peek().is_some_and(|w| w != "=>") {
+                    nodes.push(cur.ident("a node label")?);
+                }
+                OpKind::UpdateCaptureDeps { stream, set, nodes }
+            }
+            OpWord::ConditionCreate => {
+                let condition = cur.ident("a condition")?;
+                cur.expect("in")?;
+                let graph = cur.ident("a graph")?;
+                let default = if cur.eat("default") { Some(cur.u32("a value")?) } else { None };
+                OpKind::ConditionCreate { condition, graph, default }
+            }
+            OpWord::PoolSet => {
+                let pool = cur.ident("a pool")?;
+                let attr = cur.word()?;
+                let value = if cur.eat("max") { u64::MAX } else { cur.size()? };
+                OpKind::PoolSet { pool, attr, value }
+            }
+            OpWord::PoolGet => {
+                let pool = cur.ident("a pool")?;
+                OpKind::PoolGet { pool, attr: cur.word()? }
+            }
+            OpWord::PoolTrim => {
+                let pool = cur.ident("a pool")?;
+                OpKind::PoolTrim { pool, keep: cur.size()? }
+            }
+            OpWord::GraphMemTrim => OpKind::GraphMemTrim,
+            OpWord::GraphMemGet => OpKind::GraphMemGet { attr: cur.word()? },
             OpWord::LaunchGraph => {
                 let exec = cur.ident("an exec")?;
                 OpKind::LaunchGraph { exec, stream: self.on_stream(cur)? }
@@ -603,7 +715,9 @@ impl<'f> CaseParser<'f> {
             OpWord::Destroy => OpKind::Destroy { name: cur.ident("a name")? },
             OpWord::MallocAsync => {
                 let buf = cur.ident("a buffer")?;
-                OpKind::MallocAsync { buf, stream: self.on_stream(cur)? }
+                let stream = self.on_stream(cur)?;
+                let pool = if cur.eat("from") { Some(cur.ident("a pool")?) } else { None };
+                OpKind::MallocAsync { buf, stream, pool }
             }
             OpWord::FreeAsync => {
                 let buf = cur.ident("a buffer")?;
@@ -670,6 +784,113 @@ impl<'f> CaseParser<'f> {
         };
         cur.done()?;
         Ok(e)
+    }
+
+    /// `[after L ...]` up to the end of the line or `=>`.
+    fn after(cur: &mut Cursor) -> Res<Vec<String>> {
+        let mut labels = Vec::new();
+        if cur.eat("after") {
+            labels.push(cur.ident("a node label")?);
+            while cur.peek().is_some_and(|w| w != "=>") {
+                labels.push(cur.ident("a node label")?);
+            }
+        }
+        Ok(labels)
+    }
+
+    /// `after L ...` up to a capture mode, the end of the line or `=>`.
+    fn after_until_mode(cur: &mut Cursor) -> Res<Vec<String>> {
+        cur.expect("after")?;
+        let mut labels = vec![cur.ident("a node label")?];
+        while cur.peek().is_some_and(|w| w != "=>" && CaptureMode::from_word(w).is_none()) {
+            labels.push(cur.ident("a node label")?);
+        }
+        Ok(labels)
+    }
+
+    /// A node's kind and parameters (`add-node`, `set-node`, `exec-set-node`).
+    fn node_spec(&self, cur: &mut Cursor) -> Res<NodeSpec> {
+        let col = cur.col();
+        let line = cur.line;
+        let unsupported = |what: &str| Err(diag(self.file, line, col, format!("{what} nodes are not in the language")));
+        Ok(match cur.word::<NodeWord>()? {
+            NodeWord::Kernel => {
+                let kcol = cur.col();
+                NodeSpec::Kernel(match cur.word::<KernelWord>()? {
+                    KernelWord::Gate => NodeKernel::Gate { gate: cur.ident("a gate")? },
+                    KernelWord::Spin => NodeKernel::Spin {
+                        ns: if cur.peek().is_some_and(|w| w != "after" && w != "=>") { cur.duration()? } else { 0 },
+                    },
+                    KernelWord::Fill => {
+                        let buf = cur.ident("a buffer")?;
+                        NodeKernel::Fill { buf, value: cur.u32("a value")? }
+                    }
+                    KernelWord::Transform => {
+                        let buf = cur.ident("a buffer")?;
+                        cur.expect("mul")?;
+                        let mul = cur.u32("a multiplier")?;
+                        cur.expect("add")?;
+                        NodeKernel::Transform { buf, mul, add: cur.u32("an addend")? }
+                    }
+                    KernelWord::SetCondition => {
+                        let condition = cur.ident("a condition")?;
+                        cur.expect("from")?;
+                        NodeKernel::SetCondition { condition, buf: cur.ident("a buffer")? }
+                    }
+                    KernelWord::Countdown => {
+                        let condition = cur.ident("a condition")?;
+                        NodeKernel::Countdown { condition, buf: cur.ident("a buffer")? }
+                    }
+                    k @ (KernelWord::LazySpin | KernelWord::Fault | KernelWord::Compare) => {
+                        return Err(diag(
+                            self.file,
+                            cur.line,
+                            kcol,
+                            format!(
+                                "`{}` is not a graph kernel (gate, spin, fill, transform, set-condition, countdown)",
+                                k.word()
+                            ),
+                        ))
+                    }
+                })
+            }
+            NodeWord::Memcpy => {
+                let dst = cur.ident("a destination buffer")?;
+                let src = cur.ident("a source buffer")?;
+                let bytes =
+                    if cur.peek().is_some_and(|w| w != "after" && w != "=>") { Some(cur.size()?) } else { None };
+                NodeSpec::Memcpy { dst, src, bytes }
+            }
+            NodeWord::Memset => {
+                let buf = cur.ident("a buffer")?;
+                let bcol = cur.col();
+                let v = cur.u32("a byte value")?;
+                let byte = u8::try_from(v)
+                    .map_err(|_| diag(self.file, cur.line, bcol, format!("expected a byte value 0..255, found {v}")))?;
+                let bytes =
+                    if cur.peek().is_some_and(|w| w != "after" && w != "=>") { Some(cur.size()?) } else { None };
+                NodeSpec::Memset { buf, byte, bytes }
+            }
+            NodeWord::Host => NodeSpec::Host,
+            NodeWord::Empty => NodeSpec::Empty,
+            NodeWord::EventRecord => NodeSpec::EventRecord { event: cur.ident("an event")? },
+            NodeWord::WaitEvent => NodeSpec::WaitEvent { event: cur.ident("an event")? },
+            NodeWord::Graph => NodeSpec::Child { graph: cur.ident("a graph")? },
+            NodeWord::MemAlloc => NodeSpec::MemAlloc { buf: cur.ident("a buffer")? },
+            NodeWord::MemFree => NodeSpec::MemFree { buf: cur.ident("a buffer")? },
+            NodeWord::Conditional => {
+                let kind = cur.word()?;
+                let condition = cur.ident("a condition")?;
+                let size = if cur.eat("size") { Some(cur.u32("a size")?) } else { None };
+                cur.expect("bodies")?;
+                let mut bodies = vec![cur.ident("a graph")?];
+                while cur.peek().is_some_and(|w| w != "after" && w != "=>") {
+                    bodies.push(cur.ident("a graph")?);
+                }
+                NodeSpec::Conditional { kind, condition, size: size.unwrap_or(bodies.len() as u32), bodies }
+            }
+            NodeWord::ExtSemaphoreSignal | NodeWord::ExtSemaphoreWait => return unsupported("external-semaphore"),
+        })
     }
 
     fn arrow(cur: &mut Cursor) -> Res<(String, String, String)> {
@@ -749,6 +970,12 @@ impl<'f> CaseParser<'f> {
                 let (graph, from, to) = Self::arrow(cur)?;
                 Predicate::NoPath { graph, from, to }
             }
+            PredicateWord::NodeKind => {
+                let graph = cur.ident("a graph")?;
+                let node = cur.ident("a label")?;
+                cur.expect("is")?;
+                Predicate::NodeKind { graph, node, kind: cur.word()? }
+            }
         };
         Ok(p)
     }
@@ -770,6 +997,29 @@ impl<'f> CaseParser<'f> {
             Verb::Returned => Predicate::Returned { op: subject, code: cur.code()? },
             Verb::TimedOut => Predicate::TimedOut { gate: subject },
             Verb::Equals => Predicate::BufferEquals { buf: subject, index: None, value: cur.u32("a value")? },
+            Verb::Value => {
+                let cmp = cur.word()?;
+                let value = if cur.eat("max") { u64::MAX } else { cur.size()? };
+                Predicate::Value { label: subject, cmp, value }
+            }
+            Verb::NullPadded => Predicate::NullPadded { label: subject },
+            Verb::Result => {
+                cur.expect("is")?;
+                let col = cur.col();
+                let result = cur.next("a result")?;
+                if InstantiateResult::from_word(result).is_none() && UpdateResult::from_word(result).is_none() {
+                    let hint = did_you_mean(result, InstantiateResult::words().chain(UpdateResult::words()));
+                    return Err(diag(self.file, cur.line, col, format!("expected a result, found `{result}`{hint}")));
+                }
+                Predicate::Result { label: subject, result: result.to_owned() }
+            }
+            verb @ (Verb::ErrorNode | Verb::ErrorFrom) => {
+                cur.expect("is")?;
+                let node = if cur.eat("none") { None } else { Some(cur.ident("a node label or none")?) };
+                Predicate::ErrorNode { label: subject, from: verb == Verb::ErrorFrom, node }
+            }
+            Verb::SameAddress => Predicate::SameAddress { a: subject, b: cur.ident("a label")?, same: true },
+            Verb::OtherAddress => Predicate::SameAddress { a: subject, b: cur.ident("a label")?, same: false },
             Verb::Index => {
                 let index = cur.u32("an index")?;
                 cur.expect("]")?;

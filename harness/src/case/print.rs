@@ -53,7 +53,10 @@ fn requirement(r: &Requirement) -> String {
     let version = |v: u32| format!("{}.{}", v / 1000, (v % 1000) / 10);
     let w = r.word().word();
     match r {
-        Requirement::ConcurrentKernels | Requirement::StreamPriorities | Requirement::MappedMemory => w.into(),
+        Requirement::ConcurrentKernels
+        | Requirement::StreamPriorities
+        | Requirement::MappedMemory
+        | Requirement::MemoryPools => w.into(),
         Requirement::AsyncEngines(n) | Requirement::Devices(n) | Requirement::Connections(n) => format!("{w} >= {n}"),
         Requirement::Runtime(v) | Requirement::Driver(v) => format!("{w} >= {}", version(*v)),
         Requirement::Compute(major, minor) => format!("{w} >= {major}.{minor}"),
@@ -126,6 +129,8 @@ fn decl(d: &Decl) -> String {
         Decl::Gate { name } | Decl::Thread { name } | Decl::Graph { name } | Decl::Exec { name } => {
             format!("{w} {name}")
         }
+        Decl::Pool { name, default } => format!("{w} {name}{}", if *default { " default" } else { "" }),
+        Decl::Condition { name } => format!("{w} {name}"),
     }
 }
 
@@ -220,12 +225,55 @@ pub fn op_kind(k: &OpKind) -> String {
         OpKind::CaptureDeps { stream: s, count } => format!("{w} {} is {count}", s.name()),
         OpKind::PointerType { buf, memory } => format!("{w} {buf} is {}", memory.word()),
         OpKind::ExchangeCaptureMode { mode: m } => format!("{w} {}", m.word()),
-        OpKind::Instantiate { exec, graph } => format!("{w} {exec} from {graph}"),
+        OpKind::Instantiate { exec, graph, flags, upload, with_params } => {
+            let mut s = format!("{w} {exec} from {graph}");
+            for f in flags {
+                s += " ";
+                s += f.word();
+            }
+            if let Some(u) = upload {
+                s += &format!(" upload {}", u.name());
+            }
+            if *with_params {
+                s += " with-params";
+            }
+            s
+        }
+        OpKind::Update { exec, graph } => format!("{w} {exec} from {graph}"),
+        OpKind::AddNode { graph, node, after: deps } => format!("{w} {graph} {}{}", node_spec(node), after(deps)),
+        OpKind::Dependency { graph, from, to, .. } => format!("{w} {graph} {from} -> {to}"),
+        OpKind::Clone { copy, graph } => format!("{w} {copy} from {graph}"),
+        OpKind::DestroyNode { node } => format!("{w} {node}"),
+        OpKind::List { what, graph, room } => {
+            format!("{w} {} {graph}{}", what.word(), room.map(|r| format!(" room {r}")).unwrap_or_default())
+        }
+        OpKind::SetNode { exec: None, node, spec } => format!("{w} {node} {}", node_spec(spec)),
+        OpKind::SetNode { exec: Some(e), node, spec } => format!("{w} {e} {node} {}", node_spec(spec)),
+        OpKind::SetEnabled { exec, node, enabled } => {
+            format!("{w} {exec} {node} {}", if *enabled { "on" } else { "off" })
+        }
+        OpKind::GetEnabled { exec, node } => format!("{w} {exec} {node}"),
+        OpKind::BeginCaptureToGraph { stream: s, graph, after: deps, mode } => {
+            format!("{w} {} into {graph}{} {}", s.name(), after(deps), mode.word())
+        }
+        OpKind::UpdateCaptureDeps { stream: s, set, nodes } => {
+            format!("{w} {} {} {}", s.name(), if *set { "set" } else { "add" }, nodes.join(" "))
+        }
+        OpKind::ConditionCreate { condition, graph, default } => {
+            format!("{w} {condition} in {graph}{}", default.map(|d| format!(" default {d}")).unwrap_or_default())
+        }
+        OpKind::PoolSet { pool, attr, value } => format!("{w} {pool} {} {}", attr.word(), amount(*value)),
+        OpKind::PoolGet { pool, attr } => format!("{w} {pool} {}", attr.word()),
+        OpKind::PoolTrim { pool, keep } => format!("{w} {pool} {}", size(*keep)),
+        OpKind::GraphMemTrim => w.into(),
+        OpKind::GraphMemGet { attr } => format!("{w} {}", attr.word()),
         OpKind::LaunchGraph { exec, stream: s } => format!("{w} {exec} on {}", s.name()),
         OpKind::Upload { exec, stream: s } => format!("{w} {exec} on {}", s.name()),
         OpKind::Create { name } => format!("{w} {name}"),
         OpKind::Destroy { name } => format!("{w} {name}"),
-        OpKind::MallocAsync { buf, stream: s } => format!("{w} {buf} on {}", s.name()),
+        OpKind::MallocAsync { buf, stream: s, pool } => {
+            format!("{w} {buf} on {}{}", s.name(), pool.as_ref().map(|p| format!(" from {p}")).unwrap_or_default())
+        }
         OpKind::FreeAsync { buf, stream: s } => format!("{w} {buf} on {}", s.name()),
         OpKind::Register { buf } => format!("{w} {buf}"),
         OpKind::Unregister { buf } => format!("{w} {buf}"),
@@ -243,6 +291,52 @@ pub fn op_kind(k: &OpKind) -> String {
         OpKind::Open { gate, after_ns: None } => format!("{w} {gate}"),
         OpKind::Open { gate, after_ns: Some(ns) } => format!("{w} {gate} after {}", duration(*ns)),
         OpKind::Sleep { ns } => format!("{w} {}", duration(*ns)),
+    }
+}
+
+/// A size, a number or `max`.
+fn amount(value: u64) -> String {
+    if value == u64::MAX {
+        "max".into()
+    } else {
+        size(value)
+    }
+}
+
+/// ` after L ...`, nothing without dependencies.
+fn after(labels: &[String]) -> String {
+    if labels.is_empty() {
+        String::new()
+    } else {
+        format!(" after {}", labels.join(" "))
+    }
+}
+
+fn node_spec(spec: &NodeSpec) -> String {
+    let w = spec.word().word();
+    let bytes = |b: &Option<u64>| b.map(|b| format!(" {}", size(b))).unwrap_or_default();
+    match spec {
+        NodeSpec::Kernel(k) => {
+            let kw = k.word().word();
+            match k {
+                NodeKernel::Gate { gate } => format!("{w} {kw} {gate}"),
+                NodeKernel::Spin { ns } => format!("{w} {kw}{}", spin_time(*ns)),
+                NodeKernel::Fill { buf, value } => format!("{w} {kw} {buf} {value}"),
+                NodeKernel::Transform { buf, mul, add } => format!("{w} {kw} {buf} mul {mul} add {add}"),
+                NodeKernel::SetCondition { condition, buf } => format!("{w} {kw} {condition} from {buf}"),
+                NodeKernel::Countdown { condition, buf } => format!("{w} {kw} {condition} {buf}"),
+            }
+        }
+        NodeSpec::Memcpy { dst, src, bytes: b } => format!("{w} {dst} {src}{}", bytes(b)),
+        NodeSpec::Memset { buf, byte, bytes: b } => format!("{w} {buf} {byte}{}", bytes(b)),
+        NodeSpec::Host | NodeSpec::Empty => w.into(),
+        NodeSpec::EventRecord { event } | NodeSpec::WaitEvent { event } => format!("{w} {event}"),
+        NodeSpec::Child { graph } => format!("{w} {graph}"),
+        NodeSpec::MemAlloc { buf } | NodeSpec::MemFree { buf } => format!("{w} {buf}"),
+        NodeSpec::Conditional { kind, condition, size, bodies } => {
+            let size = if *size as usize == bodies.len() { String::new() } else { format!(" size {size}") };
+            format!("{w} {} {condition}{size} bodies {}", kind.word(), bodies.join(" "))
+        }
     }
 }
 
@@ -298,6 +392,21 @@ pub fn predicate(p: &Predicate) -> String {
             format!("{} {label} {} {ms}", PredicateWord::Elapsed.word(), cmp.word())
         }
         Predicate::HostRuns { label, count } => format!("{} {label} == {count}", PredicateWord::HostRuns.word()),
+        Predicate::Value { label, cmp, value } => {
+            format!("{label} {} {} {}", Verb::Value.word(), cmp.word(), amount(*value))
+        }
+        Predicate::NullPadded { label } => format!("{label} {}", Verb::NullPadded.word()),
+        Predicate::Result { label, result } => format!("{label} {} is {result}", Verb::Result.word()),
+        Predicate::ErrorNode { label, from, node } => {
+            let verb = if *from { Verb::ErrorFrom } else { Verb::ErrorNode };
+            format!("{label} {} is {}", verb.word(), node.as_deref().unwrap_or("none"))
+        }
+        Predicate::SameAddress { a, b, same } => {
+            format!("{a} {} {b}", if *same { Verb::SameAddress } else { Verb::OtherAddress }.word())
+        }
+        Predicate::NodeKind { graph, node, kind } => {
+            format!("{} {graph} {node} is {}", PredicateWord::NodeKind.word(), kind.word())
+        }
         Predicate::NodeCount { graph, count } => format!("{} {graph} == {count}", PredicateWord::Nodes.word()),
         Predicate::EdgeCount { graph, count } => format!("{} {graph} == {count}", PredicateWord::Edges.word()),
         Predicate::Edge { graph, from, to } => format!("{} {graph} {from} -> {to}", PredicateWord::Edge.word()),

@@ -27,7 +27,12 @@ case area/one
   stream later_s non-blocking priority -100 later
   event later_e disable-timing later
   buffer later_d device 4KiB later
-  buffer pool device 4KiB later
+  buffer pooled device 4KiB later
+  buffer ga device 4KiB later
+  pool mp
+  pool dp default
+  condition c
+  graph body
 
   held: launch gate g on s
   k:    launch spin 2ms on legacy
@@ -74,8 +79,36 @@ case area/one
         stream-priority later_s is greatest
   rd:   read later_d
         destroy later_d
-        malloc-async pool on s
-        free-async pool on s
+        malloc-async pooled on s from mp
+        free-async pooled on s
+        create gr
+        n1: add-node gr kernel fill d 1
+        n2: add-node gr memset d 0 after n1
+        n3: add-node gr host after n1 n2
+        n4: add-node gr mem-alloc ga
+        n5: add-node gr mem-free ga after n4
+        condition-create c in gr default 1
+        n6: add-node gr conditional while c bodies body
+        add-node body kernel countdown c d
+        add-node body kernel spin 1us
+        add-deps gr n1 -> n3
+        remove-deps gr n1 -> n3
+        ls: list edges gr room 9
+        clone gr from gr => cudaErrorNotSupported | cudaSuccess
+        set-node n1 kernel fill d 2
+        instantiate x from gr auto-free-on-launch upload s with-params
+        up: update x from gr
+        exec-set-node x n2 memset d 1 4KiB
+        enable x n1 off
+        en: is-enabled x n1
+        destroy-node n3
+        begin-capture-to-graph s into gr after n1 relaxed
+        update-capture-deps s set n2
+        pool-set mp release-threshold max
+        pg: pool-get dp reuse-allow-opportunistic
+        pool-trim mp 0
+        graph-mem-trim
+        gm: graph-mem-get used-mem-current
         register p
         unregister p
         set-device
@@ -86,6 +119,17 @@ case area/one
   hh:   host-func on s snapshot h hold g
 
   expect held before k
+  expect ls value == 3
+  expect en value <= 1
+  expect gm value >= 1MiB
+  expect pg value != max
+  expect ls null-padded
+  expect up result is topology-changed
+  expect up error-node is n1
+  expect up error-from is none
+  expect n4 same-address n4
+  expect n4 other-address n4
+  expect node-kind gr n6 is conditional
   quality held overlaps k
   expect q returned cudaErrorNotReady
   expect c waited-for g
@@ -138,9 +182,9 @@ fn parses_every_construct() {
     assert_eq!(case.env[0], ("CUDA_MODULE_LOADING".to_owned(), "EAGER".to_owned()));
     assert_eq!(case.poisons.len(), 2);
     assert_eq!(case.requires[2], Requirement::Runtime(12030));
-    assert_eq!(case.decls.len(), 16);
-    assert_eq!(case.script.len(), 55);
-    assert_eq!(case.expects.len(), 24);
+    assert_eq!(case.decls.len(), 21);
+    assert_eq!(case.script.len(), 83);
+    assert_eq!(case.expects.len(), 35);
     let shape = LaunchShape::default();
     assert_eq!(case.script[1].kind, OpKind::LaunchSpin { ns: 2_000_000, stream: StreamRef::Legacy, shape });
     let full = LaunchShape { grid: Grid::Full, block: 32, shared_bytes: 1024 };
@@ -152,7 +196,7 @@ fn parses_every_construct() {
     assert_eq!(case.script[13].kind, OpKind::Query { target: Target::Event("e".into()) });
     assert_eq!(case.script[16].kind, OpKind::DeviceSync);
     assert_eq!(case.script[19].thread.as_deref(), Some("t"));
-    assert_eq!(case.positions.op_lines[0], 26);
+    assert_eq!(case.positions.op_lines[0], 31);
 }
 
 #[test]

@@ -4,6 +4,7 @@
 
 use super::ast::*;
 use super::diagnostic::{did_you_mean, Diagnostic};
+use super::words::Word;
 use crate::gpu;
 use std::collections::{HashMap, HashSet};
 
@@ -26,6 +27,8 @@ enum Kind {
     Thread,
     Graph,
     Exec,
+    Pool,
+    Condition,
 }
 
 impl Kind {
@@ -38,6 +41,8 @@ impl Kind {
             Kind::Thread => "a thread",
             Kind::Graph => "a graph",
             Kind::Exec => "an exec",
+            Kind::Pool => "a pool",
+            Kind::Condition => "a condition",
         }
     }
 
@@ -109,6 +114,8 @@ impl<'c, 'o> Checker<'c, 'o> {
                 Decl::Thread { .. } => Kind::Thread,
                 Decl::Graph { .. } => Kind::Graph,
                 Decl::Exec { .. } => Kind::Exec,
+                Decl::Pool { .. } => Kind::Pool,
+                Decl::Condition { .. } => Kind::Condition,
             };
             if self.names.insert(decl.name(), kind).is_some() {
                 self.report(line, format!("`{}` is declared twice", decl.name()));
@@ -248,9 +255,79 @@ impl<'c, 'o> Checker<'c, 'o> {
                 self.stream(line, stream);
                 self.name(line, graph, Kind::Graph);
             }
-            OpKind::Instantiate { exec, graph } => {
+            OpKind::Instantiate { exec, graph, upload, .. } => {
                 self.name(line, exec, Kind::Exec);
                 self.name(line, graph, Kind::Graph);
+                if let Some(s) = upload {
+                    self.stream(line, s);
+                }
+            }
+            OpKind::Update { exec, graph } => {
+                self.name(line, exec, Kind::Exec);
+                self.name(line, graph, Kind::Graph);
+            }
+            OpKind::AddNode { graph, node, after } => {
+                self.name(line, graph, Kind::Graph);
+                self.node_spec(line, node);
+                for l in after {
+                    self.node_label(line, l);
+                }
+            }
+            OpKind::Dependency { graph, from, to, .. } => {
+                self.name(line, graph, Kind::Graph);
+                self.node_label(line, from);
+                self.node_label(line, to);
+            }
+            OpKind::Clone { copy, graph } => {
+                self.name(line, copy, Kind::Graph);
+                self.name(line, graph, Kind::Graph);
+            }
+            OpKind::DestroyNode { node } => {
+                self.node_label(line, node);
+            }
+            OpKind::List { graph, room, .. } => {
+                self.name(line, graph, Kind::Graph);
+                if room.is_some_and(|r| r > 1024) {
+                    self.report(line, "a room of more than 1024 entries".into());
+                }
+            }
+            OpKind::SetNode { exec, node, spec } => {
+                if let Some(e) = exec {
+                    self.name(line, e, Kind::Exec);
+                }
+                self.node_spec(line, spec);
+                if let Some(OpKind::AddNode { node: added, .. }) = self.node_label(line, node) {
+                    if added.word() != spec.word() {
+                        self.report(
+                            line,
+                            format!("`{node}` is a {} node, not a {} node", added.word().word(), spec.word().word()),
+                        );
+                    }
+                }
+            }
+            OpKind::SetEnabled { exec, node, .. } | OpKind::GetEnabled { exec, node } => {
+                self.name(line, exec, Kind::Exec);
+                self.node_label(line, node);
+            }
+            OpKind::BeginCaptureToGraph { stream, graph, after, .. } => {
+                self.stream(line, stream);
+                self.name(line, graph, Kind::Graph);
+                for l in after {
+                    self.node_label(line, l);
+                }
+            }
+            OpKind::UpdateCaptureDeps { stream, nodes, .. } => {
+                self.stream(line, stream);
+                for l in nodes {
+                    self.node_label(line, l);
+                }
+            }
+            OpKind::ConditionCreate { condition, graph, .. } => {
+                self.name(line, condition, Kind::Condition);
+                self.name(line, graph, Kind::Graph);
+            }
+            OpKind::PoolSet { pool, .. } | OpKind::PoolGet { pool, .. } | OpKind::PoolTrim { pool, .. } => {
+                self.name(line, pool, Kind::Pool);
             }
             OpKind::LaunchGraph { exec, stream } | OpKind::Upload { exec, stream } => {
                 self.name(line, exec, Kind::Exec);
@@ -266,23 +343,22 @@ impl<'c, 'o> Checker<'c, 'o> {
             },
             OpKind::Create { name } => {
                 let later = self.case.decls.iter().any(|d| d.name() == name && d.is_later());
-                if !self.names.contains_key(name.as_str()) {
-                    self.report(line, format!("undeclared name `{name}`"));
-                } else if !later {
-                    self.report(line, format!("`create {name}` needs a `later` stream, event or buffer declaration"));
+                match self.names.get(name.as_str()) {
+                    None => self.report(line, format!("undeclared name `{name}`")),
+                    Some(Kind::Graph) => {}
+                    Some(_) if !later => self.report(
+                        line,
+                        format!("`create {name}` needs a graph, or a `later` stream, event or buffer declaration"),
+                    ),
+                    Some(_) => {}
                 }
             }
-            OpKind::MallocAsync { buf, stream } | OpKind::FreeAsync { buf, stream } => {
-                if let Some(Kind::Buffer(kind)) = self.name(line, buf, buffer) {
-                    if kind != MemKind::Device {
-                        self.report(line, format!("stream-ordered allocation needs a device buffer; `{buf}` is not"));
-                    }
-                }
-                let later = self.case.decls.iter().any(|d| d.name() == buf && d.is_later());
-                if matches!(kind, OpKind::MallocAsync { .. }) && !later {
-                    self.report(line, format!("`malloc-async {buf}` needs a `later` buffer declaration"));
-                }
-                self.stream(line, stream);
+            OpKind::MallocAsync { buf, stream, pool: Some(pool) } => {
+                self.name(line, pool, Kind::Pool);
+                self.async_buffer(line, kind, buf, stream);
+            }
+            OpKind::MallocAsync { buf, stream, pool: None } | OpKind::FreeAsync { buf, stream } => {
+                self.async_buffer(line, kind, buf, stream);
             }
             OpKind::Register { buf } | OpKind::Unregister { buf } => {
                 if let Some(Kind::Buffer(kind)) = self.name(line, buf, buffer) {
@@ -311,6 +387,8 @@ impl<'c, 'o> Checker<'c, 'o> {
                 }
             }
             OpKind::DeviceSync
+            | OpKind::GraphMemTrim
+            | OpKind::GraphMemGet { .. }
             | OpKind::ExchangeCaptureMode { .. }
             | OpKind::GetLastError
             | OpKind::PeekLastError
@@ -318,6 +396,89 @@ impl<'c, 'o> Checker<'c, 'o> {
             | OpKind::GetDevice
             | OpKind::SetCacheConfig { .. }
             | OpKind::Sleep { .. } => {}
+        }
+    }
+
+    /// `malloc-async` / `free-async` of BUF on STREAM.
+    fn async_buffer(&mut self, line: u32, op: &OpKind, buf: &str, stream: &StreamRef) {
+        if let Some(Kind::Buffer(kind)) = self.name(line, buf, Kind::Buffer(MemKind::Device)) {
+            if kind != MemKind::Device {
+                self.report(line, format!("stream-ordered allocation needs a device buffer; `{buf}` is not"));
+            }
+        }
+        let later = self.case.decls.iter().any(|d| d.name() == buf && d.is_later());
+        if matches!(op, OpKind::MallocAsync { .. }) && !later {
+            self.report(line, format!("`malloc-async {buf}` needs a `later` buffer declaration"));
+        }
+        self.stream(line, stream);
+    }
+
+    /// A label that names a graph node: an `add-node` operation, or an operation captured into a graph.
+    fn node_label(&mut self, line: u32, label: &str) -> Option<&'c OpKind> {
+        let kind = self.label(line, label)?;
+        if !matches!(kind, OpKind::AddNode { .. }) && kind.capture_stream().is_none() {
+            self.report(line, format!("`{label}` names no graph node: label an `add-node` or a captured operation"));
+        }
+        Some(kind)
+    }
+
+    fn node_spec(&mut self, line: u32, spec: &NodeSpec) {
+        let buffer = Kind::Buffer(MemKind::Device);
+        match spec {
+            NodeSpec::Kernel(k) => {
+                match k {
+                    NodeKernel::Gate { gate } => {
+                        self.name(line, gate, Kind::Gate);
+                    }
+                    NodeKernel::SetCondition { condition, .. } | NodeKernel::Countdown { condition, .. } => {
+                        self.name(line, condition, Kind::Condition);
+                    }
+                    NodeKernel::Spin { .. } | NodeKernel::Fill { .. } | NodeKernel::Transform { .. } => {}
+                }
+                for buf in k.buffers() {
+                    self.kernel_buffer(line, buf);
+                }
+            }
+            NodeSpec::Memcpy { dst, src, bytes } => {
+                self.name(line, dst, buffer);
+                self.name(line, src, buffer);
+                self.within(line, bytes, &[dst, src]);
+            }
+            NodeSpec::Memset { buf, bytes, .. } => {
+                self.name(line, buf, buffer);
+                self.within(line, bytes, &[buf]);
+            }
+            NodeSpec::Host | NodeSpec::Empty => {}
+            NodeSpec::EventRecord { event } | NodeSpec::WaitEvent { event } => {
+                self.name(line, event, Kind::Event);
+            }
+            NodeSpec::Child { graph } => {
+                self.name(line, graph, Kind::Graph);
+            }
+            NodeSpec::MemAlloc { buf } | NodeSpec::MemFree { buf } => {
+                if let Some(Kind::Buffer(kind)) = self.name(line, buf, buffer) {
+                    if kind != MemKind::Device {
+                        self.report(
+                            line,
+                            format!("memory nodes allocate device memory; `{buf}` is not a device buffer"),
+                        );
+                    }
+                }
+                if matches!(spec, NodeSpec::MemAlloc { .. })
+                    && !self.case.decls.iter().any(|d| d.name() == buf && d.is_later())
+                {
+                    self.report(line, format!("`mem-alloc {buf}` needs a `later` buffer declaration"));
+                }
+            }
+            NodeSpec::Conditional { condition, size, bodies, .. } => {
+                self.name(line, condition, Kind::Condition);
+                for body in bodies {
+                    self.name(line, body, Kind::Graph);
+                }
+                if (*size as usize) < bodies.len() {
+                    self.report(line, format!("size {size} is smaller than the {} bodies named", bodies.len()));
+                }
+            }
         }
     }
 
@@ -329,6 +490,7 @@ impl<'c, 'o> Checker<'c, 'o> {
             let name = decl.name();
             let created = case.script.iter().any(|op| match &op.kind {
                 OpKind::Create { name: n } | OpKind::MallocAsync { buf: n, .. } => n == name,
+                OpKind::AddNode { node: NodeSpec::MemAlloc { buf: n }, .. } => n == name,
                 _ => false,
             });
             if !created {
@@ -385,10 +547,15 @@ impl<'c, 'o> Checker<'c, 'o> {
         if self.name(line, graph, Kind::Graph).is_none() {
             return;
         }
-        let filled =
-            self.case.script.iter().any(|op| matches!(&op.kind, OpKind::EndCapture { graph: g, .. } if g == graph));
+        let filled = self.case.script.iter().any(|op| match &op.kind {
+            OpKind::EndCapture { graph: g, .. } | OpKind::Create { name: g } | OpKind::Clone { copy: g, .. } => {
+                g == graph
+            }
+            OpKind::AddNode { node: NodeSpec::Conditional { bodies, .. }, .. } => bodies.iter().any(|b| b == graph),
+            _ => false,
+        });
         if !filled {
-            self.report(line, format!("graph `{graph}` is never filled by `end-capture ... into {graph}`"));
+            self.report(line, format!("graph `{graph}` is never made (`end-capture ... into {graph}`, `create {graph}`, `clone {graph} from ...`)"));
         }
     }
 
@@ -411,8 +578,68 @@ impl<'c, 'o> Checker<'c, 'o> {
         }
     }
 
+    /// The operation a value predicate names, which must be of the kinds `fits` accepts.
+    fn valued_label(&mut self, line: u32, label: &str, what: &str, fits: fn(&OpKind) -> bool) {
+        if let Some(kind) = self.label(line, label) {
+            if !fits(kind) {
+                self.report(line, format!("`{label}` has no {what}"));
+            }
+        }
+    }
+
     fn predicate(&mut self, line: u32, p: &Predicate) {
         match p {
+            Predicate::Value { label, .. } => {
+                self.valued_label(line, label, "value (list, is-enabled, pool-get, graph-mem-get)", |k| {
+                    matches!(
+                        k,
+                        OpKind::List { .. }
+                            | OpKind::GetEnabled { .. }
+                            | OpKind::PoolGet { .. }
+                            | OpKind::GraphMemGet { .. }
+                    )
+                })
+            }
+            Predicate::NullPadded { label } => {
+                self.valued_label(line, label, "list", |k| matches!(k, OpKind::List { .. }))
+            }
+            Predicate::Result { label, result } => {
+                let Some(kind) = self.label(line, label) else { return };
+                let known = match kind {
+                    OpKind::Instantiate { with_params: true, .. } => InstantiateResult::from_word(result).is_some(),
+                    OpKind::Update { .. } => UpdateResult::from_word(result).is_some(),
+                    _ => {
+                        self.report(
+                            line,
+                            format!("`{label}` records no result: use `instantiate ... with-params` or `update`"),
+                        );
+                        return;
+                    }
+                };
+                if !known {
+                    self.report(line, format!("`{result}` is not a result of `{label}`"));
+                }
+            }
+            Predicate::ErrorNode { label, from, node } => {
+                let fits: fn(&OpKind) -> bool = if *from {
+                    |k| matches!(k, OpKind::Update { .. })
+                } else {
+                    |k| matches!(k, OpKind::Update { .. } | OpKind::Instantiate { with_params: true, .. })
+                };
+                self.valued_label(line, label, "result info (update, instantiate ... with-params)", fits);
+                if let Some(n) = node {
+                    self.node_label(line, n);
+                }
+            }
+            Predicate::SameAddress { a, b, .. } => {
+                for l in [a, b] {
+                    self.valued_label(line, l, "address (malloc-async)", |k| matches!(k, OpKind::MallocAsync { .. }));
+                }
+            }
+            Predicate::NodeKind { graph, node, .. } => {
+                self.filled_graph(line, graph);
+                self.node_label(line, node);
+            }
             Predicate::Before { first: a, second: b } | Predicate::Overlaps { a, b } => {
                 self.kernel_label(line, a);
                 self.kernel_label(line, b);

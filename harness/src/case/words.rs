@@ -76,6 +76,8 @@ words! {
         Thread = "thread",
         Graph = "graph",
         Exec = "exec",
+        Pool = "pool",
+        Condition = "condition",
     }
 }
 
@@ -112,6 +114,25 @@ words! {
         ExchangeCaptureMode = "exchange-capture-mode",
         PointerType = "pointer-type",
         Instantiate = "instantiate",
+        Update = "update",
+        AddNode = "add-node",
+        AddDeps = "add-deps",
+        RemoveDeps = "remove-deps",
+        Clone = "clone",
+        DestroyNode = "destroy-node",
+        List = "list",
+        SetNode = "set-node",
+        ExecSetNode = "exec-set-node",
+        Enable = "enable",
+        IsEnabled = "is-enabled",
+        BeginCaptureToGraph = "begin-capture-to-graph",
+        UpdateCaptureDeps = "update-capture-deps",
+        ConditionCreate = "condition-create",
+        PoolSet = "pool-set",
+        PoolGet = "pool-get",
+        PoolTrim = "pool-trim",
+        GraphMemTrim = "graph-mem-trim",
+        GraphMemGet = "graph-mem-get",
         LaunchGraph = "launch-graph",
         Upload = "upload",
         Create = "create",
@@ -144,6 +165,9 @@ words! {
         Fill = "fill",
         Transform = "transform",
         Compare = "compare",
+        /// Graph kernel nodes only: they take a conditional handle.
+        SetCondition = "set-condition",
+        Countdown = "countdown",
     }
 }
 
@@ -159,6 +183,7 @@ words! {
         StreamPriorities = "stream-priorities",
         MappedMemory = "mapped-memory",
         Connections = "connections",
+        MemoryPools = "memory-pools",
     }
 }
 
@@ -176,6 +201,7 @@ words! {
         NoEdge = "no-edge",
         Path = "path",
         NoPath = "no-path",
+        NodeKind = "node-kind",
     }
 }
 
@@ -190,6 +216,13 @@ words! {
         Equals = "==",
         Index = "[",
         TimedOut = "timed-out",
+        Value = "value",
+        NullPadded = "null-padded",
+        Result = "result",
+        ErrorNode = "error-node",
+        ErrorFrom = "error-from",
+        SameAddress = "same-address",
+        OtherAddress = "other-address",
     }
 }
 
@@ -299,6 +332,13 @@ mod tests {
         check::<Fault>();
         check::<Limit>();
         check::<CacheConfig>();
+        check::<crate::case::ast::NodeWord>();
+        check::<crate::case::ast::PoolAttr>();
+        check::<crate::case::ast::GraphMemAttr>();
+        check::<crate::case::ast::InstantiateFlag>();
+        check::<crate::case::ast::InstantiateResult>();
+        check::<crate::case::ast::UpdateResult>();
+        check::<crate::case::ast::ValueCmp>();
     }
 
     #[test]

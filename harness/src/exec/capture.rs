@@ -2,7 +2,10 @@
 //! right after the operation), the topology of a captured graph, and the names of capture statuses, modes and node
 //! types. The executor's own queries run [`quietly`], so they never change what `get-last-error` reports.
 
-use crate::case::ast::{Case, OpKind, StreamRef};
+use super::sys_words::ToSys;
+use crate::case::ast::{Case, NodeWord};
+#[cfg(test)]
+use crate::case::ast::{OpKind, StreamRef};
 use crate::gpu::error_name;
 use crate::observations::{GraphRecord, NodeRecord};
 use cuda_sys as sys;
@@ -27,58 +30,6 @@ pub fn quietly(call: impl FnOnce() -> sys::cudaError_t) -> (sys::cudaError_t, bo
         return (code, false);
     }
     (code, true)
-}
-
-/// The stream on which operation `kind` may have added a node to a capture graph. Exhaustive on purpose: a new
-/// operation must be placed on one side or the other.
-pub fn node_stream(kind: &OpKind) -> Option<&StreamRef> {
-    match kind {
-        OpKind::LaunchGate { stream, .. }
-        | OpKind::LaunchSpin { stream, .. }
-        | OpKind::LaunchLazySpin { stream, .. }
-        | OpKind::LaunchFault { stream, .. }
-        | OpKind::LaunchFill { stream, .. }
-        | OpKind::LaunchTransform { stream, .. }
-        | OpKind::LaunchCompare { stream, .. }
-        | OpKind::HostFunc { stream, .. }
-        | OpKind::LaunchGraph { stream, .. }
-        // Captured stream-ordered allocations become memory-allocation and memory-free nodes.
-        | OpKind::MallocAsync { stream, .. }
-        | OpKind::FreeAsync { stream, .. } => Some(stream),
-        OpKind::Memcpy { stream, .. } | OpKind::Memset { stream, .. } => stream.as_ref(),
-        // Only the external forms are nodes; otherwise record/wait just move capture dependencies.
-        OpKind::Record { stream, external: true, .. } | OpKind::Wait { stream, external: true, .. } => Some(stream),
-        OpKind::Record { external: false, .. }
-        | OpKind::Wait { external: false, .. }
-        | OpKind::Callback { .. }
-        | OpKind::Query { .. }
-        | OpKind::Sync { .. }
-        | OpKind::DeviceSync
-        | OpKind::Elapsed { .. }
-        | OpKind::BeginCapture { .. }
-        | OpKind::EndCapture { .. }
-        | OpKind::CaptureStatus { .. }
-        | OpKind::CaptureDeps { .. }
-        | OpKind::PointerType { .. }
-        | OpKind::ExchangeCaptureMode { .. }
-        | OpKind::Instantiate { .. }
-        | OpKind::Upload { .. }
-        | OpKind::Create { .. }
-        | OpKind::Destroy { .. }
-        | OpKind::Register { .. }
-        | OpKind::Unregister { .. }
-        | OpKind::SetDevice
-        | OpKind::GetDevice
-        | OpKind::SetLimit { .. }
-        | OpKind::SetCacheConfig { .. }
-        | OpKind::StreamPriority { .. }
-        | OpKind::Read { .. }
-        | OpKind::PeekLastError
-        | OpKind::Malloc { .. }
-        | OpKind::GetLastError
-        | OpKind::Open { .. }
-        | OpKind::Sleep { .. } => None,
-    }
 }
 
 /// What cudaStreamGetCaptureInfo says about a stream.
@@ -135,6 +86,10 @@ pub fn active_capture_id(stream: sys::cudaStream_t) -> Option<u64> {
 #[derive(Default)]
 pub struct NodeMap {
     origins: HashMap<(u64, usize), usize>,
+    /// The node each operation made (captured or added through the graph API), for operations that name nodes.
+    by_op: HashMap<usize, usize>,
+    /// The operation that made each live node handle, latest first (graphs read at the end of the script).
+    by_handle: HashMap<usize, usize>,
 }
 
 impl NodeMap {
@@ -149,15 +104,40 @@ impl NodeMap {
             code
         });
         if let Some(info) = info.filter(|i| i.dependencies.len() == 1) {
-            self.origins.insert((info.id, info.dependencies[0] as usize), op_index);
+            let node = info.dependencies[0] as usize;
+            self.origins.insert((info.id, node), op_index);
+            self.by_op.insert(op_index, node);
+            self.by_handle.insert(node, op_index);
         }
         replaced.then(|| {
             format!("cudaStreamGetCaptureInfo after it returned {}, which replaced the last error", error_name(code))
         })
     }
 
-    fn op_of(&self, capture_id: Option<u64>, node: sys::cudaGraphNode_t) -> Option<usize> {
-        self.origins.get(&(capture_id?, node as usize)).copied()
+    /// Operation `op_index` added `node` through the graph API.
+    pub fn added(&mut self, op_index: usize, node: sys::cudaGraphNode_t) {
+        self.by_op.insert(op_index, node as usize);
+        self.by_handle.insert(node as usize, op_index);
+    }
+
+    /// The node operation `op_index` made, if the executor knows it.
+    pub fn node_of(&self, op_index: usize) -> Option<sys::cudaGraphNode_t> {
+        self.by_op.get(&op_index).map(|&n| n as sys::cudaGraphNode_t)
+    }
+
+    /// `destroy-node`: the handle may be reused.
+    pub fn forget(&mut self, op_index: usize) {
+        if let Some(node) = self.by_op.remove(&op_index) {
+            self.by_handle.remove(&node);
+        }
+    }
+
+    /// The operation that made `node`: within capture `capture_id` if given, else by the handle alone.
+    pub fn op_of(&self, capture_id: Option<u64>, node: sys::cudaGraphNode_t) -> Option<usize> {
+        match capture_id {
+            Some(id) => self.origins.get(&(id, node as usize)).copied(),
+            None => self.by_handle.get(&(node as usize)).copied(),
+        }
     }
 }
 
@@ -229,7 +209,7 @@ fn topology(graph: sys::cudaGraph_t) -> Result<Topology, String> {
         let mut kind = sys::cudaGraphNodeType(u32::MAX);
         // SAFETY: node belongs to the live graph; kind is a valid out-pointer.
         let (code, _) = quietly(|| unsafe { sys::cudaGraphNodeGetType(node, &mut kind) });
-        kinds.push(if code == SUCCESS { node_kind_name(kind) } else { failed("cudaGraphNodeGetType", code) });
+        kinds.push(if code == SUCCESS { NodeWord::name_of(kind) } else { failed("cudaGraphNodeGetType", code) });
     }
     let mut edge_count = 0usize;
     // SAFETY: null arrays ask for the count only.
@@ -267,46 +247,19 @@ fn topology(graph: sys::cudaGraph_t) -> Result<Topology, String> {
     Ok((nodes, kinds, edges))
 }
 
-pub fn node_kind_name(kind: sys::cudaGraphNodeType) -> String {
-    use sys::cudaGraphNodeType as T;
-    let name = match kind {
-        T::cudaGraphNodeTypeKernel => "kernel",
-        T::cudaGraphNodeTypeMemcpy => "memcpy",
-        T::cudaGraphNodeTypeMemset => "memset",
-        T::cudaGraphNodeTypeHost => "host",
-        T::cudaGraphNodeTypeGraph => "graph",
-        T::cudaGraphNodeTypeEmpty => "empty",
-        T::cudaGraphNodeTypeWaitEvent => "wait-event",
-        T::cudaGraphNodeTypeEventRecord => "event-record",
-        T::cudaGraphNodeTypeExtSemaphoreSignal => "ext-semaphore-signal",
-        T::cudaGraphNodeTypeExtSemaphoreWait => "ext-semaphore-wait",
-        T::cudaGraphNodeTypeMemAlloc => "mem-alloc",
-        T::cudaGraphNodeTypeMemFree => "mem-free",
-        T::cudaGraphNodeTypeConditional => "conditional",
-        other => return format!("unknown({})", other.0),
-    };
-    name.to_owned()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn names_match_the_case_language() {
-        assert_eq!(node_kind_name(sys::cudaGraphNodeType::cudaGraphNodeTypeWaitEvent), "wait-event");
-        assert_eq!(node_kind_name(sys::cudaGraphNodeType(12)), "unknown(12)");
-    }
-
-    #[test]
     fn only_work_and_external_event_operations_make_nodes() {
         let s = StreamRef::Named("s".into());
         let record = |external| OpKind::Record { event: "e".into(), stream: s.clone(), external };
-        assert!(node_stream(&record(true)).is_some());
-        assert!(node_stream(&record(false)).is_none());
+        assert!(record(true).capture_stream().is_some());
+        assert!(record(false).capture_stream().is_none());
         let copy = |stream| OpKind::Memcpy { dst: "a".into(), src: "b".into(), bytes: None, stream };
-        assert!(node_stream(&copy(Some(s.clone()))).is_some());
-        assert!(node_stream(&copy(None)).is_none());
-        assert!(node_stream(&OpKind::Callback { stream: s }).is_none());
+        assert!(copy(Some(s.clone())).capture_stream().is_some());
+        assert!(copy(None).capture_stream().is_none());
+        assert!(OpKind::Callback { stream: s }.capture_stream().is_none());
     }
 }

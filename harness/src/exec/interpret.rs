@@ -6,16 +6,20 @@ use super::buffers::{memcpy_kind, Buffer};
 use super::capture::{self, active_capture_id, capture_info};
 use super::clock::CaseClock;
 use super::gates::{GateKeeper, GateSet};
+use super::graph_api;
 use super::host_calls::{host_func_entry, stream_callback_entry, HostCallContext, HostLog};
 use super::objects::{acceptable, CaptureBegun, Objects};
+use super::pools;
 use super::resources::{DeviceMemory, Graph, GraphExec};
 use super::stamps::StampPool;
 use super::sys_words::ToSys;
 use super::ExecOptions;
 use crate::case::ast::{
-    CaptureMode, CaptureStatus, Case, Fault, Grid, LaunchShape, MemoryType, Op, OpKind, StreamRef, Target,
+    CaptureMode, CaptureStatus, Case, Decl, Fault, Grid, InstantiateFlag, InstantiateResult, LaunchShape, MemoryType,
+    NodeSpec, Op, OpKind, StreamRef, Target, UpdateResult,
 };
 use crate::case::print::op_kind as op_text;
+use crate::case::words::Word;
 use crate::gpu::{error_name, DeviceInfo};
 use crate::kernels::KernelTable;
 use crate::observations::{Contents, GateOpener, HostCallKind, OpRecord, OpValue};
@@ -69,7 +73,7 @@ pub fn run_op(ctx: &Ctx, index: usize) -> OpRecord {
         record.not_run = Some(why);
         return record;
     }
-    let stream = capture::node_stream(&op.kind).and_then(|s| state.stream(s).ok());
+    let stream = op.kind.capture_stream().and_then(|s| state.stream(s).ok());
     // Legacy (and null, which is legacy here) can never capture: asking would only produce errors.
     if let Some(stream) = stream.filter(|&s| s != sys::cudaStreamLegacy && !s.is_null()) {
         if record.code.as_deref() == Some("cudaSuccess") {
@@ -334,7 +338,13 @@ fn interpret(ctx: &Ctx, st: &mut Objects, index: usize, op: &Op, t: &mut Timed) 
             let record = capture::graph_record(ctx.case, graph, index, raw, id, &st.nodes);
             st.graph_records.retain(|r| &r.name != graph);
             st.graph_records.push(record);
-            st.set_graph(graph, (!raw.is_null()).then(|| Graph::from_raw(raw)));
+            // A capture begun with begin-capture-to-graph returns the graph it captured into, which a slot owns
+            // already: a second owner would destroy it twice.
+            match st.graph_owner(raw) {
+                None => st.set_graph(graph, (!raw.is_null()).then(|| Graph::from_raw(raw))),
+                Some(owner) if owner == *graph => {}
+                Some(owner) => st.notes.push(format!("end-capture returned graph {owner}; slot {graph} is unchanged")),
+            }
             Ok(())
         }
         OpKind::CaptureStatus { stream, .. } => {
@@ -380,13 +390,347 @@ fn interpret(ctx: &Ctx, st: &mut Objects, index: usize, op: &Op, t: &mut Timed) 
             }
             Ok(())
         }
-        OpKind::Instantiate { exec, graph } => {
+        OpKind::Instantiate { exec, graph, flags, upload, with_params } => {
             let g = st.graph(graph)?;
             st.exec_slot(exec)?;
+            let mut word: u64 = flags.iter().map(|f| instantiate_flag(*f)).fold(0, |a, b| a | b);
+            let upload_stream = match upload {
+                Some(u) => {
+                    word |= u64::from(sys::cudaGraphInstantiateFlags::cudaGraphInstantiateFlagUpload.0);
+                    st.stream(u)?
+                }
+                None => std::ptr::null_mut(),
+            };
+            let mut raw = std::ptr::null_mut();
+            if *with_params {
+                let mut params = sys::cudaGraphInstantiateParams {
+                    flags: word,
+                    uploadStream: upload_stream,
+                    errNode_out: std::ptr::null_mut(),
+                    result_out: sys::cudaGraphInstantiateResult(u32::MAX),
+                };
+                // SAFETY: g is a live graph or null; raw and params are valid pointers.
+                t.call(|| unsafe { sys::cudaGraphInstantiateWithParams(&mut raw, g, &mut params) });
+                let error_node = graph_api::node_label(ctx.case, st, params.errNode_out);
+                let result = InstantiateResult::name_of(params.result_out);
+                t.value(OpValue::Result { result, error_node, error_from: None });
+            } else {
+                // SAFETY: g is a live graph or null; raw is a valid out-pointer.
+                t.call(|| unsafe { sys::cudaGraphInstantiateWithFlags(&mut raw, g, word) });
+            }
+            st.set_exec(exec, (!raw.is_null()).then(|| GraphExec::from_raw(raw)));
+            Ok(())
+        }
+        OpKind::Update { exec, graph } => {
+            let (e, g) = (st.exec(exec)?, st.graph(graph)?);
+            // SAFETY: an all-zero result info is valid; CUDA fills it.
+            let mut info: sys::cudaGraphExecUpdateResultInfo = unsafe { std::mem::zeroed() };
+            info.result = sys::cudaGraphExecUpdateResult(u32::MAX);
+            // SAFETY: live (or null) handles; info is a valid out-pointer.
+            t.call(|| unsafe { sys::cudaGraphExecUpdate(e, g, &mut info) });
+            let error_node = graph_api::node_label(ctx.case, st, info.errorNode);
+            let error_from = graph_api::node_label(ctx.case, st, info.errorFromNode);
+            t.value(OpValue::Result { result: UpdateResult::name_of(info.result), error_node, error_from });
+            Ok(())
+        }
+        OpKind::AddNode { graph, node, after } => {
+            let g = st.graph(graph)?;
+            let deps = graph_api::dependencies(ctx.case, st, after)?;
+            let (d, n) = (deps.as_ptr(), deps.len());
+            let mut raw: sys::cudaGraphNode_t = std::ptr::null_mut();
+            // Every call below: g is a live graph (or null), d holds n live nodes, raw is a valid out-pointer, and
+            // the parameters point to values that live until the call returns.
+            let added = match node {
+                NodeSpec::Kernel(kernel) => {
+                    let params = graph_api::kernel_node(k, ctx.gates, ctx.opts.gate_timeout_ns, st, kernel)?;
+                    // SAFETY: see above.
+                    t.call(|| unsafe { sys::cudaGraphAddKernelNode(&mut raw, g, d, n, params.params()) })
+                }
+                NodeSpec::Memcpy { dst, src, bytes } => {
+                    let (dp, sp, count, kind) = graph_api::memcpy_args(st, dst, src, *bytes)?;
+                    // SAFETY: see above; both buffers hold at least count bytes.
+                    t.call(|| unsafe { sys::cudaGraphAddMemcpyNode1D(&mut raw, g, d, n, dp, sp, count, kind) })
+                }
+                NodeSpec::Memset { buf, byte, bytes } => {
+                    let params = graph_api::memset_params(st, buf, *byte, *bytes)?;
+                    // SAFETY: see above.
+                    t.call(|| unsafe { sys::cudaGraphAddMemsetNode(&mut raw, g, d, n, &params) })
+                }
+                NodeSpec::Host => {
+                    let user_data =
+                        keep_context(st, HostCallContext::new(ctx.log, index, HostCallKind::HostFunc, None));
+                    let params = sys::cudaHostNodeParams { fn_: Some(host_func_entry), userData: user_data };
+                    // SAFETY: see above; the context outlives every launch of the graph.
+                    t.call(|| unsafe { sys::cudaGraphAddHostNode(&mut raw, g, d, n, &params) })
+                }
+                NodeSpec::Empty => {
+                    // SAFETY: see above.
+                    t.call(|| unsafe { sys::cudaGraphAddEmptyNode(&mut raw, g, d, n) })
+                }
+                NodeSpec::EventRecord { event } => {
+                    let e = st.event(event)?;
+                    // SAFETY: see above; e is a live event.
+                    t.call(|| unsafe { sys::cudaGraphAddEventRecordNode(&mut raw, g, d, n, e) })
+                }
+                NodeSpec::WaitEvent { event } => {
+                    let e = st.event(event)?;
+                    // SAFETY: see above; e is a live event.
+                    t.call(|| unsafe { sys::cudaGraphAddEventWaitNode(&mut raw, g, d, n, e) })
+                }
+                NodeSpec::Child { graph: child } => {
+                    let c = st.graph(child)?;
+                    // SAFETY: see above; c is a live graph (cloned into the node).
+                    t.call(|| unsafe { sys::cudaGraphAddChildGraphNode(&mut raw, g, d, n, c) })
+                }
+                NodeSpec::MemAlloc { buf } => {
+                    if !st.creatable(buf) {
+                        return Err(format!("{buf} exists already"));
+                    }
+                    let bytes = declared_bytes(ctx.case, buf)?;
+                    // SAFETY: an all-zero cudaMemAllocNodeParams is valid before the fields below are set.
+                    let mut params: sys::cudaMemAllocNodeParams = unsafe { std::mem::zeroed() };
+                    params.poolProps.allocType = sys::cudaMemAllocationType::cudaMemAllocationTypePinned;
+                    params.poolProps.location = sys::cudaMemLocation {
+                        type_: sys::cudaMemLocationType::cudaMemLocationTypeDevice,
+                        id: ctx.device.ordinal,
+                    };
+                    params.bytesize = usize::try_from(bytes).map_err(|e| e.to_string())?;
+                    // SAFETY: see above; CUDA writes the reserved address into params.dptr.
+                    let ok = t.call(|| unsafe { sys::cudaGraphAddMemAllocNode(&mut raw, g, d, n, &mut params) });
+                    if ok {
+                        st.set_async_buffer(buf, params.dptr, bytes);
+                        st.graph_memory.push(buf.clone());
+                        t.value(OpValue::Address(params.dptr as u64));
+                    }
+                    ok
+                }
+                NodeSpec::MemFree { buf } => {
+                    let ptr = st.buffer(buf)?.device_raw().ok_or_else(|| format!("{buf} is not device memory"))?;
+                    // SAFETY: see above; ptr is the buffer's device address.
+                    t.call(|| unsafe { sys::cudaGraphAddMemFreeNode(&mut raw, g, d, n, ptr) })
+                }
+                NodeSpec::Conditional { kind, condition, size, bodies } => {
+                    let handle = st.condition(condition)?;
+                    // SAFETY: an all-zero cudaGraphNodeParams is valid before the fields below are set.
+                    let mut params: sys::cudaGraphNodeParams = unsafe { std::mem::zeroed() };
+                    params.type_ = sys::cudaGraphNodeType::cudaGraphNodeTypeConditional;
+                    params.__bindgen_anon_1.conditional = sys::cudaConditionalNodeParams {
+                        handle,
+                        type_: kind.to_sys(),
+                        size: *size,
+                        phGraph_out: std::ptr::null_mut(),
+                    };
+                    // SAFETY: see above; CUDA fills phGraph_out with `size` body graphs owned by the node.
+                    let ok =
+                        t.call(|| unsafe { sys::cudaGraphAddNode(&mut raw, g, d, std::ptr::null(), n, &mut params) });
+                    if ok {
+                        // SAFETY: the union member written above; on success phGraph_out holds `size` graphs.
+                        let out = unsafe { params.__bindgen_anon_1.conditional.phGraph_out };
+                        for (i, body) in bodies.iter().enumerate() {
+                            // SAFETY: i < bodies.len() <= size (checked by the validator).
+                            let b = unsafe { *out.add(i) };
+                            st.bodies.insert(body.clone(), b as usize);
+                        }
+                    }
+                    ok
+                }
+            };
+            if added {
+                st.nodes.added(index, raw);
+            }
+            Ok(())
+        }
+        OpKind::Dependency { graph, from, to, remove } => {
+            let g = st.graph(graph)?;
+            let a = graph_api::dependencies(ctx.case, st, std::slice::from_ref(from))?;
+            let b = graph_api::dependencies(ctx.case, st, std::slice::from_ref(to))?;
+            let (pa, pb, none) = (a.as_ptr(), b.as_ptr(), std::ptr::null());
+            if *remove {
+                // SAFETY: one live node in each array; no edge data.
+                t.call(|| unsafe { sys::cudaGraphRemoveDependencies(g, pa, pb, none, 1) });
+            } else {
+                // SAFETY: as above.
+                t.call(|| unsafe { sys::cudaGraphAddDependencies(g, pa, pb, none, 1) });
+            }
+            Ok(())
+        }
+        OpKind::Clone { copy, graph } => {
+            let g = st.graph(graph)?;
+            st.graph_slot(copy)?;
             let mut raw = std::ptr::null_mut();
             // SAFETY: g is a live graph or null; raw is a valid out-pointer.
-            t.call(|| unsafe { sys::cudaGraphInstantiate(&mut raw, g, 0) });
-            st.set_exec(exec, (!raw.is_null()).then(|| GraphExec::from_raw(raw)));
+            t.call(|| unsafe { sys::cudaGraphClone(&mut raw, g) });
+            st.set_graph(copy, (!raw.is_null()).then(|| Graph::from_raw(raw)));
+            Ok(())
+        }
+        OpKind::DestroyNode { node } => {
+            let n = graph_api::dependencies(ctx.case, st, std::slice::from_ref(node))?[0];
+            // SAFETY: n is a node the script made and has not destroyed.
+            if t.call(|| unsafe { sys::cudaGraphDestroyNode(n) }) {
+                let op = ctx.case.script.iter().position(|o| o.label.as_deref() == Some(node.as_str()));
+                if let Some(i) = op {
+                    st.nodes.forget(i);
+                }
+            }
+            Ok(())
+        }
+        OpKind::List { what, graph, room } => {
+            let g = st.graph(graph)?;
+            let (code, count, null_padded) = graph_api::list(g, *what, *room, |f| t.call(f));
+            let _ = code;
+            if let Some(count) = count {
+                t.value(OpValue::Listed { count, null_padded });
+            }
+            Ok(())
+        }
+        OpKind::SetNode { exec, node, spec } => {
+            let e = exec.as_ref().map(|e| st.exec(e)).transpose()?;
+            let n = graph_api::dependencies(ctx.case, st, std::slice::from_ref(node))?[0];
+            // Every call: live exec (or null) and node; parameters that live until the call returns.
+            match (spec, e) {
+                (NodeSpec::Kernel(kernel), e) => {
+                    let params = graph_api::kernel_node(k, ctx.gates, ctx.opts.gate_timeout_ns, st, kernel)?;
+                    match e {
+                        // SAFETY: see above.
+                        Some(e) => t.call(|| unsafe { sys::cudaGraphExecKernelNodeSetParams(e, n, params.params()) }),
+                        // SAFETY: see above.
+                        None => t.call(|| unsafe { sys::cudaGraphKernelNodeSetParams(n, params.params()) }),
+                    };
+                }
+                (NodeSpec::Memcpy { dst, src, bytes }, e) => {
+                    let (dp, sp, count, kind) = graph_api::memcpy_args(st, dst, src, *bytes)?;
+                    match e {
+                        // SAFETY: see above.
+                        Some(e) => {
+                            t.call(|| unsafe { sys::cudaGraphExecMemcpyNodeSetParams1D(e, n, dp, sp, count, kind) })
+                        }
+                        // SAFETY: see above.
+                        None => t.call(|| unsafe { sys::cudaGraphMemcpyNodeSetParams1D(n, dp, sp, count, kind) }),
+                    };
+                }
+                (NodeSpec::Memset { buf, byte, bytes }, e) => {
+                    let params = graph_api::memset_params(st, buf, *byte, *bytes)?;
+                    match e {
+                        // SAFETY: see above.
+                        Some(e) => t.call(|| unsafe { sys::cudaGraphExecMemsetNodeSetParams(e, n, &params) }),
+                        // SAFETY: see above.
+                        None => t.call(|| unsafe { sys::cudaGraphMemsetNodeSetParams(n, &params) }),
+                    };
+                }
+                (NodeSpec::Host, e) => {
+                    let user_data =
+                        keep_context(st, HostCallContext::new(ctx.log, index, HostCallKind::HostFunc, None));
+                    let params = sys::cudaHostNodeParams { fn_: Some(host_func_entry), userData: user_data };
+                    match e {
+                        // SAFETY: see above.
+                        Some(e) => t.call(|| unsafe { sys::cudaGraphExecHostNodeSetParams(e, n, &params) }),
+                        // SAFETY: see above.
+                        None => t.call(|| unsafe { sys::cudaGraphHostNodeSetParams(n, &params) }),
+                    };
+                }
+                (other, _) => {
+                    return Err(format!(
+                        "the language sets parameters of kernel, memcpy, memset and host nodes, not {}",
+                        other.word().word()
+                    ))
+                }
+            }
+            Ok(())
+        }
+        OpKind::SetEnabled { exec, node, enabled } => {
+            let e = st.exec(exec)?;
+            let n = graph_api::dependencies(ctx.case, st, std::slice::from_ref(node))?[0];
+            // SAFETY: live exec (or null) and node.
+            t.call(|| unsafe { sys::cudaGraphNodeSetEnabled(e, n, u32::from(*enabled)) });
+            Ok(())
+        }
+        OpKind::GetEnabled { exec, node } => {
+            let e = st.exec(exec)?;
+            let n = graph_api::dependencies(ctx.case, st, std::slice::from_ref(node))?[0];
+            let mut enabled = 0u32;
+            // SAFETY: live exec (or null) and node; enabled is a valid out-pointer.
+            if t.call(|| unsafe { sys::cudaGraphNodeGetEnabled(e, n, &mut enabled) }) {
+                t.value(OpValue::Number(u64::from(enabled)));
+            }
+            Ok(())
+        }
+        OpKind::BeginCaptureToGraph { stream, graph, after, mode } => {
+            let (s, g) = (st.stream(stream)?, st.graph(graph)?);
+            let deps = graph_api::dependencies(ctx.case, st, after)?;
+            let (d, n) = (if deps.is_empty() { std::ptr::null() } else { deps.as_ptr() }, deps.len());
+            // SAFETY: live stream and graph; d holds n live nodes (or is null for none); no edge data.
+            if t.call(|| unsafe { sys::cudaStreamBeginCaptureToGraph(s, g, d, std::ptr::null(), n, mode.to_sys()) }) {
+                let begun = CaptureBegun { stream: stream.clone(), thread: op.thread.clone() };
+                if !st.captures.contains(&begun) {
+                    st.captures.push(begun);
+                }
+            }
+            Ok(())
+        }
+        OpKind::UpdateCaptureDeps { stream, set, nodes } => {
+            let s = st.stream(stream)?;
+            let mut deps = graph_api::dependencies(ctx.case, st, nodes)?;
+            use sys::cudaStreamUpdateCaptureDependenciesFlags as F;
+            let flags =
+                if *set { F::cudaStreamSetCaptureDependencies.0 } else { F::cudaStreamAddCaptureDependencies.0 };
+            let (d, n) = (if deps.is_empty() { std::ptr::null_mut() } else { deps.as_mut_ptr() }, deps.len());
+            // SAFETY: a live stream; d holds n live nodes; no edge data.
+            t.call(|| unsafe { sys::cudaStreamUpdateCaptureDependencies(s, d, std::ptr::null(), n, flags) });
+            Ok(())
+        }
+        OpKind::ConditionCreate { condition, graph, default } => {
+            let g = st.graph(graph)?;
+            let (value, flags) = match default {
+                Some(v) => (*v, sys::cudaGraphConditionalHandleFlags::cudaGraphCondAssignDefault.0),
+                None => (0, 0),
+            };
+            let mut handle: sys::cudaGraphConditionalHandle = 0;
+            // SAFETY: g is a live graph or null; handle is a valid out-pointer.
+            if t.call(|| unsafe { sys::cudaGraphConditionalHandleCreate(&mut handle, g, value, flags) }) {
+                st.conditions.insert(condition.clone(), handle);
+            }
+            Ok(())
+        }
+        OpKind::PoolSet { pool, attr, value } => {
+            let p = st.pool(pool)?;
+            t.call(|| pools::set(p, *attr, *value));
+            Ok(())
+        }
+        OpKind::PoolGet { pool, attr } => {
+            let p = st.pool(pool)?;
+            let mut value = 0;
+            if t.call(|| {
+                let (code, v) = pools::get(p, *attr);
+                value = v;
+                code
+            }) {
+                t.value(OpValue::Number(value));
+            }
+            Ok(())
+        }
+        OpKind::PoolTrim { pool, keep } => {
+            let p = st.pool(pool)?;
+            let keep = usize::try_from(*keep).map_err(|e| e.to_string())?;
+            // SAFETY: p is a live pool.
+            t.call(|| unsafe { sys::cudaMemPoolTrimTo(p, keep) });
+            Ok(())
+        }
+        OpKind::GraphMemTrim => {
+            let device = ctx.device.ordinal;
+            // SAFETY: no pointers.
+            t.call(|| unsafe { sys::cudaDeviceGraphMemTrim(device) });
+            Ok(())
+        }
+        OpKind::GraphMemGet { attr } => {
+            let device = ctx.device.ordinal;
+            let mut value = 0;
+            if t.call(|| {
+                let (code, v) = pools::graph_mem_get(device, *attr);
+                value = v;
+                code
+            }) {
+                t.value(OpValue::Number(value));
+            }
             Ok(())
         }
         OpKind::LaunchGraph { exec, stream } => {
@@ -415,25 +759,24 @@ fn interpret(ctx: &Ctx, st: &mut Objects, index: usize, op: &Op, t: &mut Timed) 
             t.call(|| st.create_declared(decl, ctx.device, false));
             Ok(())
         }
-        OpKind::MallocAsync { buf, stream } => {
+        OpKind::MallocAsync { buf, stream, pool } => {
             let s = st.stream(stream)?;
+            let p = pool.as_ref().map(|p| st.pool(p)).transpose()?;
             if !st.creatable(buf) {
                 return Err(format!("{buf} exists already"));
             }
-            let bytes = ctx
-                .case
-                .decls
-                .iter()
-                .find_map(|d| match d {
-                    crate::case::ast::Decl::Buffer { name, bytes, .. } if name == buf => Some(*bytes),
-                    _ => None,
-                })
-                .ok_or_else(|| format!("no buffer {buf} is declared"))?;
+            let bytes = declared_bytes(ctx.case, buf)?;
             let n = usize::try_from(bytes).map_err(|e| e.to_string())?;
             let mut raw = std::ptr::null_mut();
-            // SAFETY: raw is a valid out-pointer; s a live stream.
-            if t.call(|| unsafe { sys::cudaMallocAsync(&mut raw, n, s) }) {
+            let ok = match p {
+                // SAFETY: raw is a valid out-pointer; s a live stream; p a live pool.
+                Some(p) => t.call(|| unsafe { sys::cudaMallocFromPoolAsync(&mut raw, n, p, s) }),
+                // SAFETY: raw is a valid out-pointer; s a live stream.
+                None => t.call(|| unsafe { sys::cudaMallocAsync(&mut raw, n, s) }),
+            };
+            if ok {
                 st.set_async_buffer(buf, raw, bytes);
+                t.value(OpValue::Address(raw as u64));
             }
             Ok(())
         }
@@ -594,6 +937,29 @@ fn resident_blocks_per_sm(k: &KernelTable, shape: &LaunchShape) -> u32 {
         let _ = unsafe { sys::cudaGetLastError() };
         1
     }
+}
+
+/// The size of buffer `name` as declared.
+fn declared_bytes(case: &Case, name: &str) -> Result<u64, String> {
+    case.decls
+        .iter()
+        .find_map(|d| match d {
+            Decl::Buffer { name: n, bytes, .. } if n == name => Some(*bytes),
+            _ => None,
+        })
+        .ok_or_else(|| format!("no buffer {name} is declared"))
+}
+
+fn instantiate_flag(flag: InstantiateFlag) -> u64 {
+    use sys::cudaGraphInstantiateFlags as F;
+    u64::from(
+        match flag {
+            InstantiateFlag::AutoFreeOnLaunch => F::cudaGraphInstantiateFlagAutoFreeOnLaunch,
+            InstantiateFlag::DeviceLaunch => F::cudaGraphInstantiateFlagDeviceLaunch,
+            InstantiateFlag::UseNodePriority => F::cudaGraphInstantiateFlagUseNodePriority,
+        }
+        .0,
+    )
 }
 
 /// Keeps a host-call context alive in the state; returns its `userData` pointer.

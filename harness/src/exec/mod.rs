@@ -20,9 +20,11 @@ mod buffers;
 mod capture;
 mod clock;
 mod gates;
+mod graph_api;
 mod host_calls;
 mod interpret;
 mod objects;
+mod pools;
 mod resources;
 mod stamps;
 mod sys_words;
@@ -177,6 +179,7 @@ pub fn run_case(case: &Case, kernels: &KernelTable, device: &DeviceInfo, opts: &
     {
         let mut st = resources.state.lock().unwrap_or_else(PoisonError::into_inner);
         obs.buffers = teardown::read_buffers(case, &st);
+        teardown::record_graphs(case, &mut st);
         obs.graphs = std::mem::take(&mut st.graph_records);
         obs.notes.append(&mut st.notes);
         obs.notes.extend(st.release(!healthy));

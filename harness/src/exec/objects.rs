@@ -6,7 +6,8 @@ use super::capture::NodeMap;
 use super::clock::CaseClock;
 use super::gates::GateSet;
 use super::host_calls::HostCallContext;
-use super::resources::{Destroy, DeviceMemory, Event, Graph, GraphExec, Stream};
+use super::pools;
+use super::resources::{Destroy, DeviceMemory, Event, Graph, GraphExec, MemPool, Stream};
 use crate::case::ast::{Case, Decl, EventFlags, OpKind, Priority, StreamRef};
 use crate::case::words::{DeclWord, Word};
 use crate::gpu::{error_name, DeviceInfo};
@@ -61,6 +62,16 @@ pub struct Objects {
     /// Each case thread's capture mode before its first `exchange-capture-mode`, restored at the end.
     pub original_modes: Vec<(Option<String>, sys::cudaStreamCaptureMode)>,
     pub graph_records: Vec<GraphRecord>,
+    /// `pool` declarations: created pools (owned) and default pools (the device's, not ours to destroy).
+    pub pools: BTreeMap<String, Slot<MemPool>>,
+    /// Handles as addresses (raw pointers are not `Send`, and the objects move between case threads).
+    pub default_pools: BTreeMap<String, usize>,
+    /// `condition-create` handles.
+    pub conditions: BTreeMap<String, sys::cudaGraphConditionalHandle>,
+    /// Body graphs of conditional nodes: owned by their node, so never destroyed here.
+    pub bodies: BTreeMap<String, usize>,
+    /// Buffers whose memory a graph's memory-allocation node owns: the graph (or a `free-async`) frees it.
+    pub graph_memory: Vec<String>,
     pub notes: Vec<String>,
 }
 
@@ -82,6 +93,11 @@ pub fn create(case: &Case, device: &DeviceInfo, clock: CaseClock) -> (Objects, G
         captures: Vec::new(),
         original_modes: Vec::new(),
         graph_records: Vec::new(),
+        pools: BTreeMap::new(),
+        default_pools: BTreeMap::new(),
+        conditions: BTreeMap::new(),
+        bodies: BTreeMap::new(),
+        graph_memory: Vec::new(),
         notes: Vec::new(),
     };
     // The stream `read` copies on is created before every declared stream: streams are spread over the hardware
@@ -122,6 +138,20 @@ pub fn create(case: &Case, device: &DeviceInfo, clock: CaseClock) -> (Objects, G
                 state.execs.insert(name.clone(), Slot::Empty);
                 (None, &[][..])
             }
+            Decl::Pool { default: true, .. } => match pools::default_pool(device.ordinal) {
+                Ok(pool) => {
+                    state.default_pools.insert(name.clone(), pool as usize);
+                    (Some(sys::cudaError::cudaSuccess), &[][..])
+                }
+                Err(code) => {
+                    state.pools.insert(name.clone(), Slot::NotCreated(error_name(code)));
+                    (Some(code), &[][..])
+                }
+            },
+            Decl::Pool { default: false, .. } => {
+                (Some(fill(&mut state.pools, &name, pools::create_pool(device.ordinal))), &[][..])
+            }
+            Decl::Condition { .. } => (None, &[][..]),
         };
         records.push(DeclRecord {
             name,
@@ -241,7 +271,12 @@ impl Objects {
             Decl::Stream { .. } => drop(self.streams.insert(name, Slot::Later)),
             Decl::Event { .. } => drop(self.events.insert(name, Slot::Later)),
             Decl::Buffer { .. } => drop(self.buffers.insert(name, Slot::Later)),
-            Decl::Gate { .. } | Decl::Thread { .. } | Decl::Graph { .. } | Decl::Exec { .. } => {}
+            Decl::Gate { .. }
+            | Decl::Thread { .. }
+            | Decl::Graph { .. }
+            | Decl::Exec { .. }
+            | Decl::Pool { .. }
+            | Decl::Condition { .. } => {}
         }
     }
 
@@ -263,9 +298,12 @@ impl Objects {
                 let buffer = if zeroed { Buffer::create(*kind, *bytes) } else { Buffer::create_uninit(*kind, *bytes) };
                 fill(&mut self.buffers, name, buffer)
             }
-            Decl::Gate { .. } | Decl::Thread { .. } | Decl::Graph { .. } | Decl::Exec { .. } => {
-                sys::cudaError::cudaErrorInvalidValue
-            }
+            Decl::Gate { .. }
+            | Decl::Thread { .. }
+            | Decl::Graph { .. }
+            | Decl::Exec { .. }
+            | Decl::Pool { .. }
+            | Decl::Condition { .. } => sys::cudaError::cudaErrorInvalidValue,
         }
     }
 
@@ -315,8 +353,34 @@ impl Objects {
         ready(&self.buffers, DeclWord::Buffer.word(), name)
     }
 
+    /// A graph slot's handle: a conditional node's body (owned by its node) or a graph the case owns.
     pub fn graph(&self, name: &str) -> Result<sys::cudaGraph_t, String> {
+        if let Some(&body) = self.bodies.get(name) {
+            return Ok(body as sys::cudaGraph_t);
+        }
         handle(&self.graphs, DeclWord::Graph.word(), name, Graph::raw)
+    }
+
+    /// The slot that owns graph `raw`, if one does.
+    pub fn graph_owner(&self, raw: sys::cudaGraph_t) -> Option<String> {
+        if raw.is_null() {
+            return None;
+        }
+        self.graphs.iter().find_map(|(name, slot)| match slot {
+            Slot::Ready(g) if g.raw() == raw => Some(name.clone()),
+            _ => None,
+        })
+    }
+
+    pub fn pool(&self, name: &str) -> Result<sys::cudaMemPool_t, String> {
+        if let Some(&pool) = self.default_pools.get(name) {
+            return Ok(pool as sys::cudaMemPool_t);
+        }
+        ready(&self.pools, DeclWord::Pool.word(), name).map(MemPool::raw)
+    }
+
+    pub fn condition(&self, name: &str) -> Result<sys::cudaGraphConditionalHandle, String> {
+        self.conditions.get(name).copied().ok_or_else(|| format!("condition {name} was not created"))
     }
 
     pub fn exec(&self, name: &str) -> Result<sys::cudaGraphExec_t, String> {
@@ -403,11 +467,20 @@ impl Objects {
             check("memory from malloc".to_owned(), memory.release());
         }
         for (name, buffer) in take_ready(&mut self.buffers) {
+            if self.graph_memory.contains(&name) {
+                // A graph's memory-allocation node owns it; freeing a graph address the graph did not allocate
+                // yet (or freed already) would be an error of ours, not the runtime's.
+                buffer.disown();
+                continue;
+            }
             if keep_host_memory && buffer.host_words().is_some() {
                 buffer.leak();
             } else {
                 check(format!("buffer {name}"), buffer.release());
             }
+        }
+        for (name, pool) in take_ready(&mut self.pools) {
+            check(format!("pool {name}"), pool.release());
         }
         let contexts = std::mem::take(&mut self.host_contexts);
         if keep_host_memory {

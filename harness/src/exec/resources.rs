@@ -98,6 +98,11 @@ owned!(
     GraphExec(sys::cudaGraphExec_t), freed by sys::cudaGraphExecDestroy
 );
 owned!(
+    /// A created memory pool (cudaMemPoolCreate). Destroying it while allocations are outstanding is allowed: CUDA
+    /// releases the pool when the last one is freed.
+    MemPool(sys::cudaMemPool_t), freed by sys::cudaMemPoolDestroy
+);
+owned!(
     /// Device memory (cudaMalloc).
     DeviceMemory(*mut c_void), freed by sys::cudaFree
 );

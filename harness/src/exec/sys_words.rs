@@ -2,7 +2,7 @@
 //! reverse (a value CUDA returned, named in the trace) is derived by searching the word set, so a returned value the
 //! language has no word for is named `unknown(N)` instead of being mislabelled.
 
-use crate::case::ast::{CacheConfig, CaptureMode, CaptureStatus, Limit, MemoryType};
+use crate::case::ast::{CacheConfig, CaptureMode, CaptureStatus, Limit, MemoryType, NodeWord};
 use crate::case::words::Word;
 use cuda_sys as sys;
 
@@ -99,6 +99,31 @@ impl ToSys for CacheConfig {
     }
 }
 
+impl ToSys for NodeWord {
+    type Sys = sys::cudaGraphNodeType;
+    fn to_sys(self) -> Self::Sys {
+        use sys::cudaGraphNodeType as T;
+        match self {
+            NodeWord::Kernel => T::cudaGraphNodeTypeKernel,
+            NodeWord::Memcpy => T::cudaGraphNodeTypeMemcpy,
+            NodeWord::Memset => T::cudaGraphNodeTypeMemset,
+            NodeWord::Host => T::cudaGraphNodeTypeHost,
+            NodeWord::Graph => T::cudaGraphNodeTypeGraph,
+            NodeWord::Empty => T::cudaGraphNodeTypeEmpty,
+            NodeWord::WaitEvent => T::cudaGraphNodeTypeWaitEvent,
+            NodeWord::EventRecord => T::cudaGraphNodeTypeEventRecord,
+            NodeWord::ExtSemaphoreSignal => T::cudaGraphNodeTypeExtSemaphoreSignal,
+            NodeWord::ExtSemaphoreWait => T::cudaGraphNodeTypeExtSemaphoreWait,
+            NodeWord::MemAlloc => T::cudaGraphNodeTypeMemAlloc,
+            NodeWord::MemFree => T::cudaGraphNodeTypeMemFree,
+            NodeWord::Conditional => T::cudaGraphNodeTypeConditional,
+        }
+    }
+    fn raw(value: Self::Sys) -> i64 {
+        value.0 as i64
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -112,5 +137,7 @@ mod tests {
             assert_eq!(CaptureMode::name_of(mode.to_sys()), mode.word());
         }
         assert_eq!(MemoryType::name_of(sys::cudaMemoryType::cudaMemoryTypeHost), "host");
+        assert_eq!(NodeWord::name_of(sys::cudaGraphNodeType::cudaGraphNodeTypeWaitEvent), "wait-event");
+        assert_eq!(NodeWord::name_of(sys::cudaGraphNodeType(99)), "unknown(99)");
     }
 }

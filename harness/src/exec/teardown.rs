@@ -2,7 +2,7 @@
 //! the threads that own them), then, after the final device synchronize, buffers are read back. Every gate is
 //! already open by then, so nothing here can wait on one.
 
-use super::capture::quietly;
+use super::capture::{self, quietly};
 use super::interpret::Ctx;
 use super::objects::{CaptureBegun, Objects, Slot};
 use super::resources::Graph;
@@ -129,4 +129,24 @@ fn probe_indices(case: &Case, buf: &str) -> Vec<u64> {
         }
     }
     indices
+}
+
+/// Every graph the case still holds, read again after the script: graphs built or changed through the graph API
+/// (and bodies of conditional nodes) have no `end-capture` record, and one that has may have changed since. A
+/// graph destroyed by the script keeps the record it had.
+pub fn record_graphs(case: &Case, st: &mut Objects) {
+    let mut live: Vec<(String, sys::cudaGraph_t)> = st
+        .graphs
+        .iter()
+        .filter_map(|(name, slot)| match slot {
+            Slot::Ready(g) => Some((name.clone(), g.raw())),
+            _ => None,
+        })
+        .collect();
+    live.extend(st.bodies.iter().map(|(name, &raw)| (name.clone(), raw as sys::cudaGraph_t)));
+    for (name, raw) in live {
+        let record = capture::graph_record(case, &name, case.script.len(), raw, None, &st.nodes);
+        st.graph_records.retain(|r| r.name != name);
+        st.graph_records.push(record);
+    }
 }

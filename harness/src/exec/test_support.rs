@@ -14,6 +14,7 @@ pub fn h100() -> DeviceInfo {
         concurrent_kernels: true,
         async_engine_count: 3,
         can_map_host_memory: true,
+        memory_pools: true,
         unified_addressing: true,
         stream_priority_range: (-5, 0),
         device_count: 1,

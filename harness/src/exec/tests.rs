@@ -5,8 +5,8 @@
 use super::test_support::{case, h100, op};
 use super::*;
 use crate::case::ast::{
-    CacheConfig, CaptureMode, CaptureStatus, EventFlags, Fault, Grid, LaunchShape, Limit, MemKind, OpKind, Priority,
-    StreamRef, Target,
+    CacheConfig, CaptureMode, CaptureStatus, ConditionalKind, EventFlags, Fault, GraphMemAttr, Grid, InstantiateFlag,
+    LaunchShape, Limit, ListWord, MemKind, NodeKernel, NodeSpec, OpKind, PoolAttr, Priority, StreamRef, Target,
 };
 use std::time::Instant;
 
@@ -59,6 +59,13 @@ fn every_operation() -> Case {
         Decl::Thread { name: name("w") },
         Decl::Graph { name: name("G") },
         Decl::Exec { name: name("E") },
+        Decl::Graph { name: name("A") },
+        Decl::Graph { name: name("body") },
+        Decl::Exec { name: name("EA") },
+        Decl::Pool { name: name("mp"), default: false },
+        Decl::Pool { name: name("dp"), default: true },
+        Decl::Condition { name: name("c") },
+        Decl::Buffer { name: name("ga"), kind: MemKind::Device, bytes: 4096, later: true },
     ];
     let pt = || StreamRef::PerThread;
     let script = vec![
@@ -103,7 +110,109 @@ fn every_operation() -> Case {
         op(None, Some("w"), OpKind::CaptureDeps { stream: pt(), count: 1 }),
         op(None, Some("w"), OpKind::ExchangeCaptureMode { mode: CaptureMode::Relaxed }),
         op(None, None, OpKind::EndCapture { stream: s(), graph: name("G") }),
-        op(None, None, OpKind::Instantiate { exec: name("E"), graph: name("G") }),
+        op(
+            None,
+            None,
+            OpKind::Instantiate {
+                exec: name("E"),
+                graph: name("G"),
+                flags: vec![InstantiateFlag::AutoFreeOnLaunch],
+                upload: Some(s()),
+                with_params: true,
+            },
+        ),
+        op(None, None, OpKind::Create { name: name("A") }),
+        op(
+            Some("n1"),
+            None,
+            OpKind::AddNode {
+                graph: name("A"),
+                node: NodeSpec::Kernel(NodeKernel::Fill { buf: name("d"), value: 1 }),
+                after: vec![],
+            },
+        ),
+        op(
+            Some("n2"),
+            None,
+            OpKind::AddNode {
+                graph: name("A"),
+                node: NodeSpec::Memset { buf: name("d"), byte: 0, bytes: None },
+                after: vec![name("n1")],
+            },
+        ),
+        op(Some("n3"), None, OpKind::AddNode { graph: name("A"), node: NodeSpec::Host, after: vec![name("n2")] }),
+        op(
+            Some("n4"),
+            None,
+            OpKind::AddNode { graph: name("A"), node: NodeSpec::MemAlloc { buf: name("ga") }, after: vec![] },
+        ),
+        op(
+            Some("n5"),
+            None,
+            OpKind::AddNode { graph: name("A"), node: NodeSpec::MemFree { buf: name("ga") }, after: vec![name("n4")] },
+        ),
+        op(None, None, OpKind::ConditionCreate { condition: name("c"), graph: name("A"), default: Some(1) }),
+        op(
+            Some("n6"),
+            None,
+            OpKind::AddNode {
+                graph: name("A"),
+                node: NodeSpec::Conditional {
+                    kind: ConditionalKind::While,
+                    condition: name("c"),
+                    size: 1,
+                    bodies: vec![name("body")],
+                },
+                after: vec![],
+            },
+        ),
+        op(None, None, OpKind::Dependency { graph: name("A"), from: name("n1"), to: name("n3"), remove: false }),
+        op(None, None, OpKind::Dependency { graph: name("A"), from: name("n1"), to: name("n3"), remove: true }),
+        op(Some("ls"), None, OpKind::List { what: ListWord::Edges, graph: name("A"), room: Some(9) }),
+        op(None, None, OpKind::Clone { copy: name("G"), graph: name("A") }),
+        op(
+            None,
+            None,
+            OpKind::SetNode {
+                exec: None,
+                node: name("n1"),
+                spec: NodeSpec::Kernel(NodeKernel::Fill { buf: name("d"), value: 2 }),
+            },
+        ),
+        op(
+            None,
+            None,
+            OpKind::Instantiate { exec: name("EA"), graph: name("A"), flags: vec![], upload: None, with_params: false },
+        ),
+        op(None, None, OpKind::Update { exec: name("EA"), graph: name("A") }),
+        op(
+            None,
+            None,
+            OpKind::SetNode {
+                exec: Some(name("EA")),
+                node: name("n2"),
+                spec: NodeSpec::Memset { buf: name("d"), byte: 1, bytes: None },
+            },
+        ),
+        op(None, None, OpKind::SetEnabled { exec: name("EA"), node: name("n1"), enabled: false }),
+        op(None, None, OpKind::GetEnabled { exec: name("EA"), node: name("n1") }),
+        op(None, None, OpKind::DestroyNode { node: name("n3") }),
+        op(
+            None,
+            None,
+            OpKind::BeginCaptureToGraph {
+                stream: s(),
+                graph: name("A"),
+                after: vec![name("n1")],
+                mode: CaptureMode::Global,
+            },
+        ),
+        op(None, None, OpKind::UpdateCaptureDeps { stream: s(), set: true, nodes: vec![name("n2")] }),
+        op(None, None, OpKind::PoolSet { pool: name("mp"), attr: PoolAttr::ReleaseThreshold, value: u64::MAX }),
+        op(None, None, OpKind::PoolGet { pool: name("dp"), attr: PoolAttr::ReuseAllowOpportunistic }),
+        op(None, None, OpKind::PoolTrim { pool: name("mp"), keep: 0 }),
+        op(None, None, OpKind::GraphMemTrim),
+        op(None, None, OpKind::GraphMemGet { attr: GraphMemAttr::UsedMemCurrent }),
         op(None, None, OpKind::LaunchGraph { exec: name("E"), stream: s() }),
         op(None, None, OpKind::Upload { exec: name("E"), stream: s() }),
         op(None, None, OpKind::Destroy { name: name("e") }),
@@ -119,7 +228,7 @@ fn every_operation() -> Case {
         op(None, None, OpKind::Destroy { name: name("late") }),
         op(None, None, OpKind::Destroy { name: name("late_pinned") }),
         op(None, None, OpKind::Destroy { name: name("u") }),
-        op(None, None, OpKind::MallocAsync { buf: name("pool"), stream: s() }),
+        op(None, None, OpKind::MallocAsync { buf: name("pool"), stream: s(), pool: Some(name("mp")) }),
         op(None, None, OpKind::FreeAsync { buf: name("pool"), stream: s() }),
         op(None, None, OpKind::Register { buf: name("p") }),
         op(None, None, OpKind::Unregister { buf: name("p") }),
@@ -141,7 +250,17 @@ fn every_operation() -> Case {
 
 fn null_kernels() -> KernelTable {
     let null = std::ptr::null();
-    KernelTable { gate: null, spin: null, lazy_spin: null, fault: null, fill: null, transform: null, compare: null }
+    KernelTable {
+        gate: null,
+        spin: null,
+        lazy_spin: null,
+        fault: null,
+        fill: null,
+        transform: null,
+        compare: null,
+        set_condition: null,
+        countdown: null,
+    }
 }
 
 #[test]
@@ -167,7 +286,7 @@ fn every_operation_is_recorded_without_panic_or_hang() {
     assert_eq!((obs.kernels.len(), launches), (10, 10), "one stamp record per kernel launch operation");
     assert_eq!(obs.gates.len(), 1);
     assert!(obs.gates[0].opened_ns.is_some());
-    assert_eq!(obs.buffers.len(), 7);
+    assert_eq!(obs.buffers.len(), 8);
     assert!(obs.final_sync.is_some());
     assert!(obs.watchdog_fired_ns.is_none(), "{:?}", obs.notes);
 
