@@ -351,17 +351,27 @@ type Prepared = (Vec<gpu::DeviceInfo>, RunOptions, Option<(usize, usize)>);
 
 fn prepare(dir: &Path, how: &RunArgs) -> Result<Prepared, String> {
     let shard = how.shard.as_deref().map(parse_shard).transpose()?;
+    let mut opts = RunOptions::new(dir.to_path_buf());
+    opts.case_deadline = Duration::from_secs(how.deadline);
+    opts.gate_delay = Duration::from_millis(how.gate_delay);
+    opts.reruns = how.reruns;
+    opts.process_per_case = how.isolate;
+    // Mock child mode (harness::runner::mock): no GPU; demos and the CI browser test make reports this way.
+    if let Ok(spec) = std::env::var(runner::mock::MOCK_ENV) {
+        opts.mock = Some(spec);
+        let devices = parse_devices(&how.devices, 2)?
+            .into_iter()
+            .map(|o| harness::gpu::DeviceInfo { ordinal: o, uuid: format!("GPU-mock-{o}"), ..runner::mock_device() })
+            .collect::<Vec<_>>();
+        opts.restrict_visibility = devices.len() > 1;
+        return Ok((devices, opts, shard));
+    }
     let count = gpu::probe(0).map(|d| d.device_count as usize).map_err(|e| format!("cannot run the suite: {e}"))?;
     let ordinals = parse_devices(&how.devices, count)?;
     let devices = ordinals
         .iter()
         .map(|&o| gpu::probe(o).map_err(|e| format!("cannot run the suite on device {o}: {e}")))
         .collect::<Result<Vec<_>, _>>()?;
-    let mut opts = RunOptions::new(dir.to_path_buf());
-    opts.case_deadline = Duration::from_secs(how.deadline);
-    opts.gate_delay = Duration::from_millis(how.gate_delay);
-    opts.reruns = how.reruns;
-    opts.process_per_case = how.isolate;
     // A single device as given keeps the environment's visibility; several get one GPU each.
     opts.restrict_visibility = devices.len() > 1;
     Ok((devices, opts, shard))
@@ -435,7 +445,7 @@ fn run(
     // The figures come after the cases (whose report is already written), in worker processes of their own: they
     // are recorded, never asserted, so they change neither a verdict nor the exit status.
     let figure_filter = filter.as_deref().filter(|f| !f.is_empty());
-    report.figures = (with_figures && shard.is_none_or(|(i, _)| i == 1))
+    report.figures = (with_figures && opts.mock.is_none() && shard.is_none_or(|(i, _)| i == 1))
         .then(|| measure_figures(&devices[0], figure_filter, opts.case_deadline))
         .filter(|staging| !staging.is_empty())
         .map(|staging| Figures { staging });
