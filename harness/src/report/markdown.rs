@@ -43,14 +43,30 @@ impl Report {
         }
         let _ = writeln!(
             out,
-            "| run | {} on `{}`, {} cases, {:.1} s{} |\n",
+            "| run | {} on `{}`, {} cases, {:.1} s{} |",
             p.started_at,
             p.hostname,
             self.cases.len(),
             self.wall_ms as f64 / 1000.0,
             if self.complete { "" } else { ", INCOMPLETE" }
         );
-        let kinds = VerdictKind::ALL;
+        if let Some(run) = &self.run {
+            let _ = writeln!(
+                out,
+                "| runner | {}; gate delay {} ms (confirmed at 300 ms where it may decide); {} re-run(s); {} process(es) \
+                 started, {} extra run(s); devices: {}{}{} |",
+                if run.process_per_case { "one process per case" } else { "worker processes" },
+                run.gate_delay_ms,
+                run.reruns,
+                run.processes_started,
+                run.extra_runs,
+                run.devices.join("; "),
+                run.shard.as_deref().map(|s| format!("; shard {s}")).unwrap_or_default(),
+                run.baseline.as_deref().map(|b| format!("; baseline `{b}`")).unwrap_or_default(),
+            );
+        }
+        out.push('\n');
+        let kinds = &self.columns()[..];
         let _ = write!(out, "| area |");
         for k in kinds {
             let _ = write!(out, " {k} |");

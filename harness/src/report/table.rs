@@ -6,9 +6,17 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 impl Report {
+    /// The verdict columns of tables: pass and fail always, the others when some case has them.
+    pub(crate) fn columns(&self) -> Vec<VerdictKind> {
+        VerdictKind::ALL
+            .into_iter()
+            .filter(|k| matches!(k, VerdictKind::Pass | VerdictKind::Fail) || self.totals.contains_key(k.as_str()))
+            .collect()
+    }
+
     /// The summary table: one row per area, one column per verdict, then the non-pass cases with their reasons.
     pub fn summary_table(&self) -> String {
-        let kinds = VerdictKind::ALL;
+        let kinds = &self.columns()[..];
         let mut out = String::new();
         let _ = write!(out, "{:<16}", "area");
         for k in kinds {
