@@ -204,6 +204,8 @@ fn generate_bindings(toolkit: &Toolkit) {
         // representable instead of undefined behaviour, as a Rust enum would make it.
         .default_enum_style(bindgen::EnumVariation::NewType { is_bitfield: false, is_global: false })
         .must_use_type("cudaError")
+        // Debug and Display print the name (error_name.rs), not `cudaError(35)`.
+        .no_debug("cudaError")
         .derive_default(true)
         .generate_comments(true)
         .clang_arg("-fparse-all-comments")

@@ -1,12 +1,17 @@
-//! `cuda-conformance`: runs the conformance cases on a GPU and writes a report per host.
+//! `cuda-conformance`: runs the conformance cases on a GPU and writes a report per host; compares, judges and merges
+//! reports. A thin front end: the work is in `harness::runner` (running) and `harness::report` (reports).
 //!
 //! ```text
-//! cuda-conformance run [FILTER]      run the suite (cases whose id contains FILTER) and figures, write a JSON report
-//! cuda-conformance measure staging   measure the pageable staging threshold (a figure: recorded, not asserted)
-//! cuda-conformance check             parse, validate and lint every case file (no GPU needed)
-//! cuda-conformance list [FILTER]     list case ids with their rules
-//! cuda-conformance summary REPORT    a report's Markdown summary
-//! cuda-conformance info              the device and build this binary would report
+//! cuda-conformance run [FILTER]        run the suite in worker processes, write a JSON report (and JUnit)
+//! cuda-conformance bench [FILTER]      run it several ways (process per case, workers, all GPUs) and print figures
+//! cuda-conformance measure staging     measure the pageable staging threshold (a figure: recorded, not asserted)
+//! cuda-conformance check               parse, validate and lint every case file (no GPU needed)
+//! cuda-conformance list [FILTER]       list case ids with their rules
+//! cuda-conformance summary REPORT      a report's Markdown summary (or its table, or JUnit XML)
+//! cuda-conformance compare BASE NEW    regressions, fixes, variant changes, new/removed cases, environment changes
+//! cuda-conformance baseline bless R    write the baseline of R's GPU, driver and runtime
+//! cuda-conformance matrix REPORT...    the semantics matrix across hosts, GPUs and drivers (Markdown, JSON, HTML)
+//! cuda-conformance info                the device and build this binary would report
 //! ```
 
 use clap::{Parser, Subcommand};
@@ -14,12 +19,18 @@ use cuda_conformance::{cases_dir, kernel_table, BUILD_COMMIT};
 use harness::case::ast::Case;
 use harness::figures::{self, staging, Figures};
 use harness::gpu;
+use harness::report::baseline::{Baseline, Key};
+use harness::report::compare::Comparison;
+use harness::report::matrix::Matrix;
 use harness::report::{Provenance, Report};
-use harness::runner::{self, RunOptions};
+use harness::runner::bench::{self, Mode};
+use harness::runner::select::{parse_devices, parse_shard, select};
+use harness::runner::{self, ReportHeader, RunOptions};
 use indicatif::{ProgressBar, ProgressStyle};
-use std::path::PathBuf;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 #[derive(Parser)]
 #[command(version, about = "Conformance suite for the CUDA runtime: what CUDA promises and what this GPU does")]
@@ -31,23 +42,67 @@ struct Cli {
     command: Command,
 }
 
+/// How the cases run (shared by `run` and `bench`).
+#[derive(clap::Args, Clone)]
+struct RunArgs {
+    /// The GPUs to spread the cases over: `all`, or ordinals like `0,2` (one worker per GPU, seeing only it).
+    #[arg(long, default_value = "0")]
+    devices: String,
+    /// Run only shard I of N of the selected cases (to split a run across hosts), e.g. `--shard 2/4`.
+    #[arg(long)]
+    shard: Option<String>,
+    /// Seconds after which a case's process is killed and the case is a timeout.
+    #[arg(long, default_value_t = 60)]
+    deadline: u64,
+    /// Milliseconds a case's `open G after 300ms` stands for (other delays in proportion); a result this delay may
+    /// have decided is confirmed at the written delays. 300 runs the cases as written.
+    #[arg(long, default_value_t = 30)]
+    gate_delay: u64,
+    /// How often an unexpected result runs again before it counts (a flake if any run differs).
+    #[arg(long, default_value_t = 2)]
+    reruns: u32,
+    /// One process per case instead of worker processes (slower; for comparison).
+    #[arg(long)]
+    isolate: bool,
+}
+
 #[derive(Subcommand)]
 enum Command {
-    /// Run the cases whose id contains FILTER (all without one), one child process per case.
+    /// Run the cases whose id contains FILTER (all without one) in worker processes, and write a JSON report.
+    /// Exit status: 0 when nothing failed, 1 on a fail, crash, timeout or unexpected pass, 2 on an error.
     Run {
         filter: Option<String>,
-        /// CUDA device ordinal.
-        #[arg(long, default_value_t = 0)]
-        device: i32,
-        /// Where to write the JSON report (default: reports/<gpu>-<driver>-<time>.json).
+        #[command(flatten)]
+        how: RunArgs,
+        /// Where to write the JSON report (default: reports/<gpu>-driver-<driver>-<time>.json).
         #[arg(long)]
         report: Option<PathBuf>,
-        /// Seconds after which a case's process is killed and the case is a timeout.
-        #[arg(long, default_value_t = 60)]
-        deadline: u64,
+        /// Also write the results as JUnit XML here.
+        #[arg(long)]
+        junit: Option<PathBuf>,
+        /// Judge the results against this baseline (`baseline bless`): known failures are expected-fail.
+        #[arg(long)]
+        baseline: Option<PathBuf>,
         /// Skip the figures (measurements recorded, never asserted) that run after the cases.
         #[arg(long)]
         no_figures: bool,
+    },
+    /// Run the cases several ways and print wall time, cases/s, ms per case and overhead per case for each
+    /// (process per case at the written delays, process per case, workers, workers on every --devices GPU).
+    Bench {
+        filter: Option<String>,
+        #[command(flatten)]
+        how: RunArgs,
+        /// The ways to run, comma-separated: process-per-case-written, process-per-case, workers,
+        /// workers-all-devices.
+        #[arg(long, default_value = "process-per-case-written,process-per-case,workers,workers-all-devices")]
+        modes: String,
+        /// Write the figures as JSON here.
+        #[arg(long)]
+        json: Option<PathBuf>,
+        /// Write each way's report into this folder (<mode>.json).
+        #[arg(long)]
+        reports: Option<PathBuf>,
     },
     /// Measure a figure (recorded, never asserted) and print it; `run` measures them all after the cases.
     Measure {
@@ -69,13 +124,55 @@ enum Command {
     Check,
     /// List the case ids (and rules) that FILTER selects.
     List { filter: Option<String> },
-    /// Print a report's Markdown summary (provenance, verdicts by area, variants seen, failures).
-    Summary { report: PathBuf },
+    /// Print a report's summary: Markdown (provenance, verdicts by area, variants, failures), the console table,
+    /// or JUnit XML.
+    Summary {
+        report: PathBuf,
+        #[arg(long, value_enum, default_value_t = SummaryFormat::Markdown)]
+        format: SummaryFormat,
+    },
+    /// Compare two reports: regressions, fixes, variant changes, new and removed cases, environment differences.
+    /// Exit status 1 when NEW has a regression (a case failing that did not fail in BASE, or a new failing case).
+    Compare { base: PathBuf, new: PathBuf },
+    /// Baselines: what a GPU, driver and runtime are known to do (`run --baseline FILE` judges against one).
+    #[command(subcommand)]
+    Baseline(BaselineCommand),
+    /// Merge reports of many hosts, GPUs and drivers into one matrix: rows are cases, columns (GPU, driver,
+    /// runtime); rows where the columns disagree first. Markdown on stdout unless --markdown/--json/--html.
+    Matrix {
+        #[arg(required = true)]
+        reports: Vec<PathBuf>,
+        #[arg(long)]
+        markdown: Option<PathBuf>,
+        #[arg(long)]
+        json: Option<PathBuf>,
+        /// One self-contained HTML page (no network needed to view it).
+        #[arg(long)]
+        html: Option<PathBuf>,
+    },
     /// Print the provenance a run on this device would record.
     Info {
         #[arg(long, default_value_t = 0)]
         device: i32,
     },
+}
+
+#[derive(Subcommand)]
+enum BaselineCommand {
+    /// Write the non-pass cases of REPORT as the section of its GPU, driver and runtime: into --output (other
+    /// sections kept), or on stdout.
+    Bless {
+        report: PathBuf,
+        #[arg(long)]
+        output: Option<PathBuf>,
+    },
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum SummaryFormat {
+    Markdown,
+    Table,
+    Junit,
 }
 
 /// The figures `measure` knows.
@@ -99,12 +196,15 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         })
     };
-    let cases = match cli.command {
-        Command::Summary { .. } | Command::Info { .. } | Command::Measure { .. } => Vec::new(),
-        _ => match load() {
+    let needs_cases =
+        matches!(cli.command, Command::Run { .. } | Command::Bench { .. } | Command::Check | Command::List { .. });
+    let cases = if needs_cases {
+        match load() {
             Ok(cases) => cases,
             Err(code) => return code,
-        },
+        }
+    } else {
+        Vec::new()
     };
     match cli.command {
         Command::Check => {
@@ -113,52 +213,314 @@ fn main() -> ExitCode {
             for w in &warnings {
                 eprintln!("{w}");
             }
+            let line = if warnings.is_empty() {
+                format!("{} cases in {}: all valid, no weak checks", cases.len(), dir.display())
+            } else {
+                format!("{} cases in {}: all valid, {} weak check(s)", cases.len(), dir.display(), warnings.len())
+            };
+            emit(&format!("{line}\n"));
             if warnings.is_empty() {
-                println!("{} cases in {}: all valid, no weak checks", cases.len(), dir.display());
                 ExitCode::SUCCESS
             } else {
-                println!("{} cases in {}: all valid, {} weak check(s)", cases.len(), dir.display(), warnings.len());
                 ExitCode::FAILURE
             }
         }
         Command::List { filter } => {
-            for case in select(&cases, filter.as_deref()) {
-                println!("{:<60} {}", case.id, case.rule);
+            let mut out = std::io::stdout().lock();
+            for case in select(&cases, filter.as_deref(), None) {
+                // A closed pipe (`list | head`) ends the listing quietly.
+                if writeln!(out, "{:<60} {}", case.id, case.rule).is_err() {
+                    break;
+                }
             }
             ExitCode::SUCCESS
         }
-        Command::Summary { report } => {
-            let read = std::fs::read_to_string(&report).map_err(|e| e.to_string());
-            match read.and_then(|text| serde_json::from_str::<Report>(&text).map_err(|e| e.to_string())) {
-                Ok(r) => {
-                    print!("{}", r.markdown());
+        Command::Summary { report, format } => match Report::read(&report) {
+            Ok(r) => emit(&match format {
+                SummaryFormat::Markdown => r.markdown(),
+                SummaryFormat::Table => r.summary_table(),
+                SummaryFormat::Junit => r.junit(),
+            }),
+            Err(e) => fail(e),
+        },
+        Command::Compare { base, new } => match (Report::read(&base), Report::read(&new)) {
+            (Ok(b), Ok(n)) => {
+                let c = Comparison::new(&b, &n);
+                emit(&c.text());
+                if c.ok() {
                     ExitCode::SUCCESS
-                }
-                Err(e) => {
-                    eprintln!("cannot read the report {}: {e}", report.display());
-                    ExitCode::from(2)
+                } else {
+                    ExitCode::FAILURE
                 }
             }
-        }
+            (Err(e), _) | (_, Err(e)) => fail(e),
+        },
+        Command::Baseline(BaselineCommand::Bless { report, output }) => bless(&report, output.as_deref()),
+        Command::Matrix { reports, markdown, json, html } => matrix(&reports, markdown, json, html),
         Command::Info { device } => match gpu::probe(device) {
             Ok(info) => {
                 let provenance = Provenance::new(&info, BUILD_COMMIT, now_rfc3339());
-                println!("{}", serde_json::to_string_pretty(&provenance).unwrap_or_default());
-                ExitCode::SUCCESS
+                emit(&format!("{}\n", serde_json::to_string_pretty(&provenance).unwrap_or_default()))
             }
-            Err(e) => {
-                eprintln!("{e}");
-                ExitCode::from(2)
-            }
+            Err(e) => fail(e.to_string()),
         },
-        Command::Run { filter, device, report, deadline, no_figures } => {
-            let opts = RunOptions { cases_dir: dir.clone(), device, case_deadline: Duration::from_secs(deadline) };
-            run(&cases, filter, report, &opts, !no_figures)
+        Command::Run { filter, how, report, junit, baseline, no_figures } => {
+            run(&cases, &dir, filter, &how, report, junit, baseline, !no_figures)
+        }
+        Command::Bench { filter, how, modes, json, reports } => {
+            bench_cmd(&cases, &dir, filter, &how, &modes, json, reports)
         }
         Command::Measure { figure: FigureName::Staging, device, deadline, json, print_cases } => {
             measure_staging(device, Duration::from_secs(deadline), json, print_cases)
         }
     }
+}
+
+/// Prints `text` on stdout; a closed pipe (`... | head`) is not an error.
+fn emit(text: &str) -> ExitCode {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => fail(format!("cannot write to stdout: {e}")),
+    }
+}
+
+fn fail(message: impl std::fmt::Display) -> ExitCode {
+    eprintln!("{message}");
+    ExitCode::from(2)
+}
+
+fn bless(report: &Path, output: Option<&Path>) -> ExitCode {
+    let r = match Report::read(report) {
+        Ok(r) => r,
+        Err(e) => return fail(e),
+    };
+    let mut b = match output.filter(|p| p.exists()) {
+        Some(p) => match Baseline::read(p) {
+            Ok(b) => b,
+            Err(e) => return fail(e),
+        },
+        None => Baseline::default(),
+    };
+    let key = b.bless(&r);
+    let text = b.text();
+    match output {
+        Some(p) => match harness::report::write_atomic(p, text.as_bytes()) {
+            Ok(()) => {
+                eprintln!(
+                    "blessed [{key}] from {} ({} non-pass cases) into {}",
+                    report.display(),
+                    b.sections[&key].len(),
+                    p.display()
+                );
+                ExitCode::SUCCESS
+            }
+            Err(e) => fail(format!("{}: cannot write the baseline: {e}", p.display())),
+        },
+        None => emit(&text),
+    }
+}
+
+fn matrix(reports: &[PathBuf], markdown: Option<PathBuf>, json: Option<PathBuf>, html: Option<PathBuf>) -> ExitCode {
+    let mut read = Vec::new();
+    for p in reports {
+        match Report::read(p) {
+            Ok(r) => read.push(r),
+            Err(e) => return fail(e),
+        }
+    }
+    let m = Matrix::new(&read);
+    let outputs = [(markdown.as_ref(), m.markdown()), (json.as_ref(), m.json()), (html.as_ref(), m.html())];
+    if outputs.iter().all(|(p, _)| p.is_none()) {
+        return emit(&m.markdown());
+    }
+    for (path, text) in outputs {
+        if let Some(p) = path {
+            if let Err(e) = harness::report::write_atomic(p, text.as_bytes()) {
+                return fail(format!("{}: cannot write: {e}", p.display()));
+            }
+            eprintln!("wrote {}", p.display());
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+/// The devices `how` names (probed), the options it gives and the shard; or why not.
+type Prepared = (Vec<gpu::DeviceInfo>, RunOptions, Option<(usize, usize)>);
+
+fn prepare(dir: &Path, how: &RunArgs) -> Result<Prepared, String> {
+    let shard = how.shard.as_deref().map(parse_shard).transpose()?;
+    let mut opts = RunOptions::new(dir.to_path_buf());
+    opts.case_deadline = Duration::from_secs(how.deadline);
+    opts.gate_delay = Duration::from_millis(how.gate_delay);
+    opts.reruns = how.reruns;
+    opts.process_per_case = how.isolate;
+    // Mock child mode (harness::runner::mock): no GPU; demos and the CI browser test make reports this way.
+    if let Ok(spec) = std::env::var(runner::mock::MOCK_ENV) {
+        opts.mock = Some(spec);
+        let devices = parse_devices(&how.devices, 2)?
+            .into_iter()
+            .map(|o| harness::gpu::DeviceInfo { ordinal: o, uuid: format!("GPU-mock-{o}"), ..runner::mock_device() })
+            .collect::<Vec<_>>();
+        opts.restrict_visibility = devices.len() > 1;
+        return Ok((devices, opts, shard));
+    }
+    let count = gpu::probe(0).map(|d| d.device_count as usize).map_err(|e| format!("cannot run the suite: {e}"))?;
+    let ordinals = parse_devices(&how.devices, count)?;
+    let devices = ordinals
+        .iter()
+        .map(|&o| gpu::probe(o).map_err(|e| format!("cannot run the suite on device {o}: {e}")))
+        .collect::<Result<Vec<_>, _>>()?;
+    // A single device as given keeps the environment's visibility; several get one GPU each.
+    opts.restrict_visibility = devices.len() > 1;
+    Ok((devices, opts, shard))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn run(
+    cases: &[Case],
+    dir: &Path,
+    filter: Option<String>,
+    how: &RunArgs,
+    report_path: Option<PathBuf>,
+    junit: Option<PathBuf>,
+    baseline: Option<PathBuf>,
+    with_figures: bool,
+) -> ExitCode {
+    let (devices, mut opts, shard) = match prepare(dir, how) {
+        Ok(p) => p,
+        Err(e) => return fail(e),
+    };
+    let started_at = now_rfc3339();
+    let provenance = Provenance::new(&devices[0], BUILD_COMMIT, started_at.clone());
+    if let Some(path) = &baseline {
+        let section = Baseline::read(path).and_then(|b| b.section(&Key::of(&provenance)).cloned());
+        match section {
+            Ok(section) => opts.baseline = Some(section),
+            Err(e) => return fail(format!("{}: {e}", path.display())),
+        }
+    }
+    let selected = select(cases, filter.as_deref(), shard);
+    let names: Vec<String> = devices.iter().map(|d| format!("{} {} ({})", d.ordinal, d.name, d.uuid)).collect();
+    let d = &devices[0];
+    eprintln!(
+        "{} cases on {}, driver {}, runtime {}; gate delay {} ms, {} re-run(s), {}",
+        selected.len(),
+        names.join(" + "),
+        gpu::version_string(d.driver_version),
+        gpu::version_string(d.runtime_version),
+        how.gate_delay.min(300),
+        how.reruns,
+        if how.isolate { "one process per case" } else { "worker processes" }
+    );
+    if gpu::launch_blocking() {
+        eprintln!("warning: CUDA_LAUNCH_BLOCKING=1 makes every launch synchronous; cases with gates are not supported");
+    }
+    let bar = ProgressBar::new(selected.len() as u64);
+    bar.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} {elapsed_precise} {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let path = report_path.unwrap_or_else(|| default_report_path(&provenance));
+    let header = ReportHeader {
+        commit: BUILD_COMMIT.to_owned(),
+        started_at,
+        filter: filter.clone().unwrap_or_default(),
+        shard: how.shard.clone(),
+        baseline: baseline.as_ref().map(|p| p.display().to_string()),
+    };
+    let start = std::time::Instant::now();
+    let mut report = runner::run_to_report(&selected, &devices, &opts, &header, Some(&path), |result, error| {
+        bar.set_message(result.id.clone());
+        if result.verdict.kind.is_failure() || result.verdict.kind == harness::verdict::VerdictKind::Flake {
+            bar.println(format!("{} {}", result.verdict.kind, result.id));
+        }
+        if let Some(e) = error {
+            bar.println(format!("cannot write the report to {}: {e}", path.display()));
+        }
+        bar.inc(1);
+    });
+    bar.finish_and_clear();
+    // The figures come after the cases (whose report is already written), in worker processes of their own: they
+    // are recorded, never asserted, so they change neither a verdict nor the exit status.
+    let figure_filter = filter.as_deref().filter(|f| !f.is_empty());
+    report.figures = (with_figures && opts.mock.is_none() && shard.is_none_or(|(i, _)| i == 1))
+        .then(|| measure_figures(&devices[0], figure_filter, opts.case_deadline))
+        .filter(|staging| !staging.is_empty())
+        .map(|staging| Figures { staging });
+    report.wall_ms = start.elapsed().as_millis() as u64;
+    report.complete = true;
+    emit(&report.summary_table());
+    if let Err(e) = report.write(&path) {
+        return fail(format!("cannot write the report to {}: {e}", path.display()));
+    }
+    eprintln!("report: {} ({:.1} s)", path.display(), report.wall_ms as f64 / 1000.0);
+    if let Some(j) = junit {
+        if let Err(e) = harness::report::write_atomic(&j, report.junit().as_bytes()) {
+            return fail(format!("cannot write the JUnit report to {}: {e}", j.display()));
+        }
+        eprintln!("junit: {}", j.display());
+    }
+    if report.passed() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+fn bench_cmd(
+    cases: &[Case],
+    dir: &Path,
+    filter: Option<String>,
+    how: &RunArgs,
+    modes: &str,
+    json: Option<PathBuf>,
+    reports: Option<PathBuf>,
+) -> ExitCode {
+    let (devices, opts, shard) = match prepare(dir, how) {
+        Ok(p) => p,
+        Err(e) => return fail(e),
+    };
+    let mut list = Vec::new();
+    for word in modes.split(',').map(str::trim) {
+        match Mode::from_word(word) {
+            Some(Mode::WorkersAllDevices) if devices.len() < 2 => {
+                eprintln!("workers-all-devices skipped: --devices gives one GPU");
+            }
+            Some(m) => list.push(m),
+            None => {
+                let known: Vec<&str> = Mode::ALL.iter().map(|m| m.word()).collect();
+                return fail(format!("--modes: unknown mode `{word}` (one of {})", known.join(", ")));
+            }
+        }
+    }
+    let selected = select(cases, filter.as_deref(), shard);
+    let results = bench::bench(&selected, &devices, &opts, &list, |what| eprintln!("bench: {what} ..."));
+    let figures: Vec<bench::Figure> = results.iter().map(|(f, _)| f.clone()).collect();
+    if let Some(folder) = &reports {
+        let started_at = now_rfc3339();
+        for (f, results) in &results {
+            let mut r = Report::new(
+                Provenance::new(&devices[0], BUILD_COMMIT, started_at.clone()),
+                filter.clone().unwrap_or_default(),
+                (f.wall_s * 1000.0) as u64,
+                results.clone(),
+            );
+            r.complete = true;
+            let p = folder.join(format!("{}.json", f.mode.word()));
+            if let Err(e) = r.write(&p) {
+                return fail(format!("cannot write {}: {e}", p.display()));
+            }
+        }
+    }
+    if let Some(p) = &json {
+        let text = serde_json::to_string_pretty(&figures).unwrap_or_default();
+        if let Err(e) = harness::report::write_atomic(p, text.as_bytes()) {
+            return fail(format!("cannot write {}: {e}", p.display()));
+        }
+    }
+    emit(&bench::table(&figures))
 }
 
 /// `measure staging`: the four series, printed as text or JSON.
@@ -198,100 +560,10 @@ fn measure_figures(device: &gpu::DeviceInfo, filter: Option<&str>, deadline: Dur
     figures
 }
 
-fn select<'a>(cases: &'a [Case], filter: Option<&str>) -> Vec<&'a Case> {
-    cases.iter().filter(|c| filter.is_none_or(|f| c.id.contains(f))).collect()
-}
-
-fn run(
-    cases: &[Case],
-    filter: Option<String>,
-    report_path: Option<PathBuf>,
-    opts: &RunOptions,
-    with_figures: bool,
-) -> ExitCode {
-    let device = match gpu::probe(opts.device) {
-        Ok(device) => device,
-        Err(e) => {
-            eprintln!("cannot run the suite: {e}");
-            return ExitCode::from(2);
-        }
-    };
-    let started_at = now_rfc3339();
-    let selected = select(cases, filter.as_deref());
-    eprintln!(
-        "{} cases on {} ({}), driver {}, runtime {}",
-        selected.len(),
-        device.name,
-        device.uuid,
-        gpu::version_string(device.driver_version),
-        gpu::version_string(device.runtime_version)
-    );
-    if gpu::launch_blocking() {
-        eprintln!("warning: CUDA_LAUNCH_BLOCKING=1 makes every launch synchronous; cases with gates are not supported");
-    }
-    let bar = ProgressBar::new(selected.len() as u64);
-    bar.set_style(
-        ProgressStyle::with_template("{bar:40} {pos}/{len} {elapsed_precise} {msg}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
-    let start = Instant::now();
-    let provenance = Provenance::new(&device, BUILD_COMMIT, started_at);
-    let filter = filter.unwrap_or_default();
-    let path = report_path.unwrap_or_else(|| default_report_path(&provenance));
-    let mut results = Vec::with_capacity(selected.len());
-    for case in selected {
-        bar.set_message(case.id.clone());
-        let result = runner::run_isolated(case, &device, opts);
-        if result.verdict.kind.is_failure() {
-            bar.println(format!("{} {}", result.verdict.kind, result.id));
-        }
-        results.push(result);
-        bar.inc(1);
-        // Rewrite the report after every case, so a run killed half-way still leaves what it had obtained.
-        let partial =
-            Report::new(provenance.clone(), filter.clone(), start.elapsed().as_millis() as u64, results.clone());
-        if let Err(e) = write_report(&partial, &path) {
-            bar.println(format!("cannot write the report to {}: {e}", path.display()));
-        }
-    }
-    bar.finish_and_clear();
-    // The figures come after the cases (whose report is already written), in worker processes of their own: they
-    // are recorded, never asserted, so they change neither a verdict nor the exit status.
-    let figures = with_figures
-        .then(|| measure_figures(&device, Some(filter.as_str()).filter(|f| !f.is_empty()), opts.case_deadline))
-        .filter(|staging| !staging.is_empty())
-        .map(|staging| Figures { staging });
-    let wall_ms = start.elapsed().as_millis() as u64;
-    let mut report = Report::new(provenance, filter, wall_ms, results);
-    report.figures = figures;
-    report.complete = true;
-    println!("{}", report.summary_table());
-    match write_report(&report, &path) {
-        Ok(()) => eprintln!("report: {} ({:.1} s)", path.display(), wall_ms as f64 / 1000.0),
-        Err(e) => {
-            eprintln!("cannot write the report to {}: {e}", path.display());
-            return ExitCode::from(2);
-        }
-    }
-    if report.passed() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    }
-}
-
 fn default_report_path(p: &Provenance) -> PathBuf {
     let gpu: String = p.gpu_name.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect();
     let stamp: String = p.started_at.chars().filter(|c| c.is_ascii_digit()).take(14).collect();
     PathBuf::from("reports").join(format!("{gpu}-driver-{}-{stamp}.json", p.driver_version))
-}
-
-fn write_report(report: &Report, path: &std::path::Path) -> std::io::Result<()> {
-    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent)?;
-    }
-    let json = serde_json::to_string_pretty(report).map_err(std::io::Error::other)?;
-    std::fs::write(path, json)
 }
 
 fn now_rfc3339() -> String {

@@ -1,39 +1,64 @@
 //! Every case under `cases/` as one libtest trial named by its id (`cargo test -- capture/` filters), plus one
-//! CPU-only trial per case file that parses and validates it, and `lint/suite`, the weak-case lint over all of them.
+//! CPU-only trial per case file that parses and validates it, `lint/suite` (the weak-case lint over all of them),
+//! the runner's trials in mock child mode (`runner/...`: crash, timeout, dirty context, flakes, gate delays,
+//! baselines; no GPU needed) and the command line's (`cli/...`).
 //!
 //! Verdicts map onto libtest: pass, variant and quality-warning pass (their detail is printed); not-supported and
-//! skipped are ignored with the reason; fail, crash and timeout fail with the rule, the source, what failed and the
-//! trace. Each case runs in a child process (this binary re-executed), one at a time whatever `--test-threads`
-//! says: the legacy stream and the device are process-wide and machine-wide state.
+//! skipped are ignored with the reason; fail, crash, timeout and flake fail with the text of
+//! `harness::report::trace::failure_text`. The cases run in worker processes of this binary (re-executed), one at a
+//! time whatever `--test-threads` says: the legacy stream and the device are process-wide and machine-wide state.
+
+#[path = "conformance/runner_trials.rs"]
+mod runner_trials;
 
 use cuda_conformance::{cases_dir, kernel_table};
 use harness::case::ast::Case;
-use harness::gpu::{self, DeviceInfo, NoDevice};
-use harness::runner::{self, CaseResult, RunOptions};
+use harness::gpu::{self, DeviceInfo};
+use harness::report::{trace::failure_text, CaseResult};
+use harness::runner::{self, DeviceRunner, RunOptions};
 use harness::verdict::VerdictKind;
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
-
-/// Held by each GPU trial while it runs.
-static GPU: Mutex<()> = Mutex::new(());
+use std::sync::{Arc, Mutex, OnceLock};
 
 fn main() {
     runner::serve_child_request(kernel_table);
     let args = Arguments::from_args();
     let dir = cases_dir();
     let mut trials = validation_trials(&dir);
-    trials.extend(isolation_trials(&dir));
+    trials.extend(runner_trials::trials(&dir));
     // On invalid files the validation trials report the diagnostics, and no case can run.
     if let Ok(cases) = harness::suite::load_dir(&dir) {
-        let device = Arc::new(gpu::probe(0));
-        if let Err(reason) = device.as_ref() {
+        let gpu = Arc::new(Gpu {
+            dir: dir.clone(),
+            device: gpu::probe(0).map_err(|e| e.to_string()),
+            runner: OnceLock::new(),
+        });
+        if let Err(reason) = &gpu.device {
             eprintln!("GPU cases ignored: {reason}");
         }
-        let opts = Arc::new(RunOptions { cases_dir: dir, device: 0, case_deadline: Duration::from_secs(60) });
-        trials.extend(cases.into_iter().map(|case| case_trial(case, Arc::clone(&device), Arc::clone(&opts))));
+        trials.extend(cases.into_iter().map(|case| case_trial(case, Arc::clone(&gpu))));
     }
     libtest_mimic::run(&args, trials).exit();
+}
+
+/// The device and the one runner (a worker process, replaced when a case kills or dirties it) the GPU trials share.
+struct Gpu {
+    dir: std::path::PathBuf,
+    device: Result<DeviceInfo, String>,
+    runner: OnceLock<Mutex<DeviceRunner<'static>>>,
+}
+
+impl Gpu {
+    fn run(&self, device: &DeviceInfo, case: &Case) -> CaseResult {
+        let runner = self.runner.get_or_init(|| {
+            // Leaked once per test binary: the runner borrows its device and options for the binary's lifetime.
+            let device: &'static DeviceInfo = Box::leak(Box::new(device.clone()));
+            let opts: &'static RunOptions = Box::leak(Box::new(RunOptions::new(self.dir.clone())));
+            let exe = std::env::current_exe().unwrap_or_default();
+            Mutex::new(DeviceRunner::new(device, opts, exe))
+        });
+        runner.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).run_case(case)
+    }
 }
 
 /// One CPU-only trial per case file: it parses and validates, and fails with every diagnostic.
@@ -73,16 +98,6 @@ fn validation_trials(dir: &std::path::Path) -> Vec<Trial> {
 
 /// The weak-case lint over the shipped cases (CPU only; what `cuda-conformance check` also runs): fails with every
 /// warning, so a case that cannot fail never lands.
-///
-/// When this trial was written (branch `lint`, before the case fixes of issue 7) it failed on these shipped cases,
-/// which another change rewrites; drop this list once they pass:
-/// - exhaustive-variant: async-copy/memcpy-h2d-pageable-small-either, async-copy/memcpy-async-d2h-pageable-small-either,
-///   async-copy/memcpy-async-d2h-pageable-large-either, async-copy/memcpy-async-h2d-pageable-small-either,
-///   async-copy/memcpy-async-h2d-pageable-large-either (waited-for | not-waited-for);
-///   capture/end-from-other-thread-global, capture/wait-uncaptured-event-rejected,
-///   capture/callback-not-capturable (both variants), capture/merge-of-two-captures-rejected,
-///   capture/wait-never-recorded-event-in-capture, events/external-flags-invalid-outside-capture (both variants)
-///   (alternatives naming every code of the `=>` list).
 fn lint_trial(dir: std::path::PathBuf) -> Trial {
     Trial::test("lint/suite", move || {
         let cases = harness::suite::load_dir(&dir).map_err(diagnostics)?;
@@ -96,64 +111,16 @@ fn lint_trial(dir: std::path::PathBuf) -> Trial {
     })
 }
 
-/// CPU-only trials of the isolation itself: a child that dies without a result, or outlives its deadline, costs
-/// one case a `crash` or `timeout` verdict and never the run.
-fn isolation_trials(dir: &std::path::Path) -> Vec<Trial> {
-    let case = || harness::suite::load_dir(dir).ok().and_then(|cases| cases.into_iter().next());
-    let device = || DeviceInfo {
-        ordinal: 0,
-        name: "synthetic".into(),
-        uuid: "GPU-synthetic".into(),
-        compute_capability: (9, 0),
-        multiprocessors: 1,
-        concurrent_kernels: true,
-        async_engine_count: 2,
-        can_map_host_memory: true,
-        memory_pools: true,
-        unified_addressing: true,
-        stream_priority_range: (-1, 0),
-        device_count: 1,
-        driver_version: 13000,
-        runtime_version: 13000,
-    };
-    let (crash_case, timeout_case) = (case(), case());
-    vec![
-        Trial::test("runner/a-child-without-a-result-is-a-crash", move || {
-            let case = crash_case.ok_or("no case to run")?;
-            // The child cannot load its cases from a folder that does not exist, so it exits without a result.
-            let opts = RunOptions {
-                cases_dir: "/nonexistent/cases".into(),
-                device: 0,
-                case_deadline: Duration::from_secs(60),
-            };
-            let result = runner::run_isolated(&case, &device(), &opts);
-            match result.verdict.kind {
-                VerdictKind::Crash => Ok(()),
-                other => Err(format!("expected crash, got {other}: {:?}", result.verdict.messages).into()),
-            }
-        }),
-        Trial::test("runner/a-child-past-its-deadline-is-a-timeout", move || {
-            let case = timeout_case.ok_or("no case to run")?;
-            let opts = RunOptions { cases_dir: "/nonexistent/cases".into(), device: 0, case_deadline: Duration::ZERO };
-            let result = runner::run_isolated(&case, &device(), &opts);
-            match result.verdict.kind {
-                VerdictKind::Timeout => Ok(()),
-                other => Err(format!("expected timeout, got {other}: {:?}", result.verdict.messages).into()),
-            }
-        }),
-    ]
-}
-
 fn diagnostics(list: Vec<harness::case::Diagnostic>) -> Failed {
     let lines: Vec<String> = list.iter().map(|d| d.to_string()).collect();
     lines.join("\n").into()
 }
 
-fn case_trial(case: Case, device: Arc<Result<DeviceInfo, NoDevice>>, opts: Arc<RunOptions>) -> Trial {
+fn case_trial(case: Case, gpu: Arc<Gpu>) -> Trial {
     let name = case.id.clone();
     let area = case.area().to_owned();
     Trial::ignorable_test(name, move || {
-        let device = match device.as_ref() {
+        let device = match &gpu.device {
             Ok(device) => device,
             // The bundle's run-tests.sh sets this: on a GPU host, a missing device is a failure, not a skip.
             Err(reason) if std::env::var("CUDA_CONFORMANCE_REQUIRE_GPU").is_ok_and(|v| v == "1") => {
@@ -161,11 +128,7 @@ fn case_trial(case: Case, device: Arc<Result<DeviceInfo, NoDevice>>, opts: Arc<R
             }
             Err(reason) => return Ok(Completion::ignored_with(reason)),
         };
-        let result = {
-            let _gpu = GPU.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-            runner::run_isolated(&case, device, &opts)
-        };
-        outcome(&case, result)
+        outcome(&case, gpu.run(device, &case))
     })
     .with_kind(area)
 }
@@ -173,7 +136,7 @@ fn case_trial(case: Case, device: Arc<Result<DeviceInfo, NoDevice>>, opts: Arc<R
 fn outcome(case: &Case, result: CaseResult) -> Result<Completion, Failed> {
     let detail = result.verdict.messages.join("; ");
     match result.verdict.kind {
-        VerdictKind::Pass => Ok(Completion::Completed),
+        VerdictKind::Pass | VerdictKind::ExpectedFail => Ok(Completion::Completed),
         VerdictKind::Variant | VerdictKind::QualityWarning => {
             let variant = result.verdict.variant.as_deref().unwrap_or("");
             eprintln!("{}: {} {variant} {detail}", case.id, result.verdict.kind);
@@ -182,21 +145,10 @@ fn outcome(case: &Case, result: CaseResult) -> Result<Completion, Failed> {
         VerdictKind::NotSupported | VerdictKind::Skipped => {
             Ok(Completion::ignored_with(format!("{}: {detail}", result.verdict.kind)))
         }
-        VerdictKind::Fail | VerdictKind::Crash | VerdictKind::Timeout => Err(failure_text(&result).into()),
+        VerdictKind::Fail
+        | VerdictKind::Crash
+        | VerdictKind::Timeout
+        | VerdictKind::Flake
+        | VerdictKind::UnexpectedPass => Err(failure_text(&result).into()),
     }
-}
-
-fn failure_text(result: &CaseResult) -> String {
-    let mut text = format!(
-        "{} {}\n  rule:   {}\n  source: {}\n  at:     {}\n",
-        result.verdict.kind, result.id, result.rule, result.source, result.location
-    );
-    for m in &result.verdict.messages {
-        text.push_str(&format!("  - {m}\n"));
-    }
-    if let Some(obs) = &result.observations {
-        text.push_str("  trace:\n");
-        text.push_str(&obs.trace_text("    "));
-    }
-    text
 }

@@ -18,6 +18,7 @@
 include!(concat!(env!("OUT_DIR"), "/bindings.rs"));
 
 mod cast_macros;
+mod error_name;
 pub use cast_macros::*;
 
 /// `CUDART_VERSION` of the headers the bindings were generated from (e.g. `13000` for CUDA 13.0).

@@ -30,10 +30,17 @@ pub enum VerdictKind {
     Crash,
     /// Not run (no device).
     Skipped,
+    /// The runner's, not the judge's: runs of the case disagreed (an unexpected result that did not reproduce, or a
+    /// variant case that showed two variants). The attempts are in the case's result.
+    Flake,
+    /// The runner's, with a baseline: a failure the baseline expects on this GPU, driver and runtime.
+    ExpectedFail,
+    /// The runner's, with a baseline: the baseline expects a failure and the case passed (update the baseline).
+    UnexpectedPass,
 }
 
 impl VerdictKind {
-    pub const ALL: [VerdictKind; 8] = [
+    pub const ALL: [VerdictKind; 11] = [
         VerdictKind::Pass,
         VerdictKind::Fail,
         VerdictKind::NotSupported,
@@ -42,11 +49,19 @@ impl VerdictKind {
         VerdictKind::Timeout,
         VerdictKind::Crash,
         VerdictKind::Skipped,
+        VerdictKind::Flake,
+        VerdictKind::ExpectedFail,
+        VerdictKind::UnexpectedPass,
     ];
 
-    /// Fail, timeout and crash: the verdicts that fail a run.
+    /// Fail, timeout, crash and unexpected pass: the verdicts that fail a run.
     pub fn is_failure(self) -> bool {
-        matches!(self, VerdictKind::Fail | VerdictKind::Timeout | VerdictKind::Crash)
+        matches!(self, VerdictKind::Fail | VerdictKind::Timeout | VerdictKind::Crash | VerdictKind::UnexpectedPass)
+    }
+
+    /// The verdict called `word` (`pass`, `not-supported`, ...).
+    pub fn from_word(word: &str) -> Option<VerdictKind> {
+        VerdictKind::ALL.into_iter().find(|k| k.as_str() == word)
     }
 
     pub fn as_str(self) -> &'static str {
@@ -59,6 +74,9 @@ impl VerdictKind {
             VerdictKind::Timeout => "timeout",
             VerdictKind::Crash => "crash",
             VerdictKind::Skipped => "skipped",
+            VerdictKind::Flake => "flake",
+            VerdictKind::ExpectedFail => "expected-fail",
+            VerdictKind::UnexpectedPass => "unexpected-pass",
         }
     }
 }

@@ -177,6 +177,9 @@ impl Buffer {
 
     /// After a successful cudaFreeAsync: the memory is no longer ours to free.
     pub fn disown(self) {
+        if matches!(self.storage, Storage::Device(_)) {
+            super::resources::forgotten();
+        }
         std::mem::forget(self);
     }
 

@@ -888,7 +888,10 @@ fn interpret(ctx: &Ctx, st: &mut Objects, index: usize, op: &Op, t: &mut Timed) 
             let g = ctx.gates.index(gate).ok_or_else(|| format!("no gate {gate} is declared"))?;
             match after_ns {
                 None => t.host(|| ctx.gates.open(g, GateOpener::Script)),
-                Some(ns) => t.host(|| ctx.keeper.open_at(g, Instant::now() + Duration::from_nanos(*ns))),
+                Some(ns) => {
+                    let delay = Duration::from_nanos(*ns).mul_f64(ctx.opts.gate_delay_scale);
+                    t.host(|| ctx.keeper.open_at(g, Instant::now() + delay))
+                }
             }
             Ok(())
         }

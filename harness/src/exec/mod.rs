@@ -58,12 +58,21 @@ pub struct ExecOptions {
     pub gate_timeout_ns: u64,
     /// The watchdog opens every gate this long after the case started, whatever the script is doing.
     pub case_deadline: Duration,
+    /// `open G after D` opens after D times this (1: as written). The runner shortens the written delays, and runs
+    /// a case again at 1 when a short delay may have decided its verdict (see [`crate::runner`]).
+    pub gate_delay_scale: f64,
 }
 
 impl Default for ExecOptions {
     fn default() -> Self {
-        ExecOptions { gate_timeout_ns: 10_000_000_000, case_deadline: Duration::from_secs(20) }
+        ExecOptions { gate_timeout_ns: 10_000_000_000, case_deadline: Duration::from_secs(20), gate_delay_scale: 1.0 }
     }
+}
+
+/// CUDA objects and allocations the executor holds right now, in this process (streams, events, graphs, device and
+/// pinned memory): zero between cases, or a case left something behind.
+pub fn live_objects() -> usize {
+    resources::live_objects()
 }
 
 /// The GPU-side objects of a run. Dropping it opens every gate before anything is freed, so even an unwinding

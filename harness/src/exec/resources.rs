@@ -5,6 +5,29 @@
 use cuda_sys as sys;
 use std::ffi::c_void;
 use std::ptr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Owned objects alive in this process (see [`super::live_objects`]).
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+
+pub fn live_objects() -> usize {
+    LIVE.load(Ordering::SeqCst)
+}
+
+fn born(raw_is_null: bool) {
+    if !raw_is_null {
+        LIVE.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+fn gone() {
+    LIVE.fetch_sub(1, Ordering::SeqCst);
+}
+
+/// An owned object freed by other means (cudaFreeAsync) and then forgotten.
+pub fn forgotten() {
+    gone();
+}
 
 /// What the script's `destroy` does to an owned object: free it now. Only on success is the handle gone (on
 /// failure CUDA still holds the object, and cleanup frees it again).
@@ -37,6 +60,7 @@ macro_rules! owned {
             /// Takes ownership of `raw`, which must come from the CUDA call that this type frees with
             #[doc = concat!("`", stringify!($free), "` (or be null, which owns nothing).")]
             pub fn from_raw(raw: $raw) -> Self {
+                born(raw.is_null());
                 $name { raw }
             }
 
@@ -50,6 +74,7 @@ macro_rules! owned {
                 if raw.is_null() {
                     return sys::cudaError::cudaSuccess;
                 }
+                gone();
                 // SAFETY: raw came from the matching creation call and is freed only here (Drop now sees null).
                 unsafe { $free(raw) }
             }
@@ -65,6 +90,7 @@ macro_rules! owned {
                 let code = unsafe { $free(self.raw) };
                 if code == sys::cudaError::cudaSuccess {
                     self.raw = ptr::null_mut();
+                    gone();
                 }
                 code
             }
@@ -73,6 +99,7 @@ macro_rules! owned {
         impl Drop for $name {
             fn drop(&mut self) {
                 if !self.raw.is_null() {
+                    gone();
                     // SAFETY: as in `release`; the handle is not used after this.
                     let _ = unsafe { $free(self.raw) };
                 }

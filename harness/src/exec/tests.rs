@@ -266,7 +266,8 @@ fn null_kernels() -> KernelTable {
 #[test]
 fn every_operation_is_recorded_without_panic_or_hang() {
     let case = every_operation();
-    let opts = ExecOptions { gate_timeout_ns: 1_000_000_000, case_deadline: Duration::from_secs(5) };
+    let opts =
+        ExecOptions { gate_timeout_ns: 1_000_000_000, case_deadline: Duration::from_secs(5), ..ExecOptions::default() };
     let started = Instant::now();
     let obs = run_case(&case, &null_kernels(), &h100(), &opts);
     assert!(started.elapsed() < Duration::from_secs(10), "took {:?}", started.elapsed());

@@ -632,6 +632,10 @@ mod tests {
             verdict: Verdict { kind, variant: None, observed: observed.map(Into::into), messages: vec!["why".into()] },
             observations: Some(observations),
             wall_ms: 0,
+            device: None,
+            attempts: Vec::new(),
+            dirty: None,
+            baseline: None,
         }
     }
 

@@ -460,7 +460,22 @@ fn the_watchdog_makes_a_timeout_and_a_failed_final_sync_fails() {
 #[test]
 fn verdict_kinds_print_and_serialise_in_kebab_case() {
     let names: Vec<String> = VerdictKind::ALL.iter().map(|k| k.to_string()).collect();
-    assert_eq!(names, ["pass", "fail", "not-supported", "variant", "quality-warning", "timeout", "crash", "skipped"]);
+    assert_eq!(
+        names,
+        [
+            "pass",
+            "fail",
+            "not-supported",
+            "variant",
+            "quality-warning",
+            "timeout",
+            "crash",
+            "skipped",
+            "flake",
+            "expected-fail",
+            "unexpected-pass"
+        ]
+    );
     for k in VerdictKind::ALL {
         assert_eq!(serde_json::to_string(&k).unwrap(), format!("\"{k}\""));
     }

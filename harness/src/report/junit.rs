@@ -1,0 +1,130 @@
+//! JUnit XML for CI dashboards (`run --junit FILE`, `summary --format junit REPORT`): one `<testcase>` per case,
+//! named by its id in a class named by its area. Fail, crash, timeout and unexpected pass are `<failure>`s whose
+//! text is what `cargo test` prints for the case ([`super::trace::failure_text`]); not-supported and skipped are
+//! `<skipped>` with the reason; a flake, a variant or an expected failure passes, with its detail in `<system-out>`.
+
+use super::{trace, Report};
+use crate::verdict::VerdictKind;
+use std::fmt::Write as _;
+
+impl Report {
+    pub fn junit(&self) -> String {
+        let p = &self.provenance;
+        let suite = format!("{} driver {} runtime {}", p.gpu_name, p.driver_release, p.runtime_version);
+        let count = |f: fn(VerdictKind) -> bool| self.cases.iter().filter(|c| f(c.verdict.kind)).count();
+        let failures = count(VerdictKind::is_failure);
+        let skipped = count(|k| matches!(k, VerdictKind::NotSupported | VerdictKind::Skipped));
+        let seconds = self.wall_ms as f64 / 1000.0;
+        let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+        let _ = writeln!(
+            out,
+            "<testsuites name=\"cuda-conformance\" tests=\"{}\" failures=\"{failures}\" errors=\"0\" skipped=\"{skipped}\" time=\"{seconds:.3}\">",
+            self.cases.len()
+        );
+        let _ = writeln!(
+            out,
+            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failures}\" errors=\"0\" skipped=\"{skipped}\" time=\"{seconds:.3}\" timestamp=\"{}\" hostname=\"{}\">",
+            xml(&suite),
+            self.cases.len(),
+            xml(&p.started_at),
+            xml(&p.hostname)
+        );
+        let _ = writeln!(out, "    <properties>");
+        for (name, value) in [
+            ("gpu", &p.gpu_name),
+            ("gpu_uuid", &p.gpu_uuid),
+            ("driver", &p.driver_release),
+            ("driver_version", &p.driver_version),
+            ("runtime", &p.runtime_version),
+            ("commit", &p.commit),
+        ] {
+            let _ = writeln!(out, "      <property name=\"{name}\" value=\"{}\"/>", xml(value));
+        }
+        let _ = writeln!(out, "    </properties>");
+        for c in &self.cases {
+            let _ = write!(
+                out,
+                "    <testcase classname=\"cuda-conformance.{}\" name=\"{}\" file=\"{}\" time=\"{:.3}\"",
+                xml(&c.area),
+                xml(&c.id),
+                xml(c.location.rsplit_once(':').map_or(c.location.as_str(), |(f, _)| f)),
+                c.wall_ms as f64 / 1000.0
+            );
+            let first = c.verdict.messages.first().map(String::as_str).unwrap_or("");
+            let kind = c.verdict.kind;
+            if kind.is_failure() {
+                let _ = writeln!(out, ">");
+                let _ = writeln!(
+                    out,
+                    "      <failure type=\"{kind}\" message=\"{}\">{}</failure>",
+                    xml(&format!("{kind}: {first}")),
+                    xml(&trace::failure_text(c))
+                );
+                let _ = writeln!(out, "    </testcase>");
+            } else if matches!(kind, VerdictKind::NotSupported | VerdictKind::Skipped) {
+                let _ = writeln!(out, ">");
+                let _ = writeln!(out, "      <skipped message=\"{}\"/>", xml(&format!("{kind}: {first}")));
+                let _ = writeln!(out, "    </testcase>");
+            } else if kind != VerdictKind::Pass {
+                let _ = writeln!(out, ">");
+                let detail = format!("{}: {}\n{}", c.outcome(), c.id, c.verdict.messages.join("\n"));
+                let _ = writeln!(out, "      <system-out>{}</system-out>", xml(&detail));
+                let _ = writeln!(out, "    </testcase>");
+            } else {
+                let _ = writeln!(out, "/>");
+            }
+        }
+        out.push_str("  </testsuite>\n</testsuites>\n");
+        out
+    }
+}
+
+/// Text as XML character data or attribute value; characters XML 1.0 cannot hold at all become U+FFFD.
+pub(crate) fn xml(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for ch in text.chars() {
+        match ch {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            '\n' | '\t' | '\r' => out.push(ch),
+            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => out.push('\u{FFFD}'),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::{report, result};
+    use crate::verdict::VerdictKind;
+
+    #[test]
+    fn failures_carry_the_cargo_test_text_and_skips_their_reason() {
+        let r = report(
+            "H100",
+            13000,
+            vec![
+                result("events/a", VerdictKind::Pass, None),
+                result("events/b<&>", VerdictKind::Fail, None),
+                result("capture/c", VerdictKind::NotSupported, None),
+                result("implicit-sync/d", VerdictKind::Variant, Some("concurrent")),
+            ],
+        );
+        let xml = r.junit();
+        assert!(xml.contains(r#"tests="4" failures="1" errors="0" skipped="1""#), "{xml}");
+        assert!(xml.contains(r#"<testcase classname="cuda-conformance.events" name="events/a" file="cases/test.case""#));
+        assert!(xml.contains("name=\"events/b&lt;&amp;&gt;\""), "{xml}");
+        // The failure text is the cargo test text: verdict and id, rule, source, location, messages.
+        let text = super::super::trace::failure_text(&r.cases[1]);
+        assert!(xml.contains(&super::xml(&text)), "{xml}");
+        assert!(text.starts_with("fail events/b<&>\n  rule:   the rule of events/b<&>\n"), "{text}");
+        assert!(xml.contains(r#"<skipped message="not-supported: line 9: why capture/c is not-supported"/>"#));
+        assert!(xml.contains("<system-out>variant concurrent: implicit-sync/d"), "{xml}");
+        assert_eq!(xml.matches("<testcase ").count(), 4);
+        assert_eq!(super::xml("a\u{1}b"), "a\u{FFFD}b");
+    }
+}

@@ -1,0 +1,118 @@
+//! The Markdown summary of a report (`cuda-conformance summary REPORT`).
+
+use super::{CaseResult, Report};
+use crate::verdict::VerdictKind;
+use std::fmt::Write as _;
+
+impl Report {
+    /// A short Markdown summary for people: provenance, verdicts by area, and every case that did not simply pass
+    /// (variants with the behaviour this driver showed, quality warnings, failures, unsupported cases).
+    pub fn markdown(&self) -> String {
+        let p = &self.provenance;
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "# {} — driver {} (CUDA {}), runtime {}\n",
+            p.gpu_name, p.driver_release, p.driver_version, p.runtime_version
+        );
+        let _ = writeln!(out, "| | |\n|---|---|");
+        let _ = writeln!(
+            out,
+            "| GPU | {} (`{}`), compute capability {}, {} SMs |",
+            p.gpu_name, p.gpu_uuid, p.compute_capability, p.multiprocessors
+        );
+        let _ = writeln!(
+            out,
+            "| concurrency | concurrentKernels {}, asyncEngineCount {}, stream priorities {:?} |",
+            p.concurrent_kernels, p.async_engine_count, p.stream_priority_range
+        );
+        let _ = writeln!(
+            out,
+            "| build | commit `{}`, bindings from CUDA {}, cudart linked {} |",
+            p.commit, p.bindings_cudart_version, p.cudart_link
+        );
+        let env: Vec<String> = p.cuda_environment.iter().map(|(k, v)| format!("`{k}={v}`")).collect();
+        let _ = writeln!(
+            out,
+            "| environment | {} |",
+            if env.is_empty() { "(no CUDA_* variables)".to_owned() } else { env.join(", ") }
+        );
+        let settings: Vec<String> = p.semantic_environment.iter().map(|(k, v)| format!("{k} = {v}")).collect();
+        if !settings.is_empty() {
+            let _ = writeln!(out, "| in effect | {} |", settings.join("; "));
+        }
+        let _ = writeln!(
+            out,
+            "| run | {} on `{}`, {} cases, {:.1} s{} |",
+            p.started_at,
+            p.hostname,
+            self.cases.len(),
+            self.wall_ms as f64 / 1000.0,
+            if self.complete { "" } else { ", INCOMPLETE" }
+        );
+        if let Some(run) = &self.run {
+            let _ = writeln!(
+                out,
+                "| runner | {}; gate delay {} ms (confirmed at 300 ms where it may decide); {} re-run(s); {} process(es) \
+                 started, {} extra run(s); devices: {}{}{} |",
+                if run.process_per_case { "one process per case" } else { "worker processes" },
+                run.gate_delay_ms,
+                run.reruns,
+                run.processes_started,
+                run.extra_runs,
+                run.devices.join("; "),
+                run.shard.as_deref().map(|s| format!("; shard {s}")).unwrap_or_default(),
+                run.baseline.as_deref().map(|b| format!("; baseline `{b}`")).unwrap_or_default(),
+            );
+        }
+        out.push('\n');
+        let kinds = &self.columns()[..];
+        let _ = write!(out, "| area |");
+        for k in kinds {
+            let _ = write!(out, " {k} |");
+        }
+        let _ = write!(out, "\n|---|");
+        for _ in kinds {
+            let _ = write!(out, "---|");
+        }
+        out.push('\n');
+        for (area, counts) in self.by_area.iter().chain([(&"**total**".to_owned(), &self.totals)]) {
+            let _ = write!(out, "| {area} |");
+            for k in kinds {
+                let _ = write!(out, " {} |", counts.get(&k.to_string()).copied().unwrap_or(0));
+            }
+            out.push('\n');
+        }
+        if let Some(figures) = &self.figures {
+            out.push_str(&figures.markdown());
+        }
+        for kind in kinds.iter().filter(|k| **k != VerdictKind::Pass) {
+            let cases: Vec<&CaseResult> = self.cases.iter().filter(|c| c.verdict.kind == *kind).collect();
+            if cases.is_empty() {
+                continue;
+            }
+            let _ = writeln!(out, "\n## {kind} ({})\n", cases.len());
+            for c in cases {
+                let variant = c.verdict.variant.as_deref().map(|v| format!(" — **{v}**")).unwrap_or_default();
+                let _ = writeln!(out, "- `{}`{variant}: {}", c.id, c.rule);
+                for m in &c.verdict.messages {
+                    let _ = writeln!(out, "  - {m}");
+                }
+            }
+        }
+        let observed: Vec<&CaseResult> = self.cases.iter().filter(|c| c.verdict.observed.is_some()).collect();
+        if !observed.is_empty() {
+            let _ = writeln!(out, "\n## observed ({}): what the docs leave open, recorded\n", observed.len());
+            for c in observed {
+                let _ = writeln!(
+                    out,
+                    "- `{}` — **{}**: {}",
+                    c.id,
+                    c.verdict.observed.as_deref().unwrap_or_default(),
+                    c.rule
+                );
+            }
+        }
+        out
+    }
+}

@@ -1,0 +1,104 @@
+//! Where a report came from: the GPU, driver, runtime, build and environment of the run.
+
+use crate::gpu::{self, DeviceInfo};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Where a report came from: enough to reproduce the run or to compare it with another host's.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Provenance {
+    pub tool_version: String,
+    /// `git rev-parse HEAD` of the tree the binary was built from (with `-dirty` if it had changes).
+    pub commit: String,
+    pub hostname: String,
+    pub gpu_name: String,
+    pub gpu_uuid: String,
+    pub compute_capability: String,
+    pub driver_version: String,
+    /// The kernel module's release (e.g. `580.159.04`, from /proc/driver/nvidia/version), as nvidia-smi shows it.
+    #[serde(default)]
+    pub driver_release: String,
+    /// The runtime actually linked (cudaRuntimeGetVersion).
+    pub runtime_version: String,
+    /// The headers the bindings were generated from.
+    pub bindings_cudart_version: String,
+    /// `static` (libcudart_static.a) or `dynamic`.
+    pub cudart_link: String,
+    pub concurrent_kernels: bool,
+    pub async_engine_count: u32,
+    pub multiprocessors: u32,
+    pub device_count: u32,
+    pub stream_priority_range: (i32, i32),
+    /// Every CUDA_* variable of the run's environment (CUDA_LAUNCH_BLOCKING, CUDA_MODULE_LOADING,
+    /// CUDA_DEVICE_MAX_CONNECTIONS, CUDA_VISIBLE_DEVICES change what cases can observe).
+    pub cuda_environment: BTreeMap<String, String>,
+    /// CUDA_DEVICE_MAX_CONNECTIONS, CUDA_LAUNCH_BLOCKING and CUDA_MODULE_LOADING as in effect, set or not.
+    #[serde(default)]
+    pub semantic_environment: BTreeMap<String, String>,
+    /// UTC, RFC 3339.
+    pub started_at: String,
+}
+
+impl Provenance {
+    pub fn new(device: &DeviceInfo, commit: &str, started_at: String) -> Self {
+        Provenance {
+            tool_version: env!("CARGO_PKG_VERSION").to_owned(),
+            commit: commit.to_owned(),
+            hostname: hostname(),
+            gpu_name: device.name.clone(),
+            gpu_uuid: device.uuid.clone(),
+            compute_capability: format!("{}.{}", device.compute_capability.0, device.compute_capability.1),
+            driver_version: gpu::version_string(device.driver_version),
+            driver_release: driver_release(),
+            runtime_version: gpu::version_string(device.runtime_version),
+            bindings_cudart_version: gpu::version_string(cuda_sys::BUILD_CUDART_VERSION),
+            cudart_link: cuda_sys::BUILD_LINK_MODE.to_owned(),
+            concurrent_kernels: device.concurrent_kernels,
+            async_engine_count: device.async_engine_count,
+            multiprocessors: device.multiprocessors,
+            device_count: device.device_count,
+            stream_priority_range: device.stream_priority_range,
+            cuda_environment: gpu::cuda_environment().into_iter().collect(),
+            semantic_environment: gpu::semantic_environment().into_iter().collect(),
+            started_at,
+        }
+    }
+}
+
+/// The driver release from /proc/driver/nvidia/version, `unknown` where there is none.
+fn driver_release() -> String {
+    std::fs::read_to_string("/proc/driver/nvidia/version")
+        .ok()
+        .and_then(|text| release_in(text.lines().next()?))
+        .unwrap_or_else(|| "unknown".into())
+}
+
+/// The first word shaped like a release number (`580.159.04`) in an NVRM line. Its wording varies between the
+/// proprietary and the open kernel module, e.g. `NVRM version: NVIDIA UNIX Open Kernel Module for x86_64
+/// 580.159.04  Release Build ...`, so only the number's shape is relied on.
+fn release_in(line: &str) -> Option<String> {
+    line.split_whitespace()
+        .find(|w| {
+            w.split('.').count() >= 2 && w.split('.').all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+        })
+        .map(str::to_owned)
+}
+
+fn hostname() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_owned())
+        .unwrap_or_else(|_| "unknown".into())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn release_numbers_are_found_in_both_module_wordings() {
+        let open =
+            "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build  (dvs-builder@U16)";
+        let closed = "NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.54.03  Tue Jun  6 22:20:39 UTC 2023";
+        assert_eq!(super::release_in(open).as_deref(), Some("580.159.04"));
+        assert_eq!(super::release_in(closed).as_deref(), Some("535.54.03"));
+        assert_eq!(super::release_in("NVRM version: unknown"), None);
+    }
+}

@@ -1,0 +1,79 @@
+//! The mock child mode (like deqp-runner's `mock_deqp`): with `CUDA_CONFORMANCE_MOCK` set, a worker touches no GPU
+//! and plays a behaviour per case, so that the runner's crash, timeout, dirty-context, flake and delay paths are
+//! tested on any machine. The variable lists `CASE-ID=BEHAVIOUR` pairs separated by `;`; unlisted cases pass:
+//!
+//! | behaviour | the worker … |
+//! |---|---|
+//! | `pass` | answers pass |
+//! | `fail` | answers fail, every time |
+//! | `crash` | dies (abort) without answering |
+//! | `hang` | never answers (the parent's deadline kills it) |
+//! | `garbage` | prints an unreadable result line |
+//! | `dirty` | answers pass, reports the context dirty, and exits |
+//! | `flake` | answers fail the first time it runs the case, pass afterwards |
+//! | `variant-flip` | answers variant `a`, then `b`, then `a` ... |
+//! | `slow-gates` | fails at a shortened gate delay, passes at the written delays |
+//!
+//! Every answer's first message names the worker's process id, so tests can tell which process ran a case.
+
+use super::worker::Reply;
+use crate::case::ast::Case;
+use crate::report::CaseResult;
+use crate::verdict::{Verdict, VerdictKind};
+use std::collections::HashMap;
+use std::time::Duration;
+
+pub const MOCK_ENV: &str = "CUDA_CONFORMANCE_MOCK";
+
+pub struct Mock {
+    behaviours: HashMap<String, String>,
+    /// How often this process ran each case.
+    runs: HashMap<String, u32>,
+}
+
+/// The mock of this process's environment, if any.
+pub fn from_env() -> Option<Mock> {
+    let spec = std::env::var(MOCK_ENV).ok()?;
+    let behaviours = spec
+        .split(';')
+        .filter_map(|pair| pair.split_once('='))
+        .map(|(id, b)| (id.trim().to_owned(), b.trim().to_owned()))
+        .collect();
+    Some(Mock { behaviours, runs: HashMap::new() })
+}
+
+impl Mock {
+    pub(super) fn run(&mut self, case: &Case, scale: f64) -> Reply {
+        let runs = self.runs.entry(case.id.clone()).or_insert(0);
+        *runs += 1;
+        let n = *runs;
+        let behaviour = self.behaviours.get(&case.id).map(String::as_str).unwrap_or("pass");
+        let pid = std::process::id();
+        let answer = |kind: VerdictKind, variant: Option<&str>| {
+            let verdict = Verdict {
+                kind,
+                variant: variant.map(str::to_owned),
+                observed: None,
+                messages: vec![format!("mock run {n} in process {pid} ({behaviour})")],
+            };
+            CaseResult::new(case, verdict, None, Duration::ZERO)
+        };
+        let (result, dirty) = match behaviour {
+            "fail" => (answer(VerdictKind::Fail, None), None),
+            "crash" => std::process::abort(),
+            "hang" => loop {
+                std::thread::sleep(Duration::from_secs(3600));
+            },
+            "garbage" => {
+                println!("{}{{not json", super::worker::RESULT_PREFIX_FOR_MOCK);
+                std::process::exit(0);
+            }
+            "dirty" => (answer(VerdictKind::Pass, None), Some("mock: the case left the context dirty".to_owned())),
+            "flake" if n == 1 => (answer(VerdictKind::Fail, None), None),
+            "variant-flip" => (answer(VerdictKind::Variant, Some(if n % 2 == 1 { "a" } else { "b" })), None),
+            "slow-gates" if scale < 1.0 => (answer(VerdictKind::Fail, None), None),
+            _ => (answer(VerdictKind::Pass, None), None),
+        };
+        Reply { result, dirty }
+    }
+}

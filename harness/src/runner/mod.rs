@@ -1,0 +1,470 @@
+//! Runs the suite: cases in worker processes (a batch per process, one CUDA context), spread over the devices, with
+//! the checks that keep a fast run's verdicts those of a slow one. [`run_suite`] is the loop behind both front ends
+//! (`cuda-conformance run` and the `cargo test` binary).
+//!
+//! - **Isolation.** A child process runs the cases ([`worker`]); a crash, a hang or a sticky error costs one case and
+//!   never the results of the others: the parent records it and starts a fresh child at the next case. A case that
+//!   leaves the context dirty ends its worker. A case with `env:` (process-wide runtime settings), with
+//!   `poisons-context:` (a sticky error on purpose) or that needs several devices gets a process of its own.
+//! - **Gate delays.** A case's `open G after 300ms` is scaled to [`RunOptions::gate_delay`] (other delays in
+//!   proportion): the blocking oracle only needs the open to come well after an API call's latency. A short delay
+//!   can only make a predicate that compares a return or a kernel start with the open (`waited-for`, `before`) hold
+//!   when it should not, never the other way. So a result at a shortened delay that is not plain `pass` — a fail, a
+//!   quality warning, or a variant or observation decided by such a predicate — is run again at the written delays,
+//!   and that run counts.
+//! - **Flakes.** An unexpected result (a failure, or with a baseline anything it does not expect) is run again
+//!   [`RunOptions::reruns`] times: if any run differs it is a `flake`, so a fail must reproduce. A `variant` runs
+//!   twice and must name the same variant both times, else it is a `flake`.
+//! - **Devices.** One worker per device, each seeing only its GPU; cases go to whichever device is free next.
+
+pub mod bench;
+pub mod mock;
+pub mod select;
+pub mod worker;
+
+pub use crate::report::CaseResult;
+pub use worker::serve_child_request;
+
+use crate::case::ast::{Case, Expectation, OpKind, Predicate, Requirement};
+use crate::exec::{self, ExecOptions};
+use crate::gpu::DeviceInfo;
+use crate::kernels::KernelTable;
+use crate::report::{baseline, Attempt};
+use crate::requirements::unmet_requirement;
+use crate::verdict::{self, Verdict, VerdictKind};
+use std::collections::{BTreeMap, VecDeque};
+use std::io::Read;
+use std::path::PathBuf;
+use std::sync::{mpsc, Arc, Mutex};
+use std::time::{Duration, Instant};
+use worker::{ChildSpec, Worker};
+
+/// The delay the cases are written with: `open G after 300ms` is the common gate open.
+pub const WRITTEN_GATE_DELAY: Duration = Duration::from_millis(300);
+/// The default gate delay of a run: an order of magnitude above an API call's latency, a tenth of the written one.
+pub const DEFAULT_GATE_DELAY: Duration = Duration::from_millis(30);
+
+/// How a suite runs.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// The `cases/` folder the children load the cases from.
+    pub cases_dir: PathBuf,
+    /// A case with no result after this is killed (with its worker) and is a timeout.
+    pub case_deadline: Duration,
+    /// What a case's `open G after 300ms` stands for; other delays scale in proportion. At most the written delay.
+    pub gate_delay: Duration,
+    /// How often an unexpected result is run again before it counts.
+    pub reruns: u32,
+    /// One process per case (the slow, old way; for comparison), instead of worker processes.
+    pub process_per_case: bool,
+    /// Restrict each worker to its device (`CUDA_VISIBLE_DEVICES=<uuid>`); off for a single device as given.
+    pub restrict_visibility: bool,
+    /// Play `CUDA_CONFORMANCE_MOCK` behaviours instead of running on a GPU (tests).
+    pub mock: Option<String>,
+    /// The executable to re-execute as the child (default: the current one).
+    pub exe: Option<PathBuf>,
+    /// Expectations to judge the results against (the section of this GPU, driver and runtime).
+    pub baseline: Option<BTreeMap<String, String>>,
+}
+
+impl RunOptions {
+    pub fn new(cases_dir: PathBuf) -> RunOptions {
+        RunOptions {
+            cases_dir,
+            case_deadline: Duration::from_secs(60),
+            gate_delay: DEFAULT_GATE_DELAY,
+            reruns: 2,
+            process_per_case: false,
+            restrict_visibility: false,
+            mock: None,
+            exe: None,
+            baseline: None,
+        }
+    }
+
+    /// The factor applied to the cases' open delays (1 at the written delays).
+    pub fn gate_delay_scale(&self) -> f64 {
+        (self.gate_delay.as_secs_f64() / WRITTEN_GATE_DELAY.as_secs_f64()).min(1.0)
+    }
+}
+
+/// What a suite run did, besides its results.
+#[derive(Debug, Clone, Default)]
+pub struct SuiteStats {
+    /// Child processes started.
+    pub processes_started: u64,
+    /// Runs beyond one per case.
+    pub extra_runs: u64,
+}
+
+/// Runs `cases` on `devices` (probed already), calling `on_result` with each result as it comes (in completion
+/// order, with its index in `cases`), and returns every result in the order of `cases`. Requirements a device does
+/// not meet are decided here without a child.
+pub fn run_suite(
+    cases: &[&Case],
+    devices: &[DeviceInfo],
+    opts: &RunOptions,
+    mut on_result: impl FnMut(usize, &CaseResult),
+) -> (Vec<CaseResult>, SuiteStats) {
+    let exe = match opts.exe.clone().map_or_else(std::env::current_exe, Ok) {
+        Ok(exe) => exe,
+        Err(e) => {
+            let results: Vec<CaseResult> = cases
+                .iter()
+                .map(|c| {
+                    let why = format!("cannot find the current executable: {e}");
+                    CaseResult::new(c, verdict_of(VerdictKind::Crash, why), None, Duration::ZERO)
+                })
+                .collect();
+            for (i, r) in results.iter().enumerate() {
+                on_result(i, r);
+            }
+            return (results, SuiteStats::default());
+        }
+    };
+    let queue: Arc<Mutex<VecDeque<usize>>> = Arc::new(Mutex::new((0..cases.len()).collect()));
+    let (sender, receiver) = mpsc::channel::<(usize, CaseResult)>();
+    let mut slots: Vec<Option<CaseResult>> = vec![None; cases.len()];
+    let mut stats = SuiteStats::default();
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = devices
+            .iter()
+            .map(|device| {
+                let (queue, sender, exe) = (Arc::clone(&queue), sender.clone(), exe.clone());
+                scope.spawn(move || {
+                    let mut lane = DeviceRunner::new(device, opts, exe);
+                    loop {
+                        let next = queue.lock().unwrap_or_else(|p| p.into_inner()).pop_front();
+                        let Some(index) = next else { break };
+                        let result = lane.run_case(cases[index]);
+                        if sender.send((index, result)).is_err() {
+                            break;
+                        }
+                    }
+                    lane.finish()
+                })
+            })
+            .collect();
+        drop(sender);
+        for (index, result) in receiver {
+            on_result(index, &result);
+            slots[index] = Some(result);
+        }
+        for h in handles {
+            if let Ok(s) = h.join() {
+                stats.processes_started += s.processes_started;
+                stats.extra_runs += s.extra_runs;
+            }
+        }
+    });
+    let results = slots
+        .into_iter()
+        .zip(cases)
+        .map(|(slot, case)| {
+            slot.unwrap_or_else(|| {
+                let why = "not run: no device took the case (its runner thread ended early)".to_owned();
+                CaseResult::new(case, verdict_of(VerdictKind::Skipped, why), None, Duration::ZERO)
+            })
+        })
+        .collect();
+    (results, stats)
+}
+
+/// One device's share of a run: its batch worker, and the processes of its own that some cases get. [`run_suite`]
+/// has one per device; the `cargo test` front end holds one and hands it each case trial in turn.
+pub struct DeviceRunner<'a> {
+    device: &'a DeviceInfo,
+    opts: &'a RunOptions,
+    batch: Worker,
+    spec: ChildSpec,
+    stats: SuiteStats,
+}
+
+impl<'a> DeviceRunner<'a> {
+    pub fn new(device: &'a DeviceInfo, opts: &'a RunOptions, exe: PathBuf) -> DeviceRunner<'a> {
+        let visible = opts.restrict_visibility.then(|| device.uuid.clone());
+        let spec = ChildSpec {
+            exe,
+            cases_dir: opts.cases_dir.clone(),
+            ordinal: if visible.is_some() { 0 } else { device.ordinal },
+            visible,
+            mock: opts.mock.clone(),
+        };
+        DeviceRunner { device, opts, batch: Worker::new(spec.clone()), spec, stats: SuiteStats::default() }
+    }
+
+    /// Every run of `case` it needs (see the module documentation), and the result that counts.
+    pub fn run_case(&mut self, case: &Case) -> CaseResult {
+        let started = Instant::now();
+        if let Some(reason) = unmet_requirement(case, self.device) {
+            let mut r = CaseResult::new(case, verdict_of(VerdictKind::NotSupported, reason), None, started.elapsed());
+            r.device = Some(self.device.ordinal);
+            return r;
+        }
+        let timed = has_delayed_open(case);
+        let fast = if timed { self.opts.gate_delay_scale() } else { 1.0 };
+        let mut scale = fast;
+        let mut attempts = Vec::new();
+        let mut result = self.attempt(case, scale, "first", &mut attempts);
+        if scale < 1.0 && needs_written_delays(case, &result.verdict) {
+            scale = 1.0;
+            result = self.attempt(case, scale, "written-delays", &mut attempts);
+        }
+        if result.verdict.kind == VerdictKind::Variant {
+            let again = self.attempt(case, scale, "variant-stability", &mut attempts);
+            if again.outcome() != result.outcome() {
+                make_flake(&mut result, "a variant case showed two variants", &attempts);
+            }
+        }
+        let expectation =
+            self.opts.baseline.as_ref().map(|b| b.get(&case.id).cloned().unwrap_or_else(|| "pass".into()));
+        let unexpected = |r: &CaseResult| match &expectation {
+            Some(expected) => r.outcome() != *expected,
+            None => r.verdict.kind.is_failure(),
+        };
+        // A timeout already waited its whole deadline: it is not run again.
+        if result.verdict.kind != VerdictKind::Flake
+            && result.verdict.kind != VerdictKind::Timeout
+            && unexpected(&result)
+        {
+            for _ in 0..self.opts.reruns {
+                let again = self.attempt(case, scale, "rerun", &mut attempts);
+                if again.outcome() != result.outcome() {
+                    make_flake(&mut result, "an unexpected result did not reproduce", &attempts);
+                    break;
+                }
+            }
+        }
+        if attempts.len() > 1 {
+            result.attempts = attempts;
+        }
+        if let Some(section) = &self.opts.baseline {
+            baseline::judge(section, &mut result);
+        }
+        result.wall_ms = started.elapsed().as_millis() as u64;
+        result.device = Some(self.device.ordinal);
+        result
+    }
+
+    /// Ends the batch worker and returns what this runner did.
+    pub fn finish(mut self) -> SuiteStats {
+        self.batch.retire();
+        self.stats.processes_started += self.batch.started;
+        self.stats.clone()
+    }
+
+    fn attempt(&mut self, case: &Case, scale: f64, why: &str, attempts: &mut Vec<Attempt>) -> CaseResult {
+        if !attempts.is_empty() {
+            self.stats.extra_runs += 1;
+        }
+        let deadline = self.opts.case_deadline;
+        let result = if self.opts.process_per_case || needs_own_process(case) {
+            let mut own = Worker::new(self.spec.clone());
+            if !case.requires.iter().all(|r| !matches!(r, Requirement::Devices(n) if *n > 1)) {
+                // A case that needs several devices sees them all, on this lane's ordinal.
+                own = Worker::new(ChildSpec { visible: None, ordinal: self.device.ordinal, ..self.spec.clone() });
+            }
+            let r = own.run(case, scale, deadline);
+            own.retire();
+            self.stats.processes_started += own.started;
+            r
+        } else {
+            self.batch.run(case, scale, deadline)
+        };
+        attempts.push(Attempt {
+            kind: result.verdict.kind,
+            variant: result.verdict.variant.clone(),
+            gate_delay_ms: (scale * WRITTEN_GATE_DELAY.as_secs_f64() * 1000.0 * 100.0).round() / 100.0,
+            why: why.to_owned(),
+        });
+        result
+    }
+}
+
+fn make_flake(result: &mut CaseResult, why: &str, attempts: &[Attempt]) {
+    let runs: Vec<String> =
+        attempts.iter().map(|a| crate::report::outcome_text(a.kind, a.variant.as_deref())).collect();
+    result.verdict.messages.insert(0, format!("flake: {why} (runs: {})", runs.join(", ")));
+    result.verdict.kind = VerdictKind::Flake;
+}
+
+/// A case that must not share its process: process-wide `env:` settings, a sticky error on purpose, or several
+/// devices (a worker sees only its own).
+pub fn needs_own_process(case: &Case) -> bool {
+    !case.env.is_empty()
+        || !case.poisons.is_empty()
+        || case.requires.iter().any(|r| matches!(r, Requirement::Devices(n) if *n > 1))
+}
+
+/// True when the case schedules a gate open (`open G after D`), so its timing depends on the gate delay.
+pub fn has_delayed_open(case: &Case) -> bool {
+    case.script.iter().any(|op| matches!(op.kind, OpKind::Open { after_ns: Some(_), .. }))
+}
+
+/// Whether a result at a shortened gate delay must be confirmed at the written delays: anything but a plain pass
+/// or an unmet requirement, unless every alternative it picked is one a short delay cannot make hold.
+fn needs_written_delays(case: &Case, verdict: &Verdict) -> bool {
+    match verdict.kind {
+        VerdictKind::Pass | VerdictKind::NotSupported | VerdictKind::Skipped => {
+            verdict.observed.as_deref().is_some_and(|picked| !picks_are_trusted(case, picked))
+        }
+        VerdictKind::Variant => {
+            !verdict.variant.as_deref().is_some_and(|picked| picks_are_trusted(case, picked))
+                || verdict.observed.as_deref().is_some_and(|picked| !picks_are_trusted(case, picked))
+        }
+        // Crash and timeout do not come from gate timing; a flake is decided later.
+        VerdictKind::Crash | VerdictKind::Timeout | VerdictKind::Flake => false,
+        _ => true,
+    }
+}
+
+/// True when every picked alternative (names joined with `,`) holds by predicates a short delay cannot make true:
+/// `not-waited-for` can only be helped by an open that comes *later*, and non-timing predicates do not depend on it.
+fn picks_are_trusted(case: &Case, picked: &str) -> bool {
+    let alternatives: Vec<&(String, Predicate)> = case
+        .expects
+        .iter()
+        .flat_map(|e| match e {
+            Expectation::Variant(alts) | Expectation::Observe(alts) => alts.iter().collect::<Vec<_>>(),
+            _ => Vec::new(),
+        })
+        .collect();
+    picked.split(',').all(|name| {
+        let preds: Vec<&Predicate> = alternatives.iter().filter(|(n, _)| n == name).map(|(_, p)| p).collect();
+        !preds.is_empty() && preds.iter().all(|p| !matches!(p, Predicate::WaitedFor { .. } | Predicate::Before { .. }))
+    })
+}
+
+/// Runs `case` in its own child process on `device` (the `cargo test` front end and tests use it). Requirements are
+/// decided here, without a child.
+pub fn run_isolated(case: &Case, device: &DeviceInfo, opts: &RunOptions) -> CaseResult {
+    let single = RunOptions { process_per_case: true, ..opts.clone() };
+    let (mut results, _) = run_suite(&[case], std::slice::from_ref(device), &single, |_, _| {});
+    results.pop().unwrap_or_else(|| {
+        CaseResult::new(case, verdict_of(VerdictKind::Skipped, "not run".into()), None, Duration::ZERO)
+    })
+}
+
+/// Runs `case` in this process at the written delays: requirements, execution, verdict.
+pub fn run_in_process(case: &Case, kernels: &KernelTable, device: &DeviceInfo) -> CaseResult {
+    run_in_process_with(case, kernels, device, &ExecOptions::default())
+}
+
+/// Runs `case` in this process with `opts`: requirements, execution, verdict.
+pub fn run_in_process_with(case: &Case, kernels: &KernelTable, device: &DeviceInfo, opts: &ExecOptions) -> CaseResult {
+    let start = Instant::now();
+    if let Some(reason) = unmet_requirement(case, device) {
+        return CaseResult::new(case, verdict_of(VerdictKind::NotSupported, reason), None, start.elapsed());
+    }
+    let observations = exec::run_case(case, kernels, device, opts);
+    let verdict = verdict::judge(case, &observations);
+    CaseResult::new(case, verdict, Some(observations), start.elapsed())
+}
+
+pub(crate) fn drain<R: Read + Send + 'static>(pipe: Option<R>) -> std::thread::JoinHandle<String> {
+    std::thread::spawn(move || {
+        let mut text = String::new();
+        if let Some(mut pipe) = pipe {
+            let mut bytes = Vec::new();
+            let _ = pipe.read_to_end(&mut bytes);
+            text = String::from_utf8_lossy(&bytes).into_owned();
+        }
+        text
+    })
+}
+
+pub(crate) fn tail(text: &str) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let start = lines.len().saturating_sub(20);
+    let joined = lines[start..].join("\n");
+    if joined.is_empty() {
+        "(empty)".into()
+    } else {
+        joined
+    }
+}
+
+pub fn verdict_of(kind: VerdictKind, message: String) -> Verdict {
+    Verdict { kind, variant: None, observed: None, messages: vec![message] }
+}
+
+/// What a report records besides the results: where the run came from and how it was made.
+#[derive(Debug, Clone)]
+pub struct ReportHeader {
+    pub commit: String,
+    pub started_at: String,
+    pub filter: String,
+    pub shard: Option<String>,
+    pub baseline: Option<String>,
+}
+
+/// [`run_suite`], with the report rewritten (atomically) at `path` after every case so that a run killed half-way
+/// keeps what it obtained. `on_result` sees each result and whether the rewrite failed. Returns the report
+/// (`complete` is left for the caller, which may add figures first) and the run's statistics.
+pub fn run_to_report(
+    cases: &[&Case],
+    devices: &[DeviceInfo],
+    opts: &RunOptions,
+    header: &ReportHeader,
+    path: Option<&std::path::Path>,
+    mut on_result: impl FnMut(&CaseResult, Option<std::io::Error>),
+) -> crate::report::Report {
+    let start = Instant::now();
+    let provenance = match devices.first() {
+        Some(d) => crate::report::Provenance::new(d, &header.commit, header.started_at.clone()),
+        None => crate::report::Provenance::new(&mock_device(), &header.commit, header.started_at.clone()),
+    };
+    let mut info = crate::report::RunInfo {
+        gate_delay_ms: opts.gate_delay_scale() * WRITTEN_GATE_DELAY.as_secs_f64() * 1000.0,
+        reruns: opts.reruns,
+        process_per_case: opts.process_per_case,
+        devices: devices.iter().map(|d| format!("{}: {} ({})", d.ordinal, d.name, d.uuid)).collect(),
+        shard: header.shard.clone(),
+        baseline: header.baseline.clone(),
+        processes_started: 0,
+        extra_runs: 0,
+    };
+    let mut done: Vec<(usize, CaseResult)> = Vec::new();
+    let assemble = |done: &[(usize, CaseResult)], info: &crate::report::RunInfo| {
+        let mut sorted: Vec<&(usize, CaseResult)> = done.iter().collect();
+        sorted.sort_by_key(|(i, _)| *i);
+        let results = sorted.into_iter().map(|(_, r)| r.clone()).collect();
+        let mut report = crate::report::Report::new(
+            provenance.clone(),
+            header.filter.clone(),
+            start.elapsed().as_millis() as u64,
+            results,
+        );
+        report.run = Some(info.clone());
+        report
+    };
+    let (results, stats) = run_suite(cases, devices, opts, |index, result| {
+        done.push((index, result.clone()));
+        let error = path.and_then(|p| assemble(&done, &info).write(p).err());
+        on_result(result, error);
+    });
+    info.processes_started = stats.processes_started;
+    info.extra_runs = stats.extra_runs;
+    let results: Vec<(usize, CaseResult)> = results.into_iter().enumerate().collect();
+    assemble(&results, &info)
+}
+
+/// The device a mock run reports (no GPU is touched).
+pub fn mock_device() -> DeviceInfo {
+    DeviceInfo {
+        ordinal: 0,
+        name: "mock".into(),
+        uuid: "GPU-mock".into(),
+        compute_capability: (9, 0),
+        multiprocessors: 1,
+        concurrent_kernels: true,
+        async_engine_count: 2,
+        can_map_host_memory: true,
+        memory_pools: true,
+        unified_addressing: true,
+        stream_priority_range: (-1, 0),
+        device_count: 1,
+        driver_version: 13000,
+        runtime_version: 13000,
+    }
+}

@@ -1,0 +1,338 @@
+//! Worker processes: the parent re-executes its own binary as a child that loads the case files once and runs case
+//! after case in one CUDA context, answering each with one result line, deqp-runner style. The protocol:
+//!
+//! - The parent sets `CUDA_CONFORMANCE_CHILD_CASES` (the `cases/` folder) and `CUDA_CONFORMANCE_CHILD_DEVICE`
+//!   (the ordinal the child uses; with `--devices` the child sees only its GPU, through `CUDA_VISIBLE_DEVICES`).
+//! - It writes one JSON request per line on the child's stdin: `{"id": CASE-ID, "gate_delay_scale": F}`.
+//! - The child answers each with `CUDA-CONFORMANCE-RESULT {"result": CaseResult, "dirty": null | WHY}` on stdout.
+//!   When `dirty` is set (a sticky error, device memory or CUDA objects not released, a capture left open) the
+//!   child exits after answering, and the parent starts a fresh one for the next case.
+//! - A child that dies, prints something unreadable or outlives the case's deadline costs that case a `crash` or
+//!   `timeout` verdict; the parent kills it and starts a fresh one at the next case.
+//!
+//! With `CUDA_CONFORMANCE_MOCK` set the child touches no GPU: it plays the behaviours of [`super::mock`].
+
+use super::mock::{self, Mock};
+use super::{drain, tail, verdict_of};
+use crate::case::ast::Case;
+use crate::exec::{self, ExecOptions};
+use crate::gpu::{self, DeviceInfo};
+use crate::kernels::KernelTable;
+use crate::report::CaseResult;
+use crate::verdict::VerdictKind;
+use cuda_sys as sys;
+use serde::{Deserialize, Serialize};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+const CHILD_CASES_DIR: &str = "CUDA_CONFORMANCE_CHILD_CASES";
+const CHILD_DEVICE: &str = "CUDA_CONFORMANCE_CHILD_DEVICE";
+/// Marks the child's result lines, so that stray output (a driver message) cannot be mistaken for one.
+const RESULT_PREFIX: &str = "CUDA-CONFORMANCE-RESULT ";
+pub(super) const RESULT_PREFIX_FOR_MOCK: &str = RESULT_PREFIX;
+/// How long a child told to finish may take to exit on its own before it is killed.
+const EXIT_GRACE: Duration = Duration::from_secs(5);
+/// Device memory a case may leave allocated before its worker counts as dirty: the driver grows its own pools on
+/// first use (module loads, graph and stream resources), in 2 MiB pages; a case's own leak shows in the object
+/// count first.
+const MEMORY_SLACK: u64 = 64 << 20;
+
+#[derive(Debug, Serialize, Deserialize)]
+struct Request {
+    id: String,
+    gate_delay_scale: f64,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub(super) struct Reply {
+    pub result: CaseResult,
+    pub dirty: Option<String>,
+}
+
+/// If this process was started as a worker, serves requests from stdin until it closes (or until a case leaves
+/// the context dirty), then exits. Otherwise returns at once. Call it first thing in `main`.
+pub fn serve_child_request(kernels: impl FnOnce() -> KernelTable) {
+    let (Some(dir), Some(device)) = (std::env::var_os(CHILD_CASES_DIR), std::env::var_os(CHILD_DEVICE)) else {
+        return;
+    };
+    let ordinal: i32 = device.to_string_lossy().parse().unwrap_or(0);
+    let code = match serve(Path::new(&dir), ordinal, kernels, mock::from_env()) {
+        Ok(()) => 0,
+        Err(why) => {
+            eprintln!("{why}");
+            3
+        }
+    };
+    std::process::exit(code);
+}
+
+fn serve(dir: &Path, ordinal: i32, kernels: impl FnOnce() -> KernelTable, mock: Option<Mock>) -> Result<(), String> {
+    let cases = crate::suite::load_dir(dir).map_err(|diags| {
+        let lines: Vec<String> = diags.iter().map(|d| d.to_string()).collect();
+        lines.join("\n")
+    })?;
+    let mut gpu = match &mock {
+        Some(_) => None,
+        None => Some((gpu::probe(ordinal).map_err(|e| e.to_string())?, kernels())),
+    };
+    let mut mock = mock;
+    for line in std::io::stdin().lock().lines() {
+        let line = line.map_err(|e| format!("cannot read a request: {e}"))?;
+        let request: Request = serde_json::from_str(&line).map_err(|e| format!("unreadable request {line:?}: {e}"))?;
+        let case = cases
+            .iter()
+            .find(|c| c.id == request.id)
+            .ok_or_else(|| format!("no case {} in {}", request.id, dir.display()))?;
+        let reply = match (&mut mock, &mut gpu) {
+            (Some(mock), _) => mock.run(case, request.gate_delay_scale),
+            (None, Some((device, kernels))) => run_watched(case, kernels, device, request.gate_delay_scale),
+            (None, None) => return Err("no device and no mock".into()),
+        };
+        let json = serde_json::to_string(&reply).map_err(|e| format!("cannot serialise the result: {e}"))?;
+        let mut out = std::io::stdout().lock();
+        writeln!(out, "{RESULT_PREFIX}{json}").and_then(|()| out.flush()).map_err(|e| format!("cannot reply: {e}"))?;
+        if reply.dirty.is_some() {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// Runs `case` and checks that it left the context as it found it.
+fn run_watched(case: &Case, kernels: &KernelTable, device: &DeviceInfo, scale: f64) -> Reply {
+    let before = ContextState::now();
+    let opts = ExecOptions { gate_delay_scale: scale, ..ExecOptions::default() };
+    let result = super::run_in_process_with(case, kernels, device, &opts);
+    let sticky = result
+        .observations
+        .as_ref()
+        .and_then(|o| o.final_sync.clone())
+        .filter(|code| code != "cudaSuccess")
+        .map(|code| format!("a sticky error: the device synchronize after the script returned {code}"));
+    let dirty = sticky.or_else(|| ContextState::now().dirtier_than(&before));
+    Reply { result, dirty }
+}
+
+/// What a case must give back: device memory, CUDA objects, capture state, and a usable context.
+struct ContextState {
+    free_memory: Option<u64>,
+    live_objects: usize,
+}
+
+impl ContextState {
+    fn now() -> ContextState {
+        let (mut free, mut total) = (0usize, 0usize);
+        // SAFETY: valid out-pointers.
+        let code = unsafe { sys::cudaMemGetInfo(&mut free, &mut total) };
+        let free_memory = (code == sys::cudaError::cudaSuccess).then_some(free as u64);
+        ContextState { free_memory, live_objects: exec::live_objects() }
+    }
+
+    /// Why the context is no longer fit for the next case, if it is not.
+    fn dirtier_than(&self, before: &ContextState) -> Option<String> {
+        // SAFETY: no arguments.
+        let sync = unsafe { sys::cudaDeviceSynchronize() };
+        // SAFETY: no arguments.
+        let last = unsafe { sys::cudaGetLastError() };
+        if sync != sys::cudaError::cudaSuccess {
+            return Some(format!("a sticky error: cudaDeviceSynchronize after the case returned {sync}"));
+        }
+        if last != sys::cudaError::cudaSuccess {
+            return Some(format!("an error left pending: cudaGetLastError after the case returned {last}"));
+        }
+        for (name, stream) in [("legacy", sys::cudaStreamLegacy), ("per-thread", sys::cudaStreamPerThread)] {
+            let mut status = sys::cudaStreamCaptureStatus::cudaStreamCaptureStatusNone;
+            // SAFETY: a built-in stream handle and a valid out-pointer.
+            let code = unsafe { sys::cudaStreamIsCapturing(stream, &mut status) };
+            if code != sys::cudaError::cudaSuccess
+                || status != sys::cudaStreamCaptureStatus::cudaStreamCaptureStatusNone
+            {
+                return Some(format!("a capture left open on the {name} stream ({code}, status {})", status.0));
+            }
+        }
+        if self.live_objects != before.live_objects {
+            return Some(format!(
+                "CUDA objects not released: {} live after the case, {} before",
+                self.live_objects, before.live_objects
+            ));
+        }
+        if let (Some(now), Some(was)) = (self.free_memory, before.free_memory) {
+            if now + MEMORY_SLACK < was {
+                return Some(format!("device memory not released: {} MiB less free after the case", (was - now) >> 20));
+            }
+        }
+        None
+    }
+}
+
+/// How the parent starts a child: the executable, the cases folder, and the environment that picks its device.
+#[derive(Debug, Clone)]
+pub struct ChildSpec {
+    pub exe: PathBuf,
+    pub cases_dir: PathBuf,
+    /// The ordinal the child uses.
+    pub ordinal: i32,
+    /// `CUDA_VISIBLE_DEVICES` for the child (the GPU's UUID with `--devices`), or none to leave it as it is.
+    pub visible: Option<String>,
+    /// `CUDA_CONFORMANCE_MOCK` for the child.
+    pub mock: Option<String>,
+}
+
+/// The parent's handle on a worker: started on the first case, replaced after one that killed or dirtied it.
+pub struct Worker {
+    spec: ChildSpec,
+    running: Option<Running>,
+    /// Processes started so far.
+    pub started: u64,
+}
+
+struct Running {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+    stderr: JoinHandle<String>,
+}
+
+impl Worker {
+    pub fn new(spec: ChildSpec) -> Worker {
+        Worker { spec, running: None, started: 0 }
+    }
+
+    /// Runs `case` in this worker (starting one if needed) with the case's `env:` applied to a fresh process; the
+    /// worker is kept for the next case only if the case left it clean.
+    pub fn run(&mut self, case: &Case, scale: f64, deadline: Duration) -> CaseResult {
+        let started = Instant::now();
+        let mut running = match self.running.take().map_or_else(|| self.spawn(&case.env), Ok) {
+            Ok(running) => running,
+            Err(why) => return failed(case, VerdictKind::Crash, why, started),
+        };
+        let request =
+            serde_json::to_string(&Request { id: case.id.clone(), gate_delay_scale: scale }).unwrap_or_default();
+        let sent = match running.stdin.as_mut() {
+            Some(stdin) => writeln!(stdin, "{request}").and_then(|()| stdin.flush()),
+            None => Err(std::io::Error::other("its stdin is closed")),
+        };
+        if let Err(e) = sent {
+            let (status, stderr) = running.stop();
+            let why = format!("cannot send the case to the worker ({e}); it exited with {status}; stderr: {stderr}");
+            return failed(case, VerdictKind::Crash, why, started);
+        }
+        loop {
+            match running.lines.recv_timeout(deadline.saturating_sub(started.elapsed())) {
+                Ok(line) => {
+                    let Some(json) = line.strip_prefix(RESULT_PREFIX) else { continue };
+                    return match serde_json::from_str::<Reply>(json) {
+                        Ok(Reply { mut result, dirty }) => {
+                            result.wall_ms = started.elapsed().as_millis() as u64;
+                            if let Some(why) = dirty {
+                                // The child exits on its own after a dirty case.
+                                running.finish();
+                                result.dirty = Some(why);
+                            } else {
+                                self.running = Some(running);
+                            }
+                            result
+                        }
+                        Err(e) => {
+                            running.stop();
+                            failed(case, VerdictKind::Crash, format!("unreadable result from the worker: {e}"), started)
+                        }
+                    };
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    let (_, stderr) = running.stop();
+                    let why = format!("no result within {deadline:?}; the worker was killed. stderr: {stderr}");
+                    return failed(case, VerdictKind::Timeout, why, started);
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    let (status, stderr) = running.stop();
+                    let why = format!("the worker exited with {status} and no result; stderr: {stderr}");
+                    return failed(case, VerdictKind::Crash, why, started);
+                }
+            }
+        }
+    }
+
+    /// Ends the current process (if any) so that the next case starts a fresh one.
+    pub fn retire(&mut self) {
+        if let Some(running) = self.running.take() {
+            running.finish();
+        }
+    }
+
+    fn spawn(&mut self, env: &[(String, String)]) -> Result<Running, String> {
+        let spec = &self.spec;
+        let mut command = Command::new(&spec.exe);
+        command
+            .envs(env.iter().map(|(k, v)| (k, v)))
+            .env(CHILD_CASES_DIR, &spec.cases_dir)
+            .env(CHILD_DEVICE, spec.ordinal.to_string());
+        if let Some(visible) = &spec.visible {
+            command.env("CUDA_VISIBLE_DEVICES", visible);
+        }
+        match &spec.mock {
+            Some(m) => command.env(mock::MOCK_ENV, m),
+            None => command.env_remove(mock::MOCK_ENV),
+        };
+        let mut child = command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("cannot start the worker {}: {e}", spec.exe.display()))?;
+        self.started += 1;
+        let (Some(stdin), Some(stdout), Some(stderr)) = (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err("the worker's pipes were not opened".to_owned());
+        };
+        let (sender, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if sender.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Ok(Running { child, stdin: Some(stdin), lines, stderr: drain(Some(stderr)) })
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        self.retire();
+    }
+}
+
+impl Running {
+    fn stop(mut self) -> (String, String) {
+        let _ = self.child.kill();
+        self.collect()
+    }
+
+    fn finish(mut self) {
+        self.stdin = None;
+        let until = Instant::now() + EXIT_GRACE;
+        while matches!(self.child.try_wait(), Ok(None)) && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        self.stop();
+    }
+
+    fn collect(mut self) -> (String, String) {
+        self.stdin = None;
+        let status = self.child.wait().map(|s| s.to_string()).unwrap_or_else(|e| format!("an unknown status ({e})"));
+        let stderr = self.stderr.join().unwrap_or_default();
+        (status, tail(&stderr))
+    }
+}
+
+fn failed(case: &Case, kind: VerdictKind, message: String, started: Instant) -> CaseResult {
+    CaseResult::new(case, verdict_of(kind, message), None, started.elapsed())
+}

@@ -1,0 +1,300 @@
+//! The runner's trials, in mock child mode (`harness::runner::mock`): the workers are this test binary re-executed
+//! with `CUDA_CONFORMANCE_MOCK`, playing a crash, a hang, a dirty context, a flake ... for chosen cases. No GPU is
+//! touched, so these run in CI. Also the command line's trials (`cli/...`), on the `cuda-conformance` binary.
+
+use harness::case::ast::Case;
+use harness::report::{CaseResult, Report};
+use harness::runner::{self, mock_device, ReportHeader, RunOptions};
+use harness::verdict::VerdictKind;
+use libtest_mimic::{Failed, Trial};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// The process id a mock answer names (`mock run N in process PID (...)`).
+fn pid(r: &CaseResult) -> Option<u32> {
+    let m = r.verdict.messages.iter().find(|m| m.contains("in process"))?;
+    m.split("in process ").nth(1)?.split_whitespace().next()?.parse().ok()
+}
+
+struct Fixture {
+    dir: PathBuf,
+    cases: Vec<Case>,
+}
+
+impl Fixture {
+    /// Plain cases (no `env:`, no `poisons-context:`, no scheduled gate open) to use as neighbours.
+    fn plain(&self, n: usize) -> Vec<&Case> {
+        self.cases.iter().filter(|c| !runner::needs_own_process(c) && !runner::has_delayed_open(c)).take(n).collect()
+    }
+
+    fn opts(&self, mock: &[(&Case, &str)]) -> RunOptions {
+        let mut o = RunOptions::new(self.dir.clone());
+        o.mock = Some(mock.iter().map(|(c, b)| format!("{}={b}", c.id)).collect::<Vec<_>>().join(";"));
+        o.case_deadline = Duration::from_secs(20);
+        o
+    }
+
+    fn run(&self, cases: &[&Case], opts: &RunOptions) -> (Vec<CaseResult>, runner::SuiteStats) {
+        runner::run_suite(cases, &[mock_device()], opts, |_, _| {})
+    }
+}
+
+fn expect(cond: bool, what: impl FnOnce() -> String) -> Result<(), Failed> {
+    if cond {
+        Ok(())
+    } else {
+        Err(what().into())
+    }
+}
+
+fn kinds(results: &[CaseResult]) -> Vec<VerdictKind> {
+    results.iter().map(|r| r.verdict.kind).collect()
+}
+
+pub fn trials(dir: &Path) -> Vec<Trial> {
+    let Ok(cases) = harness::suite::load_dir(dir) else { return Vec::new() };
+    let fx = std::sync::Arc::new(Fixture { dir: dir.to_path_buf(), cases });
+    type Body = fn(&Fixture) -> Result<(), Failed>;
+    let bodies: Vec<(&str, Body)> = vec![
+        ("runner/a-crash-costs-one-case-and-a-fresh-worker-takes-the-next", crash),
+        ("runner/a-hang-is-a-timeout-and-a-fresh-worker-takes-the-next", hang),
+        ("runner/unreadable-output-is-a-crash", garbage),
+        ("runner/a-dirty-context-ends-its-worker", dirty),
+        ("runner/cases-share-a-worker-and-own-process-cases-do-not", sharing),
+        ("runner/a-fail-must-reproduce-else-flake", flake),
+        ("runner/a-variant-must-repeat-else-flake", variant),
+        ("runner/a-short-gate-delay-cannot-decide-a-fail", gates),
+        ("runner/baseline-expected-fail-and-unexpected-pass", baseline),
+        ("runner/devices-share-the-cases-and-each-result-names-its-device", devices),
+        ("runner/the-report-is-rewritten-after-each-case", rewrites),
+        ("runner/process-per-case-gives-each-case-a-process", per_case),
+        ("cli/list-into-a-closed-pipe-exits-quietly", cli_list_head),
+        ("cli/compare-bless-baseline-matrix-junit", cli_reports),
+    ];
+    bodies
+        .into_iter()
+        .map(|(name, body)| {
+            let fx = std::sync::Arc::clone(&fx);
+            Trial::test(name, move || body(&fx))
+        })
+        .collect()
+}
+
+fn crash(fx: &Fixture) -> Result<(), Failed> {
+    let c = fx.plain(3);
+    let mut o = fx.opts(&[(c[0], "crash")]);
+    o.reruns = 0;
+    let (r, stats) = fx.run(&c, &o);
+    expect(kinds(&r) == [VerdictKind::Crash, VerdictKind::Pass, VerdictKind::Pass], || format!("{:?}", kinds(&r)))?;
+    expect(r[0].verdict.messages[0].contains("exited with") && r[0].verdict.messages[0].contains("no result"), || {
+        format!("{:?}", r[0].verdict.messages)
+    })?;
+    expect(pid(&r[1]) == pid(&r[2]) && stats.processes_started == 2, || format!("{stats:?}"))
+}
+
+fn hang(fx: &Fixture) -> Result<(), Failed> {
+    let c = fx.plain(2);
+    let mut o = fx.opts(&[(c[0], "hang")]);
+    o.case_deadline = Duration::from_millis(1500);
+    let started = std::time::Instant::now();
+    let (r, stats) = fx.run(&c, &o);
+    expect(kinds(&r) == [VerdictKind::Timeout, VerdictKind::Pass], || format!("{:?}", kinds(&r)))?;
+    // A timeout is not run again: it already waited its whole deadline.
+    expect(r[0].attempts.is_empty() && stats.processes_started == 2, || format!("{:?} {stats:?}", r[0].attempts))?;
+    expect(started.elapsed() < Duration::from_secs(10), || format!("took {:?}", started.elapsed()))
+}
+
+fn garbage(fx: &Fixture) -> Result<(), Failed> {
+    let c = fx.plain(2);
+    let mut o = fx.opts(&[(c[0], "garbage")]);
+    o.reruns = 0;
+    let (r, _) = fx.run(&c, &o);
+    expect(kinds(&r) == [VerdictKind::Crash, VerdictKind::Pass], || format!("{:?}", kinds(&r)))?;
+    expect(r[0].verdict.messages[0].contains("unreadable result"), || format!("{:?}", r[0].verdict.messages))
+}
+
+fn dirty(fx: &Fixture) -> Result<(), Failed> {
+    let c = fx.plain(3);
+    let (r, stats) = fx.run(&c, &fx.opts(&[(c[1], "dirty")]));
+    expect(kinds(&r) == [VerdictKind::Pass; 3], || format!("{:?}", kinds(&r)))?;
+    expect(r[1].dirty.as_deref().is_some_and(|d| d.contains("dirty")) && r[0].dirty.is_none(), || {
+        format!("{:?}", r[1].dirty)
+    })?;
+    // The dirty case shares the first case's worker; the next case gets a fresh one.
+    expect(pid(&r[0]) == pid(&r[1]) && pid(&r[1]) != pid(&r[2]) && stats.processes_started == 2, || {
+        format!("{:?} {:?} {:?} {stats:?}", pid(&r[0]), pid(&r[1]), pid(&r[2]))
+    })
+}
+
+fn sharing(fx: &Fixture) -> Result<(), Failed> {
+    let mut c = fx.plain(2);
+    let own = fx.cases.iter().find(|c| !c.env.is_empty()).ok_or("no case with env:")?;
+    let poisons = fx.cases.iter().find(|c| !c.poisons.is_empty()).ok_or("no case with poisons-context:")?;
+    c.insert(1, own);
+    c.push(poisons);
+    let (r, stats) = fx.run(&c, &fx.opts(&[]));
+    let pids: Vec<Option<u32>> = r.iter().map(pid).collect();
+    expect(pids[0] == pids[2] && pids[1] != pids[0] && pids[3] != pids[0] && stats.processes_started == 3, || {
+        format!("{pids:?} {stats:?}")
+    })
+}
+
+fn flake(fx: &Fixture) -> Result<(), Failed> {
+    let c = fx.plain(2);
+    let (r, stats) = fx.run(&c, &fx.opts(&[(c[0], "flake"), (c[1], "fail")]));
+    expect(kinds(&r) == [VerdictKind::Flake, VerdictKind::Fail], || format!("{:?}", kinds(&r)))?;
+    let runs = |r: &CaseResult| r.attempts.iter().map(|a| a.kind.to_string()).collect::<Vec<_>>().join(",");
+    expect(runs(&r[0]) == "fail,pass" && r[0].verdict.messages[0].starts_with("flake: "), || runs(&r[0]))?;
+    // The fail reproduced on both re-runs, so it counts as a fail.
+    expect(runs(&r[1]) == "fail,fail,fail" && stats.extra_runs == 3, || format!("{} {stats:?}", runs(&r[1])))
+}
+
+fn variant(fx: &Fixture) -> Result<(), Failed> {
+    let c = fx.plain(1);
+    let (r, _) = fx.run(&c, &fx.opts(&[(c[0], "variant-flip")]));
+    expect(r[0].verdict.kind == VerdictKind::Flake, || format!("{:?}", r[0].verdict))?;
+    expect(r[0].attempts.iter().map(|a| a.why.as_str()).collect::<Vec<_>>() == ["first", "variant-stability"], || {
+        format!("{:?}", r[0].attempts)
+    })
+}
+
+fn gates(fx: &Fixture) -> Result<(), Failed> {
+    let timed = fx.cases.iter().find(|c| runner::has_delayed_open(c) && !runner::needs_own_process(c)).ok_or("none")?;
+    let (r, _) = fx.run(&[timed], &fx.opts(&[(timed, "slow-gates")]));
+    let a = &r[0].attempts;
+    expect(r[0].verdict.kind == VerdictKind::Pass && a.len() == 2, || format!("{:?} {a:?}", r[0].verdict))?;
+    expect(a[0].kind == VerdictKind::Fail && a[0].gate_delay_ms == 30.0 && a[1].gate_delay_ms == 300.0, || {
+        format!("{a:?}")
+    })?;
+    // At the written delays from the start, there is nothing to confirm.
+    let mut o = fx.opts(&[(timed, "slow-gates")]);
+    o.gate_delay = runner::WRITTEN_GATE_DELAY;
+    let (r, _) = fx.run(&[timed], &o);
+    expect(r[0].verdict.kind == VerdictKind::Pass && r[0].attempts.is_empty(), || format!("{:?}", r[0].attempts))
+}
+
+fn baseline(fx: &Fixture) -> Result<(), Failed> {
+    let c = fx.plain(3);
+    let mut o = fx.opts(&[(c[0], "fail"), (c[2], "fail")]);
+    o.baseline = Some([(c[0].id.clone(), "fail".into()), (c[1].id.clone(), "fail".into())].into_iter().collect());
+    let (r, _) = fx.run(&c, &o);
+    let want = [VerdictKind::ExpectedFail, VerdictKind::UnexpectedPass, VerdictKind::Fail];
+    expect(kinds(&r) == want, || format!("{:?}", kinds(&r)))?;
+    expect(r[0].baseline.as_deref() == Some("fail") && r[2].baseline.is_none(), || format!("{:?}", r[0].baseline))
+}
+
+fn devices(fx: &Fixture) -> Result<(), Failed> {
+    let c = fx.plain(8);
+    let mut second = mock_device();
+    second.ordinal = 1;
+    second.uuid = "GPU-mock-1".into();
+    let mut o = fx.opts(&[]);
+    o.restrict_visibility = true;
+    let (r, stats) = runner::run_suite(&c, &[mock_device(), second], &o, |_, _| {});
+    let on: Vec<Option<i32>> = r.iter().map(|r| r.device).collect();
+    expect(on.contains(&Some(0)) && on.contains(&Some(1)) && on.iter().all(Option::is_some), || format!("{on:?}"))?;
+    let ids: Vec<&str> = r.iter().map(|r| r.id.as_str()).collect();
+    let want: Vec<&str> = c.iter().map(|c| c.id.as_str()).collect();
+    expect(ids == want && stats.processes_started == 2, || format!("{ids:?} {stats:?}"))
+}
+
+fn rewrites(fx: &Fixture) -> Result<(), Failed> {
+    let c = fx.plain(3);
+    let path = std::env::temp_dir().join(format!("cuda-conformance-rewrite-{}.json", std::process::id()));
+    let header = ReportHeader {
+        commit: "test".into(),
+        started_at: "2026-01-01T00:00:00Z".into(),
+        filter: String::new(),
+        shard: None,
+        baseline: None,
+    };
+    let mut seen = Vec::new();
+    let report =
+        runner::run_to_report(&c, &[mock_device()], &fx.opts(&[(c[2], "crash")]), &header, Some(&path), |_, e| {
+            seen.push(Report::read(&path).map(|r| (r.cases.len(), r.complete)).map_err(|x| format!("{x} {e:?}")));
+        });
+    let _ = std::fs::remove_file(&path);
+    expect(seen == [Ok((1, false)), Ok((2, false)), Ok((3, false))], || format!("{seen:?}"))?;
+    let run = report.run.ok_or("no run info")?;
+    expect(run.gate_delay_ms == 30.0 && run.processes_started >= 2, || format!("{run:?}"))
+}
+
+fn per_case(fx: &Fixture) -> Result<(), Failed> {
+    let c = fx.plain(3);
+    let mut o = fx.opts(&[]);
+    o.process_per_case = true;
+    let (r, stats) = fx.run(&c, &o);
+    let pids: std::collections::BTreeSet<Option<u32>> = r.iter().map(pid).collect();
+    expect(pids.len() == 3 && stats.processes_started == 3, || format!("{pids:?} {stats:?}"))
+}
+
+/// The `cuda-conformance` binary: cargo's, or the bundle's `bin/` beside `tests/`.
+fn cli() -> Option<PathBuf> {
+    let built = PathBuf::from(env!("CARGO_BIN_EXE_cuda-conformance"));
+    let bundled = std::env::var_os("CARGO_MANIFEST_DIR").map(|d| PathBuf::from(d).join("bin/cuda-conformance"));
+    [Some(built), bundled].into_iter().flatten().find(|p| p.is_file())
+}
+
+fn cli_list_head(_: &Fixture) -> Result<(), Failed> {
+    let exe = cli().ok_or("no cuda-conformance binary")?;
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("'{}' list | head -n 2; echo \"status ${{PIPESTATUS:-}}\"", exe.display()))
+        .output()?;
+    let mut child = std::process::Command::new(&exe)
+        .arg("list")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()?;
+    // Close the read end at once: every write fails with a broken pipe.
+    drop(child.stdout.take());
+    let result = child.wait_with_output()?;
+    let stderr = String::from_utf8_lossy(&result.stderr);
+    expect(result.status.success() && stderr.is_empty(), || format!("{:?}: {stderr}", result.status))?;
+    expect(String::from_utf8_lossy(&out.stdout).lines().count() >= 2, || format!("{out:?}"))
+}
+
+fn cli_reports(fx: &Fixture) -> Result<(), Failed> {
+    let exe = cli().ok_or("no cuda-conformance binary")?;
+    let tmp = std::env::temp_dir().join(format!("cuda-conformance-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp)?;
+    let c = fx.plain(3);
+    let header = ReportHeader {
+        commit: "test".into(),
+        started_at: "2026-01-01T00:00:00Z".into(),
+        filter: String::new(),
+        shard: None,
+        baseline: None,
+    };
+    let (base, new) = (tmp.join("base.json"), tmp.join("new.json"));
+    let mut o = fx.opts(&[(c[0], "fail")]);
+    o.reruns = 0;
+    runner::run_to_report(&c, &[mock_device()], &o, &header, Some(&base), |_, _| {});
+    runner::run_to_report(&c, &[mock_device()], &fx.opts(&[(c[1], "fail")]), &header, Some(&new), |_, _| {});
+    let run = |args: &[&str]| std::process::Command::new(&exe).args(args).output();
+    let s = |p: &Path| p.display().to_string();
+    let compare = run(&["compare", &s(&base), &s(&new)])?;
+    let text = String::from_utf8_lossy(&compare.stdout);
+    expect(compare.status.code() == Some(1) && text.contains("regressions (1)") && text.contains("fixes (1)"), || {
+        format!("{:?}\n{text}", compare.status)
+    })?;
+    let bl = tmp.join("baseline.txt");
+    let bless = run(&["baseline", "bless", &s(&base), "--output", &s(&bl)])?;
+    let blessed = std::fs::read_to_string(&bl).unwrap_or_default();
+    expect(bless.status.success() && blessed.contains(&format!("{} fail", c[0].id)), || blessed.clone())?;
+    let junit = run(&["summary", "--format", "junit", &s(&base)])?;
+    let xml = String::from_utf8_lossy(&junit.stdout);
+    expect(xml.contains("<failure type=\"fail\"") && xml.contains(&format!("fail {}\n  rule:", c[0].id)), || {
+        xml.to_string()
+    })?;
+    let html = tmp.join("m.html");
+    let matrix = run(&["matrix", &s(&base), &s(&new), "--html", &s(&html)])?;
+    expect(matrix.status.success() && std::fs::read_to_string(&html).is_ok_and(|h| h.contains("matrix-data")), || {
+        String::from_utf8_lossy(&matrix.stderr).into_owned()
+    })?;
+    std::fs::write(tmp.join("bad.json"), "{\n  \"provenance\": 3\n}")?;
+    let bad = run(&["summary", &s(&tmp.join("bad.json"))])?;
+    let err = String::from_utf8_lossy(&bad.stderr);
+    let _ = std::fs::remove_dir_all(&tmp);
+    expect(bad.status.code() == Some(2) && err.contains("bad.json:2:"), || format!("{:?} {err}", bad.status))
+}
