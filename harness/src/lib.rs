@@ -2,7 +2,50 @@
 //! case file → [`case::parse`] → [`case::validate`] → [`exec`] (cuda-sys calls) → [`observations`] →
 //! [`verdict`] → [`report`]. [`figures`] records what the docs leave open (measured with generated cases, never
 //! asserted). The harness does not know how kernels were built: it receives a
-//! [`kernels::KernelTable`] from the root package.
+//! [`kernels::KernelTable`] from the root package. [`runner`] runs cases in worker processes and [`report`] writes
+//! what they found.
+//!
+//! # Extending
+//!
+//! Every word of the language is written once, in [`case::words`] (keywords) or beside its enum in [`case::ast`]
+//! (`words!` value sets such as `MemKind`), and every match that must consider a new construct is exhaustive. So
+//! the recipe is: add the word and the variant, then fix what the compiler names, in the order it names it.
+//!
+//! **An operation** (e.g. `pool-trim POOL BYTES`, cudaMemPoolTrimTo):
+//! 1. `case/words.rs`: the word in `OpWord`. The compiler then names `case/parse.rs` (the grammar arm).
+//! 2. `case/ast.rs`: the `OpKind` variant with a doc comment (the syntax and the CUDA call). The compiler names
+//!    `OpKind::word` and `OpKind::capture_stream` (same file: does it add a node to a capture?),
+//!    `case/print.rs` (`op_kind`), `case/validate.rs` (`operands`: names of the right kind),
+//!    `case/can_finish.rs` (`blocks_on`: can it wait on the host for a gated stream?), and `exec/interpret.rs`
+//!    (the call, timed with `t.call`; a value for predicates with `t.value`).
+//! 3. Not named by the compiler, so do them too: the row in `cases/README.md`, and the operation in the
+//!    `VALID` fixture of `case/tests.rs` (round trip) and in `exec/tests.rs` (`every_operation`: no panic
+//!    without a GPU).
+//!
+//! A new object kind (like `pool`) is a `DeclWord` and a `Decl` variant; the compiler names the same files
+//! plus `exec/objects.rs` (creation and release). Enum operands are `words!` sets in `case/ast.rs`, mapped to
+//! their CUDA values once in `exec/sys_words.rs` (`ToSys`), which also names values CUDA returns.
+//!
+//! **A predicate** (e.g. `L value >= N`): a `PredicateWord` (it starts the predicate) or a `Verb` (it follows
+//! the label it is about) in `case/words.rs`, then the `Predicate` variant in `case/ast.rs`. The compiler names
+//! `case/parse.rs`, `case/print.rs`, `case/validate.rs` (`predicate`: labels of the right operations) and
+//! `verdict.rs` (`holds`). If it needs data the executor does not record yet, add an `OpValue` variant in
+//! `observations.rs` (the compiler names its trace text). `case/lint.rs` knows only the predicates it can prove
+//! vacuous; a new one defaults to "depends on the GPU".
+//!
+//! **A requirement** (e.g. `memory-pools`): a `RequirementWord`, a `Requirement` variant; the compiler names
+//! `Requirement::word`, `case/parse.rs`, `case/print.rs` and `requirements.rs` (`unmet`). A device fact it
+//! needs is a `gpu::DeviceInfo` field (the compiler names every `DeviceInfo` literal: `gpu.rs` and the test
+//! fixtures).
+//!
+//! **A probe kernel** (e.g. `countdown`): the kernel and its `cc_kernel_*` handle function in
+//! `kernels/probes.cu`, the `extern` declaration and field in the root `src/lib.rs`, the `KernelWord` in
+//! `case/words.rs`. The compiler names `KernelTable` literals and `KernelTable::get` (`kernels.rs`), and the
+//! grammar (`launch` in `case/parse.rs`, or `NodeKernel` for graph kernel nodes). Its ABI goes in the
+//! `kernels.rs` docs; `exec/mod.rs` preloads every kernel but `lazy-spin` by walking `KernelTable::all`.
+//!
+//! **A report format** (e.g. JUnit): a module in `report/` that renders [`report::Report`] (plain serde data, so it
+//! works from a saved JSON report too), and a flag or a `summary --format` value in `src/main.rs`.
 
 pub mod case;
 pub mod exec;

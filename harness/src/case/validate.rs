@@ -670,16 +670,16 @@ impl<'c, 'o> Checker<'c, 'o> {
             }
             Predicate::HostRuns { label, .. } => {
                 if let Some(k) = self.label(line, label) {
-                    if !matches!(k, OpKind::HostFunc { .. } | OpKind::Callback { .. }) {
-                        self.report(line, format!("`{label}` is not a host-func or callback"));
+                    if !is_host_call(k) {
+                        self.report(line, format!("`{label}` is not a host-func, callback or host node"));
                     }
                 }
             }
             Predicate::HostOrder { labels } => {
                 for l in labels {
                     if let Some(k) = self.label(line, l) {
-                        if !matches!(k, OpKind::HostFunc { .. } | OpKind::Callback { .. }) {
-                            self.report(line, format!("`{l}` is not a host-func or callback"));
+                        if !is_host_call(k) {
+                            self.report(line, format!("`{l}` is not a host-func, callback or host node"));
                         }
                     }
                 }
@@ -717,4 +717,9 @@ impl<'c, 'o> Checker<'c, 'o> {
             }
         }
     }
+}
+
+/// Operations whose runs the host log records: host functions, callbacks and graph host nodes.
+fn is_host_call(kind: &OpKind) -> bool {
+    matches!(kind, OpKind::HostFunc { .. } | OpKind::Callback { .. } | OpKind::AddNode { node: NodeSpec::Host, .. })
 }
