@@ -7,8 +7,17 @@
 //
 // Stamp buffers may be device memory or mapped host memory. __threadfence_system() after a stamp or flag write
 // orders it before later writes for every observer, the host included.
+//
+// Compiled by NVRTC 12.0 (see the root build.rs), which cannot open <cstdint>: the fixed-width types are declared
+// here for it (LP64, as on every host this suite builds for). The kernels' host handles are in kernels/register.c.
 
+#ifdef __CUDACC_RTC__
+typedef unsigned int uint32_t;
+typedef unsigned long long uint64_t;
+typedef unsigned long uintptr_t;
+#else
 #include <cstdint>
+#endif
 
 namespace {
 
@@ -158,13 +167,3 @@ extern "C" __global__ void cc_compare(const uint32_t* a, const uint32_t* b, uint
     }
     stamp_exit(stamp);
 }
-
-// Host-side handles: the addresses of the host stubs that nvcc registers with cudart, which is what
-// cudaLaunchKernel takes. Rust declares only these functions, never the kernels' own symbols.
-extern "C" const void* cc_kernel_gate(void) { return (const void*)&cc_gate; }
-extern "C" const void* cc_kernel_spin(void) { return (const void*)&cc_spin; }
-extern "C" const void* cc_kernel_lazy_spin(void) { return (const void*)&cc_lazy_spin; }
-extern "C" const void* cc_kernel_fault(void) { return (const void*)&cc_fault; }
-extern "C" const void* cc_kernel_fill(void) { return (const void*)&cc_fill; }
-extern "C" const void* cc_kernel_transform(void) { return (const void*)&cc_transform; }
-extern "C" const void* cc_kernel_compare(void) { return (const void*)&cc_compare; }
