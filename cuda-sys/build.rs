@@ -37,6 +37,7 @@ fn main() {
     println!("cargo:rerun-if-changed={}", header.display());
     println!("cargo:rerun-if-changed={}", toolkit.include.join("driver_types.h").display());
     let version = read_cudart_version(&header);
+    emit_version_cfgs(version);
 
     link_cudart(&toolkit, dynamic);
     generate_bindings(&toolkit);
@@ -136,6 +137,38 @@ fn read_cudart_version(header: &Path) -> u32 {
     text.lines()
         .find_map(|l| l.trim().strip_prefix("#define CUDART_VERSION")?.trim().parse().ok())
         .unwrap_or_else(|| panic!("cuda-sys: no `#define CUDART_VERSION` in {}", header.display()))
+}
+
+/// The CUDA releases whose API this crate knows: `cudart_ge_<major>_<minor>` is set for each one at or below the
+/// toolkit's `CUDART_VERSION` (12.7 never shipped). `compat.rs` uses them; dependents should use `compat` instead.
+const RELEASES: [u32; 12] = [12000, 12010, 12020, 12030, 12040, 12050, 12060, 12080, 12090, 13000, 13010, 13020];
+const OLDEST: u32 = RELEASES[0];
+
+fn cfg_name(release: u32) -> String {
+    format!("cudart_ge_{}_{}", release / 1000, release % 1000 / 10)
+}
+
+fn emit_version_cfgs(version: u32) {
+    let names: Vec<String> = RELEASES.iter().map(|&r| cfg_name(r)).collect();
+    println!("cargo:rustc-check-cfg=cfg({})", names.join(", "));
+    if version < OLDEST {
+        eprintln!(
+            "\n\ncuda-sys: the toolkit's CUDART_VERSION is {version}; this crate supports CUDA 12.0 and newer (its \
+             compat module has no forms for older signatures). Run `scripts/setup.sh --cuda 12.0` for the oldest.\n"
+        );
+        std::process::exit(1);
+    }
+    for release in RELEASES.iter().filter(|&&r| r <= version) {
+        println!("cargo:rustc-cfg={}", cfg_name(*release));
+    }
+    if version / 1000 > RELEASES[RELEASES.len() - 1] / 1000 {
+        println!(
+            "cargo:warning=cuda-sys: CUDA {}.{} is a major release newer than any this crate knows; signatures may \
+             have changed (see cuda-sys/API-VERSIONS.md)",
+            version / 1000,
+            version % 1000 / 10
+        );
+    }
 }
 
 fn link_cudart(toolkit: &Toolkit, dynamic: bool) {
