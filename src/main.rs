@@ -142,7 +142,8 @@ fn main() -> ExitCode {
         }
         Command::Info { device } => match gpu::probe(device) {
             Ok(info) => {
-                let provenance = Provenance::new(&info, BUILD_COMMIT, now_rfc3339());
+                let mut provenance = Provenance::new(&info, BUILD_COMMIT, now_rfc3339());
+                provenance.kernel_image = cuda_conformance::kernel_image();
                 println!("{}", serde_json::to_string_pretty(&provenance).unwrap_or_default());
                 ExitCode::SUCCESS
             }
@@ -226,6 +227,15 @@ fn run(
         gpu::version_string(device.driver_version),
         gpu::version_string(device.runtime_version)
     );
+    if let Some(reported) = gpu::reported_driver_version() {
+        eprintln!(
+            "{}: acting on driver {} (the driver reports {}); runtime calls: {}",
+            gpu::ASSUME_DRIVER_VAR,
+            gpu::version_string(device.driver_version),
+            gpu::version_string(reported),
+            cuda_sys::compat::call_forms()
+        );
+    }
     if gpu::launch_blocking() {
         eprintln!("warning: CUDA_LAUNCH_BLOCKING=1 makes every launch synchronous; cases with gates are not supported");
     }
@@ -235,7 +245,8 @@ fn run(
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     let start = Instant::now();
-    let provenance = Provenance::new(&device, BUILD_COMMIT, started_at);
+    let mut provenance = Provenance::new(&device, BUILD_COMMIT, started_at);
+    provenance.kernel_image = cuda_conformance::kernel_image();
     let filter = filter.unwrap_or_default();
     let path = report_path.unwrap_or_else(|| default_report_path(&provenance));
     let mut results = Vec::with_capacity(selected.len());
