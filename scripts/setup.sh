@@ -6,6 +6,7 @@
 #                       CUDA_PATH / CUDA_ROOT / CUDA_TOOLKIT_ROOT_DIR;
 #        --cuda 12.9    CUDA 12.9 (static cudart: the fleet bundle's runtime) into .toolkit/cu12.9;
 #        --cuda 12.0    CUDA 12.0 (libcudart.so.12 only: build with --features cuda-sys/dynamic) into .toolkit/cu12.0;
+#        --cuda 12.3    likewise (graph edge data came in 12.3; scripts/api-versions.py reads its headers);
 #      each version is pinned with hashes in scripts/cuda-<version>-requirements.txt. cuda-sys finds the default
 #      by itself; choose another with CUDA_HOME (e.g. CUDA_HOME=$PWD/.toolkit/cu12.9, best with its own
 #      CARGO_TARGET_DIR so the two builds do not rebuild each other);
@@ -23,7 +24,7 @@ while [ $# -gt 0 ]; do
     case "$1" in
         --cuda) cuda="${2:-}"; shift 2 || { say "--cuda needs a version, e.g. --cuda 12.9" >&2; exit 2; } ;;
         --cuda=*) cuda="${1#--cuda=}"; shift ;;
-        -h | --help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h | --help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) say "unknown argument: $1 (usage: scripts/setup.sh [--cuda VERSION])" >&2; exit 2 ;;
     esac
 done

@@ -75,6 +75,9 @@ enum Command {
     Info {
         #[arg(long, default_value_t = 0)]
         device: i32,
+        /// Print only the kernel image (compiler, PTX ISA, architectures); needs no GPU.
+        #[arg(long)]
+        kernels: bool,
     },
 }
 
@@ -140,7 +143,12 @@ fn main() -> ExitCode {
                 }
             }
         }
-        Command::Info { device } => match gpu::probe(device) {
+        Command::Info { kernels: true, .. } => {
+            let k = cuda_conformance::kernel_image();
+            println!("{}, PTX ISA {}, {}", k.compiler, k.ptx_isa, k.architectures);
+            ExitCode::SUCCESS
+        }
+        Command::Info { device, kernels: false } => match gpu::probe(device) {
             Ok(info) => {
                 let mut provenance = Provenance::new(&info, BUILD_COMMIT, now_rfc3339());
                 provenance.kernel_image = cuda_conformance::kernel_image();
