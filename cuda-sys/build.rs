@@ -172,6 +172,21 @@ fn emit_version_cfgs(version: u32) {
 }
 
 fn link_cudart(toolkit: &Toolkit, dynamic: bool) {
+    if dynamic {
+        // The rpath below reaches only this crate's own tests: a build script's link args never apply to
+        // dependents. Cargo does put a dependency's search paths inside target/ on LD_LIBRARY_PATH for `cargo
+        // test` and `cargo run` of every package, so a copy of the library in OUT_DIR lets those find it.
+        let out = PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("cudart");
+        fs::create_dir_all(&out).expect("create OUT_DIR/cudart");
+        for entry in fs::read_dir(&toolkit.lib_dir).expect("read the cudart folder").flatten() {
+            let name = entry.file_name();
+            if name.to_string_lossy().starts_with("libcudart.so") {
+                // fs::copy follows symlinks: each name becomes a plain copy of the library.
+                fs::copy(entry.path(), out.join(&name)).expect("copy libcudart into OUT_DIR");
+            }
+        }
+        println!("cargo:rustc-link-search=native={}", out.display());
+    }
     println!("cargo:rustc-link-search=native={}", toolkit.lib_dir.display());
     if dynamic {
         if toolkit.lib_dir.join("libcudart.so").is_file() {
