@@ -120,7 +120,6 @@ impl Nvrtc {
         let version: Symbol<unsafe extern "C" fn(*mut c_int, *mut c_int) -> NvrtcResult> = symbol(&lib, "nvrtcVersion");
         // SAFETY: two valid out-pointers.
         let code = unsafe { version(&mut major, &mut minor) };
-        drop(version);
         let nvrtc = Nvrtc { lib, version: String::new() };
         nvrtc.check(code, "nvrtcVersion", ptr::null_mut());
         Nvrtc { version: format!("{major}.{minor}"), ..nvrtc }
@@ -230,7 +229,6 @@ impl Fatbin {
         let mut handle: FatbinHandle = ptr::null_mut();
         // SAFETY: valid out-pointers and an array of `options.len()` C strings.
         let (v, c) = unsafe { (version(&mut major, &mut minor), create(&mut handle, options.as_ptr(), options.len())) };
-        drop((version, create));
         let fatbin = Fatbin { lib, handle, version: format!("{major}.{minor}") };
         fatbin.check(v, "nvFatbinVersion");
         fatbin.check(c, "nvFatbinCreate");
@@ -253,7 +251,6 @@ impl Fatbin {
         let arch_c = CString::new(arch).expect("no NUL");
         // SAFETY: the handle is live and the buffers valid for the call (nvFatbin copies them).
         let code = unsafe { add(self.handle, cubin.as_ptr().cast(), cubin.len(), arch_c.as_ptr(), c"probes".as_ptr()) };
-        drop(add);
         self.check(code, &format!("nvFatbinAddCubin(sm_{arch})"));
     }
 
@@ -272,7 +269,6 @@ impl Fatbin {
         let code = unsafe {
             add(self.handle, ptx.as_ptr().cast(), ptx.len(), arch_c.as_ptr(), c"probes".as_ptr(), c"".as_ptr())
         };
-        drop(add);
         self.check(code, &format!("nvFatbinAddPTX(compute_{arch})"));
     }
 
