@@ -61,7 +61,7 @@ pub struct KernelImage {
     pub compiler: String,
     /// The PTX `.version` of the image's PTX, e.g. `8.0` (a driver JIT-compiles PTX up to its own CUDA version).
     pub ptx_isa: String,
-    /// Cubins and PTX by architecture, with the cubins' ELF ABI, e.g. `sm_90 (ELF ABI 7) + compute_90 PTX`.
+    /// Cubins and PTX by architecture, with the cubins' ELF ABI, e.g. `sm_90 (ELF OS/ABI 0x33, ABI 7) + compute_90 PTX`.
     pub architectures: String,
 }
 

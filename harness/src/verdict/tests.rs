@@ -538,3 +538,12 @@ fn a_graph_an_older_driver_cannot_read_back_is_not_supported() {
     let v = judge(&case(vec![Expectation::Expect(Predicate::EdgeCount { graph: g(), count: 2 })]), &o);
     assert_eq!(v.kind, VerdictKind::Fail, "any other error reading a graph still fails: {v:?}");
 }
+
+#[test]
+fn a_declaration_an_older_driver_refuses_is_not_supported() {
+    let mut o = obs();
+    o.decls[0].code = Some("cudaErrorCallRequiresNewerDriver".into());
+    let v = judge(&case(vec![]), &o);
+    assert_eq!(v.kind, VerdictKind::NotSupported, "{v:?}");
+    assert!(v.messages[0].contains("creating gate g returned cudaErrorCallRequiresNewerDriver"), "{:?}", v.messages);
+}
