@@ -1,57 +1,318 @@
-//! Compiles the probe kernels (`kernels/probes.cu`) with nvcc through the `cc` crate.
+//! Compiles the probe kernels (`kernels/probes.cu`) with NVRTC 12.0 into one fat binary and builds
+//! `kernels/register.c`, which registers it with cudart the way nvcc's host stubs do.
 //!
-//! - nvcc comes from the toolkit cuda-sys found (`DEP_CUDART_ROOT`, its `links` metadata), so the kernels, the
-//!   bindings and the linked cudart are always one CUDA version: PTX from a newer nvcc cannot be loaded by an
-//!   older driver. Choose another toolkit with `CUDA_HOME` (cuda-sys reads it), not here.
-//! - Device code is always optimised, even in the dev profile: cc adds `-G` (device debug, no optimisation) to
-//!   debug builds, which makes kernels many times slower and changes what timing-sensitive cases observe, so
-//!   debug info is off; `-lineinfo` keeps source lines for profilers. (ptxas optimises at -O3 by default; the
-//!   `-O3` cc passes goes to the host stubs.)
-//! - cudart is linked once, by cuda-sys (`.cudart("none")`); cc's own guess at its location does not fit the
-//!   wheel layout. cc links libstdc++, which nvcc's host stubs need.
-//! - Targets: `CUDA_CONFORMANCE_ARCHS` (e.g. `80,90`), default `90`: SASS for each, plus PTX of the highest so
-//!   that a newer GPU can JIT-compile the kernels.
+//! - **One kernel path for every build, NVRTC 12.0.** Every driver from R525 (CUDA 12.0) on must load the kernels
+//!   of the fleet bundle, and nvcc 13 cannot write them: its PTX is ISA 9.0 (a CUDA 13 driver's) and its cubins
+//!   are ELF ABI 8, with no option to go lower; PyPI has no nvcc 12. NVRTC 12.0 writes PTX ISA 8.0 and ABI-7
+//!   cubins, and is on PyPI. The CUDA 13.0 build uses the same image: measured on the H100 it gives the verdicts
+//!   nvcc 13's did, and with one image a difference between bundles can only come from the runtime or driver, never
+//!   from the kernel compiler. `src/kernel_image.rs` tests the embedded image, so a compiler bump that would lock
+//!   out old drivers fails the tests.
+//! - The compiler is `.toolkit/kernel-compiler` (`scripts/setup.sh` installs the pinned wheels there), or the
+//!   folder named by `CUDA_CONFORMANCE_KERNEL_COMPILER` (the same layout: `nvidia/cuda_nvrtc/lib/libnvrtc.so.12`
+//!   and `nvidia/nvfatbin/lib/libnvfatbin.so.12`). Both libraries are loaded with dlopen, so nothing links them.
+//! - Targets: `CUDA_CONFORMANCE_ARCHS` (e.g. `80,90`), default `90`: a cubin for each, plus PTX of the lowest (any
+//!   GPU at or above it can JIT-compile that PTX, a newer GPU included). nvFatbin packs them uncompressed, so a
+//!   driver needs nothing but the ELF and PTX it has always read, and the test can read the image.
+//! - Device code is always optimised (NVRTC's default). No `-lineinfo`: with it, NVRTC 12.0 crashes compiling this
+//!   file for sm_90 (its built-in ptxas recurses until the stack runs out; measured, sm_80 and PTX are fine).
+//! - cudart is linked once, by cuda-sys; `register.c` only calls its registration entry points.
 
+use libloading::{Library, Symbol};
 use std::env;
-use std::path::PathBuf;
+use std::ffi::{c_char, c_int, c_void, CStr, CString};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::ptr;
 
 const KERNELS: &str = "kernels/probes.cu";
+/// Kernels that call cudaGraphSetConditional: PTX only (see the file's header).
+const CONDITIONAL_KERNELS: &str = "kernels/conditional.cu";
+const REGISTER: &str = "kernels/register.c";
 const ARCHS_VAR: &str = "CUDA_CONFORMANCE_ARCHS";
 const DEFAULT_ARCHS: &str = "90";
+const COMPILER_VAR: &str = "CUDA_CONFORMANCE_KERNEL_COMPILER";
+const NVRTC_LIB: &str = "nvidia/cuda_nvrtc/lib/libnvrtc.so.12";
+const NVFATBIN_LIB: &str = "nvidia/nvfatbin/lib/libnvfatbin.so.12";
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed={KERNELS}");
+    println!("cargo:rerun-if-changed={CONDITIONAL_KERNELS}");
+    println!("cargo:rerun-if-changed={REGISTER}");
     println!("cargo:rerun-if-env-changed={ARCHS_VAR}");
+    println!("cargo:rerun-if-env-changed={COMPILER_VAR}");
     emit_commit();
 
-    let root = PathBuf::from(
-        env::var_os("DEP_CUDART_ROOT")
-            .unwrap_or_else(|| fail("DEP_CUDART_ROOT is not set: cuda-sys (links = \"cudart\") must be a dependency")),
+    let compiler = compiler_dir();
+    for lib in [NVRTC_LIB, NVFATBIN_LIB] {
+        println!("cargo:rerun-if-changed={}", compiler.join(lib).display());
+    }
+    let nvrtc = Nvrtc::load(&compiler.join(NVRTC_LIB));
+    let source = std::fs::read_to_string(KERNELS).unwrap_or_else(|e| fail(&format!("cannot read {KERNELS}: {e}")));
+    let archs = archs();
+    let ptx_arch = ptx_arch(&archs);
+
+    let mut fatbin = Fatbin::new(&compiler.join(NVFATBIN_LIB));
+    for arch in &archs {
+        let cubin = nvrtc.compile(&source, &format!("sm_{arch}"), Output::Cubin);
+        fatbin.add_cubin(&cubin, arch);
+    }
+    let ptx = nvrtc.compile(&source, &format!("compute_{ptx_arch}"), Output::Ptx);
+    fatbin.add_ptx(&ptx, ptx_arch);
+    let fatbin_version = fatbin.version.clone();
+    let image = fatbin.finish();
+
+    let conditional_source = std::fs::read_to_string(CONDITIONAL_KERNELS)
+        .unwrap_or_else(|e| fail(&format!("cannot read {CONDITIONAL_KERNELS}: {e}")));
+    let mut conditional = Fatbin::new(&compiler.join(NVFATBIN_LIB));
+    conditional.add_ptx(&nvrtc.compile(&conditional_source, &format!("compute_{ptx_arch}"), Output::Ptx), ptx_arch);
+    let conditional_image = conditional.finish();
+
+    let out = PathBuf::from(env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
+    write_image_header(&image, "cc_probes_image", &out.join("probes_image.h"));
+    write_image_header(&conditional_image, "cc_conditional_image", &out.join("conditional_image.h"));
+    cc::Build::new().file(REGISTER).include(&out).opt_level(2).warnings(true).compile("probes");
+
+    // What the kernels were built for and by, for reports and for the message when a GPU has no matching image.
+    let targets: Vec<String> = archs.iter().map(|a| format!("sm_{a}")).collect();
+    println!("cargo:rustc-env=CUDA_CONFORMANCE_KERNEL_TARGETS={} + compute_{ptx_arch} PTX", targets.join(" "));
+    println!(
+        "cargo:rustc-env=CUDA_CONFORMANCE_KERNEL_COMPILER=NVRTC {} (nvFatbin {}, uncompressed)",
+        nvrtc.version, fatbin_version
     );
-    let nvcc = root.join("bin/nvcc");
-    if !nvcc.is_file() {
+}
+
+fn compiler_dir() -> PathBuf {
+    if let Some(dir) = env::var_os(COMPILER_VAR).filter(|v| !v.is_empty()) {
+        return PathBuf::from(dir);
+    }
+    let manifest = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
+    manifest.join(".toolkit/kernel-compiler")
+}
+
+fn load(path: &Path) -> Library {
+    if !path.is_file() {
         fail(&format!(
-            "no nvcc at {}: the toolkit cuda-sys found has the runtime but not the compiler. Run \
-             scripts/setup.sh, or set CUDA_HOME to a full toolkit",
-            nvcc.display()
+            "no {} : the kernel compiler (NVRTC 12.0, nvFatbin) is missing. Run scripts/setup.sh, or set \
+             {COMPILER_VAR} to a folder holding {NVRTC_LIB} and {NVFATBIN_LIB}",
+            path.display()
         ));
     }
-    // cc takes nvcc only from the environment (`NVCC`); a build script runs single-threaded, so setting it is safe.
-    env::set_var("NVCC", &nvcc);
+    // SAFETY: loading a library runs its initialisers; these are NVIDIA's compiler libraries, which have no
+    // initialisers with preconditions.
+    unsafe { Library::new(path) }.unwrap_or_else(|e| fail(&format!("cannot load {}: {e}", path.display())))
+}
 
-    let archs = archs();
-    let mut build = cc::Build::new();
-    build.cuda(true).cudart("none").debug(false).opt_level(3).flag("-lineinfo").file(KERNELS);
-    for gencode in gencode_flags(&archs) {
-        build.flag("-gencode").flag(gencode);
+fn symbol<'l, T>(lib: &'l Library, name: &str) -> Symbol<'l, T> {
+    // SAFETY: each call site names the function's C prototype from nvrtc.h / nvFatbin.h as T.
+    unsafe { lib.get(name.as_bytes()) }.unwrap_or_else(|e| fail(&format!("no {name} in the kernel compiler: {e}")))
+}
+
+type Program = *mut c_void;
+type NvrtcResult = c_int;
+
+#[derive(Clone, Copy, PartialEq)]
+enum Output {
+    Cubin,
+    Ptx,
+}
+
+struct Nvrtc {
+    lib: Library,
+    version: String,
+}
+
+impl Nvrtc {
+    fn load(path: &Path) -> Self {
+        let lib = load(path);
+        let (mut major, mut minor) = (0, 0);
+        let version: Symbol<unsafe extern "C" fn(*mut c_int, *mut c_int) -> NvrtcResult> = symbol(&lib, "nvrtcVersion");
+        // SAFETY: two valid out-pointers.
+        let code = unsafe { version(&mut major, &mut minor) };
+        let nvrtc = Nvrtc { lib, version: String::new() };
+        nvrtc.check(code, "nvrtcVersion", ptr::null_mut());
+        Nvrtc { version: format!("{major}.{minor}"), ..nvrtc }
     }
-    build.compile("probes");
 
-    // What the kernels were built for, for reports and for the message when a GPU has no matching image.
-    let targets: Vec<String> = archs.iter().map(|a| format!("sm_{a}")).collect();
-    let ptx = archs.last().expect("archs() is never empty");
-    println!("cargo:rustc-env=CUDA_CONFORMANCE_KERNEL_TARGETS={} + compute_{ptx} PTX", targets.join(" "));
+    fn error(&self, code: NvrtcResult) -> String {
+        let text: Symbol<unsafe extern "C" fn(NvrtcResult) -> *const c_char> = symbol(&self.lib, "nvrtcGetErrorString");
+        // SAFETY: returns a static string for any code.
+        unsafe { CStr::from_ptr(text(code)) }.to_string_lossy().into_owned()
+    }
+
+    fn check(&self, code: NvrtcResult, what: &str, program: Program) {
+        if code != 0 {
+            let log = if program.is_null() { String::new() } else { self.log(program) };
+            fail(&format!("{what} failed: {}\n{log}", self.error(code)));
+        }
+    }
+
+    fn log(&self, program: Program) -> String {
+        let size: Symbol<unsafe extern "C" fn(Program, *mut usize) -> NvrtcResult> =
+            symbol(&self.lib, "nvrtcGetProgramLogSize");
+        let get: Symbol<unsafe extern "C" fn(Program, *mut c_char) -> NvrtcResult> =
+            symbol(&self.lib, "nvrtcGetProgramLog");
+        let mut n = 0usize;
+        // SAFETY: program is live; the buffer has the size NVRTC reported.
+        unsafe {
+            if size(program, &mut n) != 0 || n == 0 {
+                return String::new();
+            }
+            let mut buf = vec![0u8; n];
+            if get(program, buf.as_mut_ptr().cast()) != 0 {
+                return String::new();
+            }
+            String::from_utf8_lossy(&buf).trim_end_matches('\0').to_owned()
+        }
+    }
+
+    /// Compiles `source` for `arch` (`sm_90` for a cubin, `compute_90` for PTX) and returns the output.
+    fn compile(&self, source: &str, arch: &str, output: Output) -> Vec<u8> {
+        type Create = unsafe extern "C" fn(
+            *mut Program,
+            *const c_char,
+            *const c_char,
+            c_int,
+            *const *const c_char,
+            *const *const c_char,
+        ) -> NvrtcResult;
+        let create: Symbol<Create> = symbol(&self.lib, "nvrtcCreateProgram");
+        let compile: Symbol<unsafe extern "C" fn(Program, c_int, *const *const c_char) -> NvrtcResult> =
+            symbol(&self.lib, "nvrtcCompileProgram");
+        let (size_name, get_name) = match output {
+            Output::Cubin => ("nvrtcGetCUBINSize", "nvrtcGetCUBIN"),
+            Output::Ptx => ("nvrtcGetPTXSize", "nvrtcGetPTX"),
+        };
+        let size: Symbol<unsafe extern "C" fn(Program, *mut usize) -> NvrtcResult> = symbol(&self.lib, size_name);
+        let get: Symbol<unsafe extern "C" fn(Program, *mut c_char) -> NvrtcResult> = symbol(&self.lib, get_name);
+        let destroy: Symbol<unsafe extern "C" fn(*mut Program) -> NvrtcResult> =
+            symbol(&self.lib, "nvrtcDestroyProgram");
+
+        let src = CString::new(source).unwrap_or_else(|_| fail(&format!("{KERNELS} contains a NUL byte")));
+        let name = CString::new("probes.cu").expect("no NUL");
+        let option = CString::new(format!("--gpu-architecture={arch}")).expect("no NUL");
+        let option_ptrs = [option.as_ptr()];
+        let mut program: Program = ptr::null_mut();
+        // SAFETY: every pointer is valid for the call; the program is destroyed below.
+        unsafe {
+            self.check(
+                create(&mut program, src.as_ptr(), name.as_ptr(), 0, ptr::null(), ptr::null()),
+                "nvrtcCreateProgram",
+                ptr::null_mut(),
+            );
+            let code = compile(program, option_ptrs.len() as c_int, option_ptrs.as_ptr());
+            self.check(code, &format!("compiling {KERNELS} for {arch}"), program);
+            let mut n = 0usize;
+            self.check(size(program, &mut n), size_name, program);
+            let mut buf = vec![0u8; n];
+            self.check(get(program, buf.as_mut_ptr().cast()), get_name, program);
+            let _ = destroy(&mut program);
+            if output == Output::Ptx {
+                // The PTX size counts its terminating NUL; nvFatbin takes the text without it.
+                while buf.last() == Some(&0) {
+                    buf.pop();
+                }
+            }
+            buf
+        }
+    }
+}
+
+type FatbinHandle = *mut c_void;
+
+struct Fatbin {
+    lib: Library,
+    handle: FatbinHandle,
+    version: String,
+}
+
+impl Fatbin {
+    fn new(path: &Path) -> Self {
+        let lib = load(path);
+        let (mut major, mut minor) = (0u32, 0u32);
+        let version: Symbol<unsafe extern "C" fn(*mut u32, *mut u32) -> c_int> = symbol(&lib, "nvFatbinVersion");
+        let create: Symbol<unsafe extern "C" fn(*mut FatbinHandle, *const *const c_char, usize) -> c_int> =
+            symbol(&lib, "nvFatbinCreate");
+        // 64-bit host code; no compression, so that any driver reads the plain ELF and PTX.
+        let options = [c"-64".as_ptr(), c"-compress=false".as_ptr()];
+        let mut handle: FatbinHandle = ptr::null_mut();
+        // SAFETY: valid out-pointers and an array of `options.len()` C strings.
+        let (v, c) = unsafe { (version(&mut major, &mut minor), create(&mut handle, options.as_ptr(), options.len())) };
+        let fatbin = Fatbin { lib, handle, version: format!("{major}.{minor}") };
+        fatbin.check(v, "nvFatbinVersion");
+        fatbin.check(c, "nvFatbinCreate");
+        fatbin
+    }
+
+    fn check(&self, code: c_int, what: &str) {
+        if code != 0 {
+            let text: Symbol<unsafe extern "C" fn(c_int) -> *const c_char> =
+                symbol(&self.lib, "nvFatbinGetErrorString");
+            // SAFETY: returns a static string for any code.
+            let why = unsafe { CStr::from_ptr(text(code)) }.to_string_lossy().into_owned();
+            fail(&format!("{what} failed: {why}"));
+        }
+    }
+
+    fn add_cubin(&mut self, cubin: &[u8], arch: &str) {
+        type Add = unsafe extern "C" fn(FatbinHandle, *const c_void, usize, *const c_char, *const c_char) -> c_int;
+        let add: Symbol<Add> = symbol(&self.lib, "nvFatbinAddCubin");
+        let arch_c = CString::new(arch).expect("no NUL");
+        // SAFETY: the handle is live and the buffers valid for the call (nvFatbin copies them).
+        let code = unsafe { add(self.handle, cubin.as_ptr().cast(), cubin.len(), arch_c.as_ptr(), c"probes".as_ptr()) };
+        self.check(code, &format!("nvFatbinAddCubin(sm_{arch})"));
+    }
+
+    fn add_ptx(&mut self, ptx: &[u8], arch: &str) {
+        type Add = unsafe extern "C" fn(
+            FatbinHandle,
+            *const c_char,
+            usize,
+            *const c_char,
+            *const c_char,
+            *const c_char,
+        ) -> c_int;
+        let add: Symbol<Add> = symbol(&self.lib, "nvFatbinAddPTX");
+        let arch_c = CString::new(arch).expect("no NUL");
+        // SAFETY: as for add_cubin; no JIT options.
+        let code = unsafe {
+            add(self.handle, ptx.as_ptr().cast(), ptx.len(), arch_c.as_ptr(), c"probes".as_ptr(), c"".as_ptr())
+        };
+        self.check(code, &format!("nvFatbinAddPTX(compute_{arch})"));
+    }
+
+    fn finish(self) -> Vec<u8> {
+        let size: Symbol<unsafe extern "C" fn(FatbinHandle, *mut usize) -> c_int> = symbol(&self.lib, "nvFatbinSize");
+        let get: Symbol<unsafe extern "C" fn(FatbinHandle, *mut c_void) -> c_int> = symbol(&self.lib, "nvFatbinGet");
+        let destroy: Symbol<unsafe extern "C" fn(*mut FatbinHandle) -> c_int> = symbol(&self.lib, "nvFatbinDestroy");
+        let mut n = 0usize;
+        let mut handle = self.handle;
+        // SAFETY: the handle is live; the buffer has the size nvFatbin reported.
+        unsafe {
+            self.check(size(handle, &mut n), "nvFatbinSize");
+            let mut buf = vec![0u8; n];
+            self.check(get(handle, buf.as_mut_ptr().cast()), "nvFatbinGet");
+            let _ = destroy(&mut handle);
+            buf
+        }
+    }
+}
+
+/// A C header with the image `name` as 64-bit words (a fat binary must be 8-byte aligned) and its length in bytes
+/// (`NAME_BYTES`, upper case).
+fn write_image_header(image: &[u8], name: &str, path: &Path) {
+    let mut text = String::from("// Generated by build.rs from kernels/: do not edit.\n");
+    let _ = writeln!(text, "#define {}_BYTES {}", name.to_uppercase(), image.len());
+    let _ = writeln!(text, "static const unsigned long long {name}[] __attribute__((aligned(8))) = {{");
+    for (i, chunk) in image.chunks(8).enumerate() {
+        let mut word = [0u8; 8];
+        word[..chunk.len()].copy_from_slice(chunk);
+        let _ = write!(text, "0x{:016x}ull,", u64::from_le_bytes(word));
+        text.push(if i % 6 == 5 { '\n' } else { ' ' });
+    }
+    text.push_str("\n};\n");
+    std::fs::write(path, text).unwrap_or_else(|e| fail(&format!("cannot write {}: {e}", path.display())));
 }
 
 /// The architectures to build for, sorted by number: `90`, `80`, `90a`.
@@ -78,17 +339,13 @@ fn archs() -> Vec<String> {
     archs
 }
 
-fn number(arch: &str) -> u32 {
-    arch.trim_end_matches(|c: char| c.is_ascii_lowercase()).parse().unwrap_or(0)
+/// The lowest architecture without a suffix (`90a` PTX runs only on that one GPU family, never a newer one).
+fn ptx_arch(archs: &[String]) -> &str {
+    archs.iter().find(|a| a.bytes().all(|b| b.is_ascii_digit())).unwrap_or(&archs[0])
 }
 
-/// `arch=compute_XX,code=sm_XX` for each, then `arch=compute_H,code=compute_H` (PTX) for the highest.
-fn gencode_flags(archs: &[String]) -> Vec<String> {
-    let mut flags: Vec<String> = archs.iter().map(|a| format!("arch=compute_{a},code=sm_{a}")).collect();
-    if let Some(h) = archs.last() {
-        flags.push(format!("arch=compute_{h},code=compute_{h}"));
-    }
-    flags
+fn number(arch: &str) -> u32 {
+    arch.trim_end_matches(|c: char| c.is_ascii_lowercase()).parse().unwrap_or(0)
 }
 
 fn fail(msg: &str) -> ! {

@@ -37,6 +37,7 @@ fn main() {
     println!("cargo:rerun-if-changed={}", header.display());
     println!("cargo:rerun-if-changed={}", toolkit.include.join("driver_types.h").display());
     let version = read_cudart_version(&header);
+    emit_version_cfgs(version);
 
     link_cudart(&toolkit, dynamic);
     generate_bindings(&toolkit);
@@ -138,7 +139,54 @@ fn read_cudart_version(header: &Path) -> u32 {
         .unwrap_or_else(|| panic!("cuda-sys: no `#define CUDART_VERSION` in {}", header.display()))
 }
 
+/// The CUDA releases whose API this crate knows: `cudart_ge_<major>_<minor>` is set for each one at or below the
+/// toolkit's `CUDART_VERSION` (12.7 never shipped). `compat.rs` uses them; dependents should use `compat` instead.
+const RELEASES: [u32; 12] = [12000, 12010, 12020, 12030, 12040, 12050, 12060, 12080, 12090, 13000, 13010, 13020];
+const OLDEST: u32 = RELEASES[0];
+
+fn cfg_name(release: u32) -> String {
+    format!("cudart_ge_{}_{}", release / 1000, release % 1000 / 10)
+}
+
+fn emit_version_cfgs(version: u32) {
+    let names: Vec<String> = RELEASES.iter().map(|&r| cfg_name(r)).collect();
+    println!("cargo:rustc-check-cfg=cfg({})", names.join(", "));
+    if version < OLDEST {
+        eprintln!(
+            "\n\ncuda-sys: the toolkit's CUDART_VERSION is {version}; this crate supports CUDA 12.0 and newer (its \
+             compat module has no forms for older signatures). Run `scripts/setup.sh --cuda 12.0` for the oldest.\n"
+        );
+        std::process::exit(1);
+    }
+    for release in RELEASES.iter().filter(|&&r| r <= version) {
+        println!("cargo:rustc-cfg={}", cfg_name(*release));
+    }
+    if version / 1000 > RELEASES[RELEASES.len() - 1] / 1000 {
+        println!(
+            "cargo:warning=cuda-sys: CUDA {}.{} is a major release newer than any this crate knows; signatures may \
+             have changed (see cuda-sys/API-VERSIONS.md)",
+            version / 1000,
+            version % 1000 / 10
+        );
+    }
+}
+
 fn link_cudart(toolkit: &Toolkit, dynamic: bool) {
+    if dynamic {
+        // The rpath below reaches only this crate's own tests: a build script's link args never apply to
+        // dependents. Cargo does put a dependency's search paths inside target/ on LD_LIBRARY_PATH for `cargo
+        // test` and `cargo run` of every package, so a copy of the library in OUT_DIR lets those find it.
+        let out = PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("cudart");
+        fs::create_dir_all(&out).expect("create OUT_DIR/cudart");
+        for entry in fs::read_dir(&toolkit.lib_dir).expect("read the cudart folder").flatten() {
+            let name = entry.file_name();
+            if name.to_string_lossy().starts_with("libcudart.so") {
+                // fs::copy follows symlinks: each name becomes a plain copy of the library.
+                fs::copy(entry.path(), out.join(&name)).expect("copy libcudart into OUT_DIR");
+            }
+        }
+        println!("cargo:rustc-link-search=native={}", out.display());
+    }
     println!("cargo:rustc-link-search=native={}", toolkit.lib_dir.display());
     if dynamic {
         if toolkit.lib_dir.join("libcudart.so").is_file() {

@@ -7,9 +7,17 @@
 //
 // Stamp buffers may be device memory or mapped host memory. __threadfence_system() after a stamp or flag write
 // orders it before later writes for every observer, the host included.
+//
+// Compiled by NVRTC 12.0 (see the root build.rs), which cannot open <cstdint>: the fixed-width types are declared
+// here for it (LP64, as on every host this suite builds for). The kernels' host handles are in kernels/register.c.
 
+#ifdef __CUDACC_RTC__
+typedef unsigned int uint32_t;
+typedef unsigned long long uint64_t;
+typedef unsigned long uintptr_t;
+#else
 #include <cstdint>
-#include <cuda_runtime.h>
+#endif
 
 namespace {
 
@@ -160,34 +168,3 @@ extern "C" __global__ void cc_compare(const uint32_t* a, const uint32_t* b, uint
     stamp_exit(stamp);
 }
 
-// Conditional graph nodes (CUDA 12.4+ for WHILE). cudaGraphSetConditional is a device-runtime builtin that the
-// driver resolves like printf: no relocatable device code or cudadevrt is needed. Both kernels run as one thread.
-// cc_set_condition: the condition becomes src[0].
-extern "C" __global__ void cc_set_condition(cudaGraphConditionalHandle handle, const uint32_t* src) {
-    cudaGraphSetConditional(handle, src[0]);
-}
-
-// cc_countdown: counter[0] decreases by one unless it is zero, counter[1] counts the runs, and the condition becomes
-// counter[0] != 0. In a WHILE body whose condition starts at 1 (default) and counter[0] = N >= 1, the body runs N
-// times; counter[1] ends at N.
-extern "C" __global__ void cc_countdown(cudaGraphConditionalHandle handle, uint32_t* counter) {
-    uint32_t left = counter[0];
-    if (left > 0) {
-        left -= 1;
-        counter[0] = left;
-    }
-    counter[1] += 1;
-    cudaGraphSetConditional(handle, left != 0 ? 1u : 0u);
-}
-
-// Host-side handles: the addresses of the host stubs that nvcc registers with cudart, which is what
-// cudaLaunchKernel takes. Rust declares only these functions, never the kernels' own symbols.
-extern "C" const void* cc_kernel_gate(void) { return (const void*)&cc_gate; }
-extern "C" const void* cc_kernel_spin(void) { return (const void*)&cc_spin; }
-extern "C" const void* cc_kernel_lazy_spin(void) { return (const void*)&cc_lazy_spin; }
-extern "C" const void* cc_kernel_fault(void) { return (const void*)&cc_fault; }
-extern "C" const void* cc_kernel_fill(void) { return (const void*)&cc_fill; }
-extern "C" const void* cc_kernel_transform(void) { return (const void*)&cc_transform; }
-extern "C" const void* cc_kernel_compare(void) { return (const void*)&cc_compare; }
-extern "C" const void* cc_kernel_set_condition(void) { return (const void*)&cc_set_condition; }
-extern "C" const void* cc_kernel_countdown(void) { return (const void*)&cc_countdown; }

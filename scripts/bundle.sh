@@ -1,20 +1,44 @@
 #!/usr/bin/env bash
-# Builds a self-contained bundle/ to copy to a GPU host that has a driver but no Rust and no CUDA toolkit:
-#   bundle/bin/cuda-conformance   the CLI
-#   bundle/tests/<name>           every [[test]] target of the root package (smoke, ...), release build
-#   bundle/cases/                 the case files
-#   bundle/run-tests.sh           runs each test binary from inside bundle/ (arguments go to every binary)
-#   bundle/MANIFEST               commit, build date, toolchain, sizes, checksums, ldd output
+# Builds a self-contained bundle to copy to a GPU host that has a driver but no Rust and no CUDA toolkit:
+#   bin/cuda-conformance   the CLI
+#   tests/<name>           every [[test]] target of the root package (smoke, ...), release build
+#   cases/                 the case files
+#   run-tests.sh           runs each test binary from inside the bundle (arguments go to every binary)
+#   MANIFEST               commit, build date, toolchain, runtime, kernels, sizes, checksums, ldd output
+# Two kinds:
+#   scripts/bundle.sh          bundle/: cudart 13.0 (the default toolkit), for drivers R580 and newer;
+#   scripts/bundle.sh --fleet  bundle-fleet/: cudart 12.9 (scripts/setup.sh --cuda 12.9, its own target dir
+#                              target/fleet), for drivers R525 and newer; kernels for sm_70 … sm_90 unless
+#                              CUDA_CONFORMANCE_ARCHS says otherwise.
+# Both embed the same kind of kernel image (NVRTC 12.0: PTX ISA 8.0, ELF ABI-7 cubins; see build.rs).
 # cudart is linked statically, so the binaries need only glibc, libstdc++ and the driver's libcuda.so.1; this
 # script fails if any binary links libcudart dynamically.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
+fleet=""
+case "${1:-}" in
+    "") ;;
+    --fleet) fleet=1 ;;
+    *) printf 'usage: scripts/bundle.sh [--fleet]\n' >&2; exit 2 ;;
+esac
 out="$repo/bundle"
+if [ -n "$fleet" ]; then
+    out="$repo/bundle-fleet"
+    # The fleet's GPUs: V100, T4, A100, A10/A40, L4/L40, H100. The PTX (of the lowest) covers newer ones.
+    export CUDA_CONFORMANCE_ARCHS="${CUDA_CONFORMANCE_ARCHS:-70,75,80,86,89,90}"
+fi
 
 say() { printf 'bundle: %s\n' "$*"; }
 
-bash scripts/setup.sh
+if [ -n "$fleet" ]; then
+    bash scripts/setup.sh --cuda 12.9
+    export CUDA_HOME="$repo/.toolkit/cu12.9"
+    # Its own target dir: switching toolkits in one would rebuild everything from cuda-sys on, both ways.
+    export CARGO_TARGET_DIR="$repo/target/fleet"
+else
+    bash scripts/setup.sh
+fi
 
 # Executables of the compiler-artifact messages of `cargo --message-format=json` on stdin, as "kind name path".
 executables() {
@@ -69,7 +93,6 @@ exit "$status"
 EOF
 chmod +x "$out/run-tests.sh"
 
-nvcc="$(ls -d "$repo"/.toolkit/nvidia/cu13/bin/nvcc 2>/dev/null || command -v nvcc || true)"
 (
     cd "$out"
     echo "cuda-conformance bundle"
@@ -78,8 +101,9 @@ nvcc="$(ls -d "$repo"/.toolkit/nvidia/cu13/bin/nvcc 2>/dev/null || command -v nv
     echo "built:      $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(uname -m), $(ldd --version | head -n 1)"
     echo "build time: ${build_s} s (cargo, release; incremental if target/ was warm)"
     echo "rustc:      $(rustc --version)"
-    echo "nvcc:       $([ -n "$nvcc" ] && "$nvcc" --version | grep -o 'release [0-9.]*, V[0-9.]*' || echo unknown)"
-    echo "kernels:    CUDA_CONFORMANCE_ARCHS=${CUDA_CONFORMANCE_ARCHS:-90 (default)}"
+    echo "toolkit:    ${CUDA_HOME:-default (.toolkit/nvidia/cu13)}, $(grep -m1 -o 'CUDART_VERSION *[0-9]*' "${CUDA_HOME:-$repo/.toolkit/nvidia/cu13}/include/cuda_runtime_api.h" 2>/dev/null || echo 'CUDART_VERSION unknown')"
+    echo "drivers:    $([ -n "$fleet" ] && echo 'R525 (CUDA 12.0) and newer' || echo 'R580 (CUDA 13.0) and newer')"
+    echo "kernels:    $(bin/cuda-conformance info --kernels 2>/dev/null || echo "CUDA_CONFORMANCE_ARCHS=${CUDA_CONFORMANCE_ARCHS:-90 (default)}")"
     echo
     echo "files (bytes, sha256, needs glibc):"
     for f in bin/* tests/*; do
@@ -97,4 +121,4 @@ if grep -q '^ .*libcudart' "$out/MANIFEST"; then
     say "a binary links libcudart dynamically; the bundle would need the toolkit at run time" >&2
     exit 1
 fi
-say "wrote $out ($(du -sh "$out" | cut -f1)) in ${build_s} s of building; on the GPU host: bundle/run-tests.sh"
+say "wrote $out ($(du -sh "$out" | cut -f1)) in ${build_s} s of building; on the GPU host: $(basename "$out")/run-tests.sh"

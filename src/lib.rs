@@ -3,8 +3,10 @@
 
 use std::ffi::c_void;
 
-// Host functions from kernels/probes.cu returning the kernels' host-stub addresses (what cudaLaunchKernel takes).
-// They are plain functions with no CUDA calls, so they are safe to call without a GPU.
+pub mod kernel_image;
+
+// Functions from kernels/register.c returning the host handles the kernels are registered under with cudart (what
+// cudaLaunchKernel takes). They make no CUDA calls, so they are safe to call without a GPU.
 extern "C" {
     fn cc_kernel_gate() -> *const c_void;
     fn cc_kernel_spin() -> *const c_void;
@@ -20,6 +22,14 @@ extern "C" {
 /// The GPU code the kernels were compiled to, e.g. `sm_90 + compute_90 PTX` (set with `CUDA_CONFORMANCE_ARCHS`
 /// at build time). A GPU matching none of them fails launches with `cudaErrorNoKernelImageForDevice`.
 pub const KERNEL_TARGETS: &str = env!("CUDA_CONFORMANCE_KERNEL_TARGETS");
+
+/// What compiled the kernels, e.g. `NVRTC 12.0 (nvFatbin 12.4, uncompressed)`.
+pub const KERNEL_COMPILER: &str = env!("CUDA_CONFORMANCE_KERNEL_COMPILER");
+
+/// The registered kernel image as reports record it (compiler, PTX ISA, architectures), read from the image itself.
+pub fn kernel_image() -> harness::report::KernelImage {
+    kernel_image::describe(kernel_image::embedded(), KERNEL_COMPILER)
+}
 
 /// Handles of the probe kernels, with the ABI documented in [`harness::kernels`].
 pub fn kernel_table() -> harness::kernels::KernelTable {

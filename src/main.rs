@@ -154,6 +154,9 @@ enum Command {
     Info {
         #[arg(long, default_value_t = 0)]
         device: i32,
+        /// Print only the kernel image (compiler, PTX ISA, architectures); needs no GPU.
+        #[arg(long)]
+        kernels: bool,
     },
 }
 
@@ -257,10 +260,23 @@ fn main() -> ExitCode {
         },
         Command::Baseline(BaselineCommand::Bless { report, output }) => bless(&report, output.as_deref()),
         Command::Matrix { reports, markdown, json, html } => matrix(&reports, markdown, json, html),
-        Command::Info { device } => match gpu::probe(device) {
+        Command::Info { kernels: true, .. } => {
+            let k = cuda_conformance::kernel_image();
+            emit(&format!(
+                "{}, PTX ISA {}, {}
+",
+                k.compiler, k.ptx_isa, k.architectures
+            ))
+        }
+        Command::Info { device, kernels: false } => match gpu::probe(device) {
             Ok(info) => {
-                let provenance = Provenance::new(&info, BUILD_COMMIT, now_rfc3339());
-                emit(&format!("{}\n", serde_json::to_string_pretty(&provenance).unwrap_or_default()))
+                let mut provenance = Provenance::new(&info, BUILD_COMMIT, now_rfc3339());
+                provenance.kernel_image = cuda_conformance::kernel_image();
+                emit(&format!(
+                    "{}
+",
+                    serde_json::to_string_pretty(&provenance).unwrap_or_default()
+                ))
             }
             Err(e) => fail(e.to_string()),
         },
@@ -414,6 +430,15 @@ fn run(
         how.reruns,
         if how.isolate { "one process per case" } else { "worker processes" }
     );
+    if let Some(reported) = gpu::reported_driver_version() {
+        eprintln!(
+            "{}: acting on driver {} (the driver reports {}); runtime calls: {}",
+            gpu::ASSUME_DRIVER_VAR,
+            gpu::version_string(d.driver_version),
+            gpu::version_string(reported),
+            cuda_sys::compat::call_forms()
+        );
+    }
     if gpu::launch_blocking() {
         eprintln!("warning: CUDA_LAUNCH_BLOCKING=1 makes every launch synchronous; cases with gates are not supported");
     }
@@ -429,6 +454,7 @@ fn run(
         filter: filter.clone().unwrap_or_default(),
         shard: how.shard.clone(),
         baseline: baseline.as_ref().map(|p| p.display().to_string()),
+        kernel_image: cuda_conformance::kernel_image(),
     };
     let start = std::time::Instant::now();
     let mut report = runner::run_to_report(&selected, &devices, &opts, &header, Some(&path), |result, error| {

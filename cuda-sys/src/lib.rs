@@ -5,6 +5,11 @@
 //! signatures are exactly those of the library that is linked: never mix headers and libraries of different
 //! versions (CUDA 13 changed e.g. `cudaGraphGetEdges` and the `cudaStreamGetCaptureInfo` family).
 //!
+//! Any toolkit from CUDA 12.0 to 13.x works. The build script sets `cudart_ge_<major>_<minor>` cfgs (e.g.
+//! `cudart_ge_12_3`) for every release up to the toolkit's; the few calls whose signatures changed are wrapped in
+//! [`compat`] with one signature for all of them, so dependents need no version `cfg`s. Which function exists and
+//! changed in which version: `cuda-sys/API-VERSIONS.md`, generated from the headers.
+//!
 //! - C enums are newtypes (`cudaError(pub u32)` with associated constants such as `cudaError::cudaSuccess`), so
 //!   a value a newer driver returns is still a valid Rust value. `cudaError_t` is `#[must_use]`.
 //! - Header doc comments are kept as rustdoc.
@@ -20,6 +25,8 @@ include!(concat!(env!("OUT_DIR"), "/bindings.rs"));
 mod cast_macros;
 mod error_name;
 pub use cast_macros::*;
+
+pub mod compat;
 
 /// `CUDART_VERSION` of the headers the bindings were generated from (e.g. `13000` for CUDA 13.0).
 /// Compare with `cudaRuntimeGetVersion` (the linked library) and `cudaDriverGetVersion` (the installed driver).

@@ -38,7 +38,9 @@ fn compiler_layouts() -> BTreeMap<String, Vec<usize>> {
 #[test]
 fn every_struct_matches_the_c_compiler() {
     let c = compiler_layouts();
-    assert!(LAYOUTS.len() > 50, "only {} structs in the layout table", LAYOUTS.len());
+    // Floors against a table the bindgen callbacks silently left empty: CUDA 12.0's headers give 44 structs and
+    // 284 fields, 13.0's more.
+    assert!(LAYOUTS.len() > 40, "only {} structs in the layout table", LAYOUTS.len());
     let mut wrong = Vec::new();
     let mut fields_checked = 0;
     for (name, size, align, fields) in LAYOUTS {
@@ -53,6 +55,6 @@ fn every_struct_matches_the_c_compiler() {
             }
         }
     }
-    assert!(fields_checked > 300, "only {fields_checked} fields checked");
+    assert!(fields_checked > 250, "only {fields_checked} fields checked");
     assert!(wrong.is_empty(), "{} layout mismatches:\n{}", wrong.len(), wrong.join("\n"));
 }

@@ -4,6 +4,7 @@
 use cuda_sys as sys;
 use serde::Serialize;
 use std::ffi::CStr;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 /// Name of a CUDA error code, e.g. `cudaErrorNotReady`.
 pub fn error_name(code: sys::cudaError_t) -> String {
@@ -94,7 +95,7 @@ pub fn probe(ordinal: i32) -> Result<DeviceInfo, NoDevice> {
     unsafe {
         check(sys::cudaSetDevice(ordinal), "cudaSetDevice")?;
         let mut prop: sys::cudaDeviceProp = std::mem::zeroed();
-        check(sys::cudaGetDeviceProperties(&mut prop, ordinal), "cudaGetDeviceProperties")?;
+        check(sys::compat::get_device_properties(&mut prop, ordinal), "cudaGetDeviceProperties")?;
         let name = CStr::from_ptr(prop.name.as_ptr()).to_string_lossy().into_owned();
         let uuid = format_uuid(&prop.uuid.bytes);
         let (mut least, mut greatest) = (0, 0);
@@ -102,6 +103,7 @@ pub fn probe(ordinal: i32) -> Result<DeviceInfo, NoDevice> {
         let (mut driver, mut runtime) = (0, 0);
         check(sys::cudaDriverGetVersion(&mut driver), "cudaDriverGetVersion")?;
         check(sys::cudaRuntimeGetVersion(&mut runtime), "cudaRuntimeGetVersion")?;
+        let driver = driver_to_use(driver as u32)?;
         use sys::cudaDeviceAttr as A;
         Ok(DeviceInfo {
             ordinal,
@@ -116,9 +118,51 @@ pub fn probe(ordinal: i32) -> Result<DeviceInfo, NoDevice> {
             unified_addressing: attribute(A::cudaDevAttrUnifiedAddressing, ordinal)? == 1,
             stream_priority_range: (greatest, least),
             device_count: count as u32,
-            driver_version: driver as u32,
+            driver_version: driver,
             runtime_version: runtime as u32,
         })
+    }
+}
+
+/// Test switch: run as if the driver supported only this CUDA version (`12020` or `12.2`), never more than it
+/// reports. Requirements (`driver >= 12.3`) are judged against it and cuda-sys picks the call forms for it (below
+/// 12.3: no graph edge data), so the fallbacks for old drivers run on a new one. Reports record it.
+pub const ASSUME_DRIVER_VAR: &str = "CUDA_CONFORMANCE_ASSUME_DRIVER";
+
+/// What cudaDriverGetVersion reported when [`ASSUME_DRIVER_VAR`] lowered it (0: not lowered).
+static REPORTED_DRIVER: AtomicU32 = AtomicU32::new(0);
+
+/// The driver version this process acts on: `reported`, or lower by [`ASSUME_DRIVER_VAR`]. Tells cuda-sys's
+/// compat layer, which chooses call forms by it.
+fn driver_to_use(reported: u32) -> Result<u32, NoDevice> {
+    let assumed = match std::env::var(ASSUME_DRIVER_VAR) {
+        Ok(text) => Some(parse_version(&text).ok_or_else(|| {
+            NoDevice(format!("{ASSUME_DRIVER_VAR}={text:?} is not a CUDA version such as 12020 or 12.2"))
+        })?),
+        Err(_) => None,
+    };
+    let driver = assumed.map_or(reported, |a| a.min(reported));
+    if driver != reported {
+        REPORTED_DRIVER.store(reported, Ordering::Relaxed);
+    }
+    sys::compat::assume_driver_version(driver);
+    Ok(driver)
+}
+
+/// What the driver itself reported, when [`ASSUME_DRIVER_VAR`] made this process act on a lower version.
+pub fn reported_driver_version() -> Option<u32> {
+    Some(REPORTED_DRIVER.load(Ordering::Relaxed)).filter(|&v| v != 0)
+}
+
+/// `12.2` or `12020` (cudaDriverGetVersion's form) as 12020.
+pub fn parse_version(text: &str) -> Option<u32> {
+    let text = text.trim();
+    match text.split_once('.') {
+        Some((major, minor)) => {
+            let (major, minor): (u32, u32) = (major.parse().ok()?, minor.parse().ok()?);
+            (major >= 1 && minor < 100).then(|| major.checked_mul(1000)?.checked_add(minor * 10)).flatten()
+        }
+        None => text.parse().ok().filter(|&v| v >= 1000),
     }
 }
 
@@ -174,4 +218,19 @@ pub fn max_connections(env: &[(String, String)]) -> u32 {
 /// True when CUDA_LAUNCH_BLOCKING=1: every launch is synchronous, so no asynchrony case can be observed.
 pub fn launch_blocking() -> bool {
     std::env::var("CUDA_LAUNCH_BLOCKING").map(|v| v.trim() == "1").unwrap_or(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_version;
+
+    #[test]
+    fn driver_versions_parse_in_both_forms() {
+        assert_eq!(parse_version("12.2"), Some(12020));
+        assert_eq!(parse_version(" 12020 "), Some(12020));
+        assert_eq!(parse_version("13.0"), Some(13000));
+        for bad in ["", "twelve", "12", "12.", "12.x", "-1.0", "12.100", "99999999999.0"] {
+            assert_eq!(parse_version(bad), None, "{bad:?}");
+        }
+    }
 }

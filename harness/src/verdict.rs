@@ -257,18 +257,44 @@ fn first_that_holds<'a>(
 const UNSUPPORTED_CODES: [&str; 3] =
     ["cudaErrorNotSupported", "cudaErrorCallRequiresNewerDriver", "cudaErrorInsufficientDriver"];
 
-/// The first operation that returned one of [`UNSUPPORTED_CODES`] although the case does not accept it.
+/// The first operation that returned one of [`UNSUPPORTED_CODES`] although the case does not accept it; failing
+/// that, a declaration that did, or a graph the executor could not read back because of one (an older driver
+/// refusing a newer call form is `cudaErrorCallRequiresNewerDriver` wherever it comes from: never a fail).
 fn unsupported_operation(case: &Case, obs: &Observations) -> Option<String> {
-    obs.ops.iter().filter(|r| r.index < case.script.len()).find_map(|rec| {
+    let refused =
+        |code: &str, acceptable: &[String]| UNSUPPORTED_CODES.contains(&code) && !acceptable.iter().any(|c| c == code);
+    let op = obs.ops.iter().filter(|r| r.index < case.script.len()).find_map(|rec| {
         let code = rec.code.as_deref()?;
-        (UNSUPPORTED_CODES.contains(&code) && !rec.acceptable.iter().any(|c| c == code)).then(|| {
+        refused(code, &rec.acceptable).then(|| {
             format!(
                 "line {}: `{}` returned {code}: this runtime, driver or device lacks the operation, so the case \
                  cannot run here",
                 rec.line, rec.text
             )
         })
-    })
+    });
+    let decl = || {
+        obs.decls.iter().find_map(|d| {
+            let code = d.code.as_deref()?;
+            refused(code, &d.acceptable).then(|| {
+                format!(
+                    "line {}: creating {} {} returned {code}: this runtime, driver or device lacks it, so the case \
+                     cannot run here",
+                    d.line, d.kind, d.name
+                )
+            })
+        })
+    };
+    let graph = || {
+        obs.graphs.iter().find_map(|g| {
+            let error = g.error.as_deref()?;
+            UNSUPPORTED_CODES
+                .iter()
+                .any(|code| error.contains(code))
+                .then(|| format!("graph {}: {error}: this runtime or driver cannot report its topology here", g.name))
+        })
+    };
+    op.or_else(decl).or_else(graph)
 }
 
 /// What a successful `capture-status`/`capture-deps`/`pointer-type` saw, when it is not what the operation asserts.

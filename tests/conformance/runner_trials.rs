@@ -207,6 +207,7 @@ fn rewrites(fx: &Fixture) -> Result<(), Failed> {
         filter: String::new(),
         shard: None,
         baseline: None,
+        kernel_image: Default::default(),
     };
     let mut seen = Vec::new();
     let report =
@@ -265,6 +266,7 @@ fn cli_reports(fx: &Fixture) -> Result<(), Failed> {
         filter: String::new(),
         shard: None,
         baseline: None,
+        kernel_image: Default::default(),
     };
     let (base, new) = (tmp.join("base.json"), tmp.join("new.json"));
     let mut o = fx.opts(&[(c[0], "fail")]);

@@ -633,7 +633,12 @@ impl<'c, 'o> Checker<'c, 'o> {
             }
             Predicate::SameAddress { a, b, .. } => {
                 for l in [a, b] {
-                    self.valued_label(line, l, "address (malloc-async)", |k| matches!(k, OpKind::MallocAsync { .. }));
+                    self.valued_label(line, l, "address (malloc-async, add-node ... mem-alloc)", |k| {
+                        matches!(
+                            k,
+                            OpKind::MallocAsync { .. } | OpKind::AddNode { node: NodeSpec::MemAlloc { .. }, .. }
+                        )
+                    });
                 }
             }
             Predicate::NodeKind { graph, node, .. } => {

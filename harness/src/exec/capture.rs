@@ -46,11 +46,11 @@ pub fn capture_info(stream: sys::cudaStream_t) -> (sys::cudaError_t, CaptureInfo
     let mut id = 0u64;
     let mut deps: *const sys::cudaGraphNode_t = ptr::null();
     // Asking for edge data too: without it CUDA may refuse with cudaErrorLossyQuery when edges carry data.
-    let mut edge_data: *const sys::cudaGraphEdgeData = ptr::null();
+    let mut edge_data: *const sys::compat::cudaGraphEdgeData = ptr::null();
     let mut count = 0usize;
     // SAFETY: every out-pointer is valid; the graph output is optional (null).
     let code = unsafe {
-        sys::cudaStreamGetCaptureInfo(
+        sys::compat::stream_get_capture_info(
             stream,
             &mut status,
             &mut id,
@@ -214,7 +214,7 @@ fn topology(graph: sys::cudaGraph_t) -> Result<Topology, String> {
     let mut edge_count = 0usize;
     // SAFETY: null arrays ask for the count only.
     let (code, _) = quietly(|| unsafe {
-        sys::cudaGraphGetEdges(graph, ptr::null_mut(), ptr::null_mut(), ptr::null_mut(), &mut edge_count)
+        sys::compat::graph_get_edges(graph, ptr::null_mut(), ptr::null_mut(), ptr::null_mut(), &mut edge_count)
     });
     if code != SUCCESS {
         return Err(failed("cudaGraphGetEdges", code));
@@ -226,10 +226,10 @@ fn topology(graph: sys::cudaGraph_t) -> Result<Topology, String> {
     }
     let mut from = vec![ptr::null_mut(); edge_count];
     let mut to = vec![ptr::null_mut(); edge_count];
-    let mut data = vec![sys::cudaGraphEdgeData::default(); edge_count];
+    let mut data = vec![sys::compat::cudaGraphEdgeData::default(); edge_count];
     // SAFETY: the three arrays have room for `edge_count` entries each.
     let (code, _) = quietly(|| unsafe {
-        sys::cudaGraphGetEdges(graph, from.as_mut_ptr(), to.as_mut_ptr(), data.as_mut_ptr(), &mut edge_count)
+        sys::compat::graph_get_edges(graph, from.as_mut_ptr(), to.as_mut_ptr(), data.as_mut_ptr(), &mut edge_count)
     });
     if code != SUCCESS {
         return Err(failed("cudaGraphGetEdges", code));

@@ -753,6 +753,15 @@ fn interpret(ctx: &Ctx, st: &mut Objects, index: usize, op: &Op, t: &mut Timed) 
         OpKind::Create { name } => {
             let decl =
                 ctx.case.decls.iter().find(|d| d.name() == name).ok_or_else(|| format!("no {name} is declared"))?;
+            if matches!(decl, Decl::Graph { .. }) {
+                // A graph slot: an empty graph (cudaGraphCreate) replaces whatever it held.
+                st.graph_slot(name)?;
+                let mut raw = std::ptr::null_mut();
+                // SAFETY: raw is a valid out-pointer; flags must be 0.
+                t.call(|| unsafe { sys::cudaGraphCreate(&mut raw, 0) });
+                st.set_graph(name, (!raw.is_null()).then(|| Graph::from_raw(raw)));
+                return Ok(());
+            }
             if !st.creatable(name) {
                 return Err(format!("{name} exists already"));
             }

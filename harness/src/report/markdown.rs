@@ -31,6 +31,17 @@ impl Report {
             "| build | commit `{}`, bindings from CUDA {}, cudart linked {} |",
             p.commit, p.bindings_cudart_version, p.cudart_link
         );
+        if !p.kernel_image.compiler.is_empty() {
+            let k = &p.kernel_image;
+            let _ = writeln!(out, "| kernels | {}, PTX ISA {}, {} |", k.compiler, k.ptx_isa, k.architectures);
+        }
+        if let Some(reported) = &p.driver_version_reported {
+            let _ = writeln!(
+                out,
+                "| driver assumed | CUDA {} (the driver reports {reported}: CUDA_CONFORMANCE_ASSUME_DRIVER); calls: {} |",
+                p.driver_version, p.call_forms
+            );
+        }
         let env: Vec<String> = p.cuda_environment.iter().map(|(k, v)| format!("`{k}={v}`")).collect();
         let _ = writeln!(
             out,

@@ -12,7 +12,7 @@ mod provenance;
 mod table;
 pub mod trace;
 
-pub use provenance::Provenance;
+pub use provenance::{KernelImage, Provenance};
 
 use crate::case::ast::Case;
 use crate::figures::Figures;

@@ -37,6 +37,27 @@ pub struct Provenance {
     pub semantic_environment: BTreeMap<String, String>,
     /// UTC, RFC 3339.
     pub started_at: String,
+    /// What cudaDriverGetVersion reported when `CUDA_CONFORMANCE_ASSUME_DRIVER` made the run act on the lower
+    /// `driver_version` (a test of the fallbacks for old drivers); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub driver_version_reported: Option<String>,
+    /// The runtime calls whose form depends on the runtime and driver, as this run made them (cuda-sys `compat`).
+    #[serde(default)]
+    pub call_forms: String,
+    /// The probe kernels as registered with cudart (set by the binary that embeds them; empty in older reports).
+    #[serde(default)]
+    pub kernel_image: KernelImage,
+}
+
+/// What the probe kernels were built into: which driver can load them depends on the PTX ISA and the cubins'.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct KernelImage {
+    /// e.g. `NVRTC 12.0 (nvFatbin 12.4, uncompressed)`.
+    pub compiler: String,
+    /// The PTX `.version` of the image's PTX, e.g. `8.0` (a driver JIT-compiles PTX up to its own CUDA version).
+    pub ptx_isa: String,
+    /// Cubins and PTX by architecture, with the cubins' ELF ABI, e.g. `sm_90 (ELF OS/ABI 0x33, ABI 7) + compute_90 PTX`.
+    pub architectures: String,
 }
 
 impl Provenance {
@@ -61,6 +82,9 @@ impl Provenance {
             cuda_environment: gpu::cuda_environment().into_iter().collect(),
             semantic_environment: gpu::semantic_environment().into_iter().collect(),
             started_at,
+            driver_version_reported: gpu::reported_driver_version().map(gpu::version_string),
+            call_forms: cuda_sys::compat::call_forms().to_owned(),
+            kernel_image: KernelImage::default(),
         }
     }
 }

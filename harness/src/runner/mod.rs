@@ -396,6 +396,8 @@ pub struct ReportHeader {
     pub filter: String,
     pub shard: Option<String>,
     pub baseline: Option<String>,
+    /// The probe kernels of the binary that runs the cases (the harness does not know how they were built).
+    pub kernel_image: crate::report::KernelImage,
 }
 
 /// [`run_suite`], with the report rewritten (atomically) at `path` after every case so that a run killed half-way
@@ -410,10 +412,11 @@ pub fn run_to_report(
     mut on_result: impl FnMut(&CaseResult, Option<std::io::Error>),
 ) -> crate::report::Report {
     let start = Instant::now();
-    let provenance = match devices.first() {
+    let mut provenance = match devices.first() {
         Some(d) => crate::report::Provenance::new(d, &header.commit, header.started_at.clone()),
         None => crate::report::Provenance::new(&mock_device(), &header.commit, header.started_at.clone()),
     };
+    provenance.kernel_image = header.kernel_image.clone();
     let mut info = crate::report::RunInfo {
         gate_delay_ms: opts.gate_delay_scale() * WRITTEN_GATE_DELAY.as_secs_f64() * 1000.0,
         reruns: opts.reruns,

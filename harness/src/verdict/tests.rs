@@ -540,3 +540,25 @@ fn an_operation_the_driver_lacks_is_not_supported() {
     o.ops[0].acceptable.push("cudaErrorNotSupported".into());
     assert_eq!(judge(&case(vec![]), &o).kind, VerdictKind::Pass, "a refusal the case expects is its result");
 }
+
+#[test]
+fn a_graph_an_older_driver_cannot_read_back_is_not_supported() {
+    let mut o = obs();
+    o.graphs[0].error = Some("cudaGraphGetEdges returned cudaErrorCallRequiresNewerDriver".into());
+    let g = || "G".to_string();
+    let v = judge(&case(vec![Expectation::Expect(Predicate::EdgeCount { graph: g(), count: 2 })]), &o);
+    assert_eq!(v.kind, VerdictKind::NotSupported, "{v:?}");
+    assert!(v.messages[0].contains("graph G: cudaGraphGetEdges returned"), "{:?}", v.messages);
+    o.graphs[0].error = Some("cudaGraphGetEdges returned cudaErrorInvalidValue".into());
+    let v = judge(&case(vec![Expectation::Expect(Predicate::EdgeCount { graph: g(), count: 2 })]), &o);
+    assert_eq!(v.kind, VerdictKind::Fail, "any other error reading a graph still fails: {v:?}");
+}
+
+#[test]
+fn a_declaration_an_older_driver_refuses_is_not_supported() {
+    let mut o = obs();
+    o.decls[0].code = Some("cudaErrorCallRequiresNewerDriver".into());
+    let v = judge(&case(vec![]), &o);
+    assert_eq!(v.kind, VerdictKind::NotSupported, "{v:?}");
+    assert!(v.messages[0].contains("creating gate g returned cudaErrorCallRequiresNewerDriver"), "{:?}", v.messages);
+}

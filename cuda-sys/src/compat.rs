@@ -1,0 +1,207 @@
+//! One Rust signature for the runtime calls whose C signature differs between CUDA 12.0 and 13.x, so that
+//! dependents build against any supported toolkit without version `cfg`s of their own.
+//!
+//! | here | CUDA 13.x | 12.3 – 12.9 | 12.0 – 12.2 |
+//! |---|---|---|---|
+//! | [`stream_get_capture_info`] | `cudaStreamGetCaptureInfo` (7 args) | `cudaStreamGetCaptureInfo_v3`, or `_v2` on a driver below 12.3 | `cudaStreamGetCaptureInfo_v2` (no edge data) |
+//! | [`graph_get_edges`] | `cudaGraphGetEdges` (5 args) | `cudaGraphGetEdges_v2`, or the 4-argument call on a driver below 12.3 | `cudaGraphGetEdges` (4 args) |
+//! | [`get_device_properties`] | `cudaGetDeviceProperties` | `cudaGetDeviceProperties_v2` | `cudaGetDeviceProperties_v2` |
+//! | [`cudaGraphEdgeData`] | the header's | the header's | a stand-in with the same layout |
+//! | [`cudaGraphNodeTypeConditional`] | the header's | the header's | the value 13, which 12.0 – 12.2 never return |
+//!
+//! Why the 12.x names differ: the 12.x headers `#define` the plain names to `_v2`/`_v3`, so bindgen sees only
+//! those; libcudart 12 still exports the plain names, with older ABIs. Binding a plain name on 12.x would call
+//! the old entry point with the new arguments. The full picture, per function and version, is in
+//! `cuda-sys/API-VERSIONS.md` (generated from the headers by `scripts/api-versions.py`).
+//!
+//! **The driver decides too.** A 12.x runtime runs on any driver from R525 (CUDA 12.0) on, but the 12.3 forms
+//! need a 12.3 driver (older ones may answer `cudaErrorCallRequiresNewerDriver`). The forms are chosen by
+//! [`driver_version`]: the version set with [`assume_driver_version`] (the harness sets the one it runs on, or a
+//! lower one to exercise these fallbacks), else what `cudaDriverGetVersion` says. Below 12.3 no edge carries data,
+//! so the older forms lose nothing: the edge-data outputs are filled with the default (all zero) edge.
+
+use crate::*;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+/// `cudaGraphEdgeData` (CUDA 12.3+). Before 12.3 the headers have no such type; this stand-in has its layout
+/// (8 bytes: from_port, to_port, type, reserved[5]), and all zero is the default edge, as in 12.3+.
+#[cfg(cudart_ge_12_3)]
+pub use crate::cudaGraphEdgeData;
+#[cfg(not(cudart_ge_12_3))]
+#[repr(C)]
+#[derive(Debug, Default, Copy, Clone, PartialEq, Eq)]
+pub struct cudaGraphEdgeData {
+    pub from_port: u8,
+    pub to_port: u8,
+    pub type_: u8,
+    pub reserved: [u8; 5],
+}
+
+/// `cudaGraphNodeTypeConditional` (CUDA 12.3+): a node type older headers do not name.
+#[cfg(cudart_ge_12_3)]
+pub const cudaGraphNodeTypeConditional: cudaGraphNodeType = cudaGraphNodeType::cudaGraphNodeTypeConditional;
+#[cfg(not(cudart_ge_12_3))]
+pub const cudaGraphNodeTypeConditional: cudaGraphNodeType = cudaGraphNodeType(13);
+
+/// The driver version the call forms are chosen for (`cudaDriverGetVersion` form, e.g. 12020); 0 until known.
+static DRIVER_VERSION: AtomicU32 = AtomicU32::new(0);
+
+/// The first driver version with graph edge data and the `_v3`/`_v2` call forms that carry it.
+pub const EDGE_DATA_DRIVER: u32 = 12030;
+
+/// Chooses the call forms for a driver of version `version` (e.g. 12020 for CUDA 12.2). Set it to the driver's
+/// own version, or lower to exercise the fallbacks on a newer driver; never higher (a form the driver lacks fails).
+pub fn assume_driver_version(version: u32) {
+    DRIVER_VERSION.store(version, Ordering::Relaxed);
+}
+
+/// The driver version the call forms are chosen for: the one [`assume_driver_version`] set, else
+/// `cudaDriverGetVersion` (asked once), else, when that fails, [`crate::BUILD_CUDART_VERSION`] (the calls will
+/// then fail on their own).
+pub fn driver_version() -> u32 {
+    let known = DRIVER_VERSION.load(Ordering::Relaxed);
+    if known != 0 {
+        return known;
+    }
+    let mut version = 0;
+    // SAFETY: a valid out-pointer.
+    let code = unsafe { cudaDriverGetVersion(&mut version) };
+    let version =
+        if code == cudaError::cudaSuccess && version > 0 { version as u32 } else { crate::BUILD_CUDART_VERSION };
+    // A concurrent assume_driver_version wins over this guess.
+    let _ = DRIVER_VERSION.compare_exchange(0, version, Ordering::Relaxed, Ordering::Relaxed);
+    DRIVER_VERSION.load(Ordering::Relaxed)
+}
+
+/// Whether the calls below carry graph edge data: a 12.3+ runtime on a 12.3+ driver. (A 13.x runtime needs a
+/// 13.0 driver, so it always does.)
+pub fn edge_data_forms() -> bool {
+    cfg!(cudart_ge_13_0) || (cfg!(cudart_ge_12_3) && driver_version() >= EDGE_DATA_DRIVER)
+}
+
+/// The C functions [`stream_get_capture_info`] and [`graph_get_edges`] call in this build on this driver, for
+/// reports.
+pub fn call_forms() -> &'static str {
+    if cfg!(cudart_ge_13_0) {
+        "cudaStreamGetCaptureInfo, cudaGraphGetEdges (13.x, with edge data)"
+    } else if edge_data_forms() {
+        "cudaStreamGetCaptureInfo_v3, cudaGraphGetEdges_v2 (12.3+, with edge data)"
+    } else {
+        "cudaStreamGetCaptureInfo_v2, 4-argument cudaGraphGetEdges (before 12.3, no edge data)"
+    }
+}
+
+/// `cudaStreamGetCaptureInfo` in its 13.x form: status, capture id, graph, current dependencies and their edge
+/// data. Every output may be null. With the pre-12.3 forms, `*edge_data_out` is set to null, which means "every
+/// edge is the default edge" (as in 12.3+ when no edge carries data).
+///
+/// # Safety
+/// As for the C function: each non-null pointer must be valid for writes; the returned arrays belong to the
+/// capture and stay valid only until the next capture call on `stream`.
+pub unsafe fn stream_get_capture_info(
+    stream: cudaStream_t,
+    status_out: *mut cudaStreamCaptureStatus,
+    id_out: *mut u64,
+    graph_out: *mut cudaGraph_t,
+    dependencies_out: *mut *const cudaGraphNode_t,
+    edge_data_out: *mut *const cudaGraphEdgeData,
+    count_out: *mut usize,
+) -> cudaError_t {
+    #[cfg(cudart_ge_13_0)]
+    {
+        cudaStreamGetCaptureInfo(stream, status_out, id_out, graph_out, dependencies_out, edge_data_out, count_out)
+    }
+    #[cfg(not(cudart_ge_13_0))]
+    {
+        #[cfg(cudart_ge_12_3)]
+        if edge_data_forms() {
+            return cudaStreamGetCaptureInfo_v3(
+                stream,
+                status_out,
+                id_out,
+                graph_out,
+                dependencies_out,
+                edge_data_out,
+                count_out,
+            );
+        }
+        if !edge_data_out.is_null() {
+            *edge_data_out = std::ptr::null();
+        }
+        cudaStreamGetCaptureInfo_v2(stream, status_out, id_out, graph_out, dependencies_out, count_out)
+    }
+}
+
+/// `cudaGraphGetEdges` in its 13.x form: with `from`, `to` and `edge_data` null, `*count` receives the number of
+/// edges; otherwise up to `*count` edges are written (and `*count` is set to the number written). `edge_data`
+/// may be null. With the pre-12.3 forms, the edges written get the default (all zero) edge data.
+///
+/// # Safety
+/// As for the C function: non-null arrays must have room for `*count` entries; `count` must be valid.
+pub unsafe fn graph_get_edges(
+    graph: cudaGraph_t,
+    from: *mut cudaGraphNode_t,
+    to: *mut cudaGraphNode_t,
+    edge_data: *mut cudaGraphEdgeData,
+    count: *mut usize,
+) -> cudaError_t {
+    #[cfg(cudart_ge_13_0)]
+    {
+        cudaGraphGetEdges(graph, from, to, edge_data, count)
+    }
+    #[cfg(not(cudart_ge_13_0))]
+    {
+        #[cfg(cudart_ge_12_3)]
+        if edge_data_forms() {
+            return cudaGraphGetEdges_v2(graph, from, to, edge_data, count);
+        }
+        let room = *count;
+        let code = cudaGraphGetEdges(graph, from, to, count);
+        if code == cudaError::cudaSuccess && !edge_data.is_null() && !from.is_null() {
+            for i in 0..room.min(*count) {
+                edge_data.add(i).write(cudaGraphEdgeData::default());
+            }
+        }
+        code
+    }
+}
+
+/// `cudaGetDeviceProperties` with the `cudaDeviceProp` of the headers the bindings came from.
+///
+/// # Safety
+/// `prop` must be valid for writes.
+pub unsafe fn get_device_properties(prop: *mut cudaDeviceProp, device: i32) -> cudaError_t {
+    #[cfg(cudart_ge_13_0)]
+    {
+        cudaGetDeviceProperties(prop, device)
+    }
+    #[cfg(not(cudart_ge_13_0))]
+    {
+        cudaGetDeviceProperties_v2(prop, device)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_edge_data_stand_in_has_the_c_layout() {
+        // The layout test checks the header's type where there is one; the stand-in must match it byte for byte.
+        assert_eq!(std::mem::size_of::<cudaGraphEdgeData>(), 8);
+        assert_eq!(std::mem::align_of::<cudaGraphEdgeData>(), 1);
+        assert_eq!(std::mem::offset_of!(cudaGraphEdgeData, type_), 2);
+        assert_eq!(std::mem::offset_of!(cudaGraphEdgeData, reserved), 3);
+    }
+
+    #[test]
+    fn the_forms_follow_the_assumed_driver() {
+        // One test owns the process-wide setting (tests in one binary share it).
+        assume_driver_version(12020);
+        assert_eq!(driver_version(), 12020);
+        assert_eq!(edge_data_forms(), cfg!(cudart_ge_13_0));
+        assume_driver_version(13000);
+        assert_eq!(edge_data_forms(), cfg!(cudart_ge_12_3));
+        assert!(call_forms().contains(if cfg!(cudart_ge_12_3) { "with edge data" } else { "no edge data" }));
+    }
+}
