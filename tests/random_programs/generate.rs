@@ -10,7 +10,14 @@
 //! What programs contain: 2–6 created streams with mixed blocking/non-blocking flags; kernels (fill, transform with
 //! distinct odd multipliers, compare) on shared and on disjoint buffers; records; cross-stream waits, including an
 //! event re-recorded between two waits (a dedicated intent makes this common); device↔device and device↔pinned
-//! copies; memsets (of device and pinned memory); host functions, some taking a snapshot of a pinned buffer.
+//! copies; memsets (of device and pinned memory); host functions, some taking a snapshot of a pinned buffer;
+//! stream-ordered allocations: async buffers allocated (`malloc-async`) on one stream, written whole before any
+//! read, used on others behind the events `build` inserts (an allocation and a free conflict with every use), and
+//! freed (`free-async`) on any stream, after a copy into a permanent buffer so what they held is read back.
+//! Capturable programs mostly carry an [`Update`] (see `model::after_update`): `exec-set-node` and `set-node` of
+//! fills and transforms (new values, another permanent buffer when no race follows, a fill↔transform function
+//! change), a whole `update` placed anywhere among them (not for graphs with memory nodes), and sometimes the
+//! forbidden form (a clone of the template with one more node).
 //!
 //! Restrictions, so that eager execution and capture mean the same thing (SEMANTICS.md §0.4):
 //! - Only created streams: the legacy stream synchronises with blocking streams (extra edges capture would not
@@ -29,7 +36,7 @@
 //! - Events are only those of the program; the wrapper's fork/join events (see lower.rs) are separate.
 
 use crate::model::{Builder, ModelMode};
-use crate::program::{conflict, BufKind, Flavor, Op, Program};
+use crate::program::{conflict, BufKind, Edit, Flavor, Op, Program, Update};
 use proptest::prelude::*;
 
 /// Streams, buffers and events of a program.
@@ -69,6 +76,20 @@ pub enum Intent {
         between: Option<Work>,
         second: Option<usize>,
     },
+    /// `malloc-async b on stream` of an async buffer not allocated now (nothing otherwise).
+    Alloc {
+        stream: usize,
+        buf: usize,
+        sync_event: usize,
+    },
+    /// `free-async b on stream` of an allocated async buffer, after copying it into permanent buffer `drain` (so
+    /// what it held is read back).
+    Free {
+        stream: usize,
+        buf: usize,
+        drain: Option<usize>,
+        sync_event: usize,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -81,26 +102,51 @@ pub enum Work {
     HostFunc { snapshot: Option<usize> },
 }
 
+/// What the update of a captured program should do; op and buffer numbers are taken modulo what the program has.
+#[derive(Debug, Clone)]
+pub struct UpdateIntent {
+    pub edits: Vec<EditIntent>,
+    /// Where the whole update goes among the edits (modulo their count + 1).
+    pub whole: Option<usize>,
+    pub add_node: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct EditIntent {
+    /// Which fill or transform (modulo their count).
+    pub target: usize,
+    /// The new kernel is a transform (else a fill).
+    pub transform: bool,
+    /// Another buffer (a permanent one, where the op's is permanent and no race follows).
+    pub buf: Option<usize>,
+    pub value: u32,
+    pub mul: u32,
+    pub exec: bool,
+}
+
 const MAX_STREAMS: usize = 6;
 const MAX_BUFFERS: usize = 4;
 const MAX_EVENTS: usize = 3;
 const MAX_INTENTS: usize = 20;
+const MAX_EDITS: usize = 4;
 
 fn index(max: usize) -> impl Strategy<Value = usize> {
     0..max
 }
 
 fn shape() -> impl Strategy<Value = Shape> {
-    let kind = prop_oneof![Just(BufKind::Device), Just(BufKind::Pinned)];
+    let permanent = || prop_oneof![Just(BufKind::Device), Just(BufKind::Pinned)];
+    let kind = prop_oneof![2 => Just(BufKind::Device), 1 => Just(BufKind::Pinned), 2 => Just(BufKind::Async)];
     (
         proptest::collection::vec(any::<bool>(), 2..=MAX_STREAMS),
-        proptest::collection::vec(kind, 1..=MAX_BUFFERS),
+        // Buffer 0 is permanent: something is always read back.
+        (permanent(), proptest::collection::vec(kind, 0..MAX_BUFFERS)),
         1..=MAX_EVENTS,
         prop_oneof![Just(1024u64), Just(4096), Just(16384)],
     )
-        .prop_map(|(non_blocking, buffers, events, buffer_bytes)| Shape {
+        .prop_map(|(non_blocking, (first, rest), events, buffer_bytes)| Shape {
             non_blocking,
-            buffers,
+            buffers: std::iter::once(first).chain(rest).collect(),
             events,
             buffer_bytes,
         })
@@ -127,6 +173,7 @@ fn some<S: Strategy>(s: S) -> impl Strategy<Value = Option<S::Value>> {
 fn intent() -> impl Strategy<Value = Intent> {
     let s = || index(MAX_STREAMS);
     let e = || index(MAX_EVENTS);
+    let b = || index(MAX_BUFFERS);
     prop_oneof![
         8 => (s(), work(), e()).prop_map(|(stream, work, sync_event)| Intent::Work { stream, work, sync_event }),
         2 => (s(), e()).prop_map(|(stream, event)| Intent::Record { stream, event }),
@@ -134,13 +181,43 @@ fn intent() -> impl Strategy<Value = Intent> {
         2 => (e(), s(), some(s()), some(work()), some(s())).prop_map(|(event, recorder, first, between, second)| {
             Intent::ReRecord { event, recorder, first, between, second }
         }),
+        4 => (s(), b(), e()).prop_map(|(stream, buf, sync_event)| Intent::Alloc { stream, buf, sync_event }),
+        2 => (s(), b(), some(b()), e())
+            .prop_map(|(stream, buf, drain, sync_event)| Intent::Free { stream, buf, drain, sync_event }),
     ]
 }
 
-/// Well-formed programs of the given flavor.
+fn update_intent() -> impl Strategy<Value = UpdateIntent> {
+    let edit =
+        (any::<usize>(), any::<bool>(), proptest::option::of(index(MAX_BUFFERS)), 1..1000u32, 1..500u32, any::<bool>())
+            .prop_map(|(target, transform, buf, value, k, exec)| EditIntent {
+                target,
+                transform,
+                buf,
+                value,
+                mul: 2 * k + 1,
+                exec,
+            });
+    (
+        proptest::collection::vec(edit, 0..=MAX_EDITS),
+        proptest::option::weighted(0.8, 0..=MAX_EDITS),
+        proptest::bool::weighted(0.3),
+    )
+        .prop_map(|(edits, whole, add_node)| UpdateIntent { edits, whole, add_node })
+}
+
+/// Well-formed programs of the given flavor. Capturable ones mostly carry an update (run only by the captured
+/// variant and the eager repetitions after the first).
 pub fn programs(flavor: Flavor) -> impl Strategy<Value = Program> {
-    (shape(), proptest::collection::vec(intent(), 1..=MAX_INTENTS))
-        .prop_map(move |(shape, intents)| build(&shape, &intents, flavor))
+    let update = match flavor {
+        Flavor::Capturable => proptest::option::weighted(0.7, update_intent()).boxed(),
+        Flavor::EagerOnly => Just(None).boxed(),
+    };
+    (shape(), proptest::collection::vec(intent(), 1..=MAX_INTENTS), update).prop_map(move |(shape, intents, update)| {
+        let mut p = build(&shape, &intents, flavor);
+        p.update = update.and_then(|u| build_update(&p, &u));
+        p
+    })
 }
 
 /// Turns intents into a well-formed program (see the module docs).
@@ -152,10 +229,12 @@ pub fn build(shape: &Shape, intents: &[Intent], flavor: Flavor) -> Program {
             buffers: shape.buffers.clone(),
             buffer_bytes: shape.buffer_bytes,
             ops: Vec::new(),
+            update: None,
         },
         model: Builder::new(shape.non_blocking.len(), shape.events, ModelMode::Faithful),
         flavor,
         multipliers: Vec::new(),
+        state: vec![Alloc::Free; shape.buffers.len()],
     };
     for intent in intents {
         match intent {
@@ -175,29 +254,136 @@ pub fn build(shape: &Shape, intents: &[Intent], flavor: Flavor) -> Program {
                     b.wait(*second, *event);
                 }
             }
+            Intent::Alloc { stream, buf, sync_event } => {
+                let buf = buf % b.program.buffers.len();
+                if b.state[buf] == Alloc::Free && !b.program.buffers[buf].is_permanent() {
+                    let stream = b.stream(*stream);
+                    b.ordered(Op::Alloc { stream, buf }, *sync_event);
+                }
+            }
+            Intent::Free { stream, buf, drain, sync_event } => b.free(*stream, *buf, *drain, *sync_event),
         }
     }
     // An empty capture makes an empty graph, a corner of its own that no property here is about.
     if b.program.work_ops().next().is_none() {
         b.push(Op::Fill { stream: 0, buf: 0, value: 1 });
     }
+    // Every allocation is freed in the body, on the stream of the buffer's last use, after a copy of what it
+    // holds into buffer 0 (permanent by construction), so that it is read back.
+    for buf in 0..b.program.buffers.len() {
+        if b.state[buf] != Alloc::Free {
+            let last = b.program.ops.iter().rev().find(|o| o.accesses().iter().any(|a| a.buf == buf));
+            let stream = last.map_or(0, Op::stream);
+            b.free(stream, buf, Some(0), 0);
+        }
+    }
     b.program
 }
 
-/// Program-level shrinking, after proptest's: removes single ops, then streams, buffers and events no op uses,
-/// as long as the program stays well-formed and `fails` still holds. Proptest shrinks intents, and an intent that
-/// expands into several ops (a re-record pattern, or an ordering `build` inserted) cannot lose part of itself
-/// there; here it can. The result is 1-minimal: no single op can be removed.
+/// The update an intent asks for, made valid for `p`: edits of its fills and transforms that keep it race-free
+/// (a buffer change that would race is dropped), no whole update for graphs with memory nodes (see
+/// `Program::check_update`). `None` when nothing is left.
+pub fn build_update(p: &Program, intent: &UpdateIntent) -> Option<Update> {
+    let settable: Vec<usize> = p.work_ops().filter(|&i| p.ops[i].is_settable()).collect();
+    let mut program = p.clone();
+    let mut update = Update { edits: Vec::new(), whole: None, add_node: false };
+    if !settable.is_empty() {
+        for e in &intent.edits {
+            let op = settable[e.target % settable.len()];
+            let old = p.ops[op];
+            let old_buf = old.accesses()[0].buf;
+            let permanent = |b: usize| p.buffers[b].is_permanent();
+            let new_buf = e.buf.map(|b| b % p.buffers.len()).filter(|&b| permanent(b) && permanent(old_buf));
+            let transform = if permanent(old_buf) { e.transform } else { matches!(old, Op::Transform { .. }) };
+            let make = |buf: usize| {
+                let stream = old.stream();
+                if transform {
+                    Op::Transform { stream, buf, mul: if e.mul == 1 { 3 } else { e.mul }, add: e.value }
+                } else {
+                    Op::Fill { stream, buf, value: e.value }
+                }
+            };
+            for buf in new_buf.into_iter().chain([old_buf]) {
+                let mut more = update.clone();
+                more.edits.push(Edit { op, to: make(buf), exec: e.exec });
+                let candidate = Program { update: Some(more.clone()), ..program.clone() };
+                if candidate.check_race_free().is_ok() {
+                    update = more;
+                    program = candidate;
+                    break;
+                }
+            }
+        }
+    }
+    let has_memory_nodes = p.ops.iter().any(|o| matches!(o, Op::Alloc { .. }));
+    if !has_memory_nodes {
+        update.whole = intent.whole.map(|w| w % (update.edits.len() + 1));
+        update.add_node = intent.add_node && update.whole.is_some();
+    }
+    (!update.edits.is_empty() || update.whole.is_some()).then_some(update)
+}
+
+/// `p` without op `i`: edits of it go, later edits' op numbers move down.
+pub fn without_op(p: &Program, i: usize) -> Program {
+    let mut c = p.clone();
+    c.ops.remove(i);
+    if let Some(u) = &mut c.update {
+        let before = u.edits.iter().take(u.whole.unwrap_or(0)).filter(|e| e.op == i).count();
+        u.edits.retain(|e| e.op != i);
+        for e in &mut u.edits {
+            if e.op > i {
+                e.op -= 1;
+            }
+        }
+        u.whole = u.whole.map(|w| w - before);
+        if u.edits.is_empty() && u.whole.is_none() {
+            c.update = None;
+        }
+    }
+    c
+}
+
+/// Smaller updates of `p`: without it, without the added node, without the whole update, without one edit.
+fn smaller_updates(p: &Program) -> Vec<Program> {
+    let Some(u) = &p.update else { return Vec::new() };
+    let with =
+        |u: Option<Update>| Program { update: u.filter(|u| !u.edits.is_empty() || u.whole.is_some()), ..p.clone() };
+    let mut out = vec![with(None)];
+    if u.add_node {
+        out.push(with(Some(Update { add_node: false, ..u.clone() })));
+    }
+    if u.whole.is_some() {
+        out.push(with(Some(Update { whole: None, add_node: false, ..u.clone() })));
+    }
+    for k in (0..u.edits.len()).rev() {
+        let mut v = u.clone();
+        v.edits.remove(k);
+        v.whole = v.whole.map(|w| if w > k { w - 1 } else { w });
+        out.push(with(Some(v)));
+    }
+    out
+}
+
+/// Program-level shrinking, after proptest's: removes single ops, then parts of the update, then streams,
+/// buffers and events no op uses, as long as the program stays well-formed and `fails` still holds. Proptest
+/// shrinks intents, and an intent that expands into several ops (a re-record pattern, or an ordering `build`
+/// inserted) cannot lose part of itself there; here it can. The result is 1-minimal: no single op can be removed.
 pub fn minimize(mut program: Program, flavor: Flavor, fails: impl Fn(&Program) -> bool) -> Program {
     let accept = |c: &Program| c.check_well_formed(flavor).is_ok() && fails(c);
     loop {
         let mut changed = false;
         for i in (0..program.ops.len()).rev() {
-            let mut candidate = program.clone();
-            candidate.ops.remove(i);
+            let candidate = without_op(&program, i);
             if accept(&candidate) {
                 program = candidate;
                 changed = true;
+            }
+        }
+        for candidate in smaller_updates(&program) {
+            if accept(&candidate) {
+                program = candidate;
+                changed = true;
+                break;
             }
         }
         let candidate = compact(&program);
@@ -226,8 +412,10 @@ pub fn compact(p: &Program) -> Program {
         kept.sort_unstable();
         kept
     }
-    let streams = keep(p.streams.len(), |s| s == 0 || p.ops.iter().any(|o| o.stream() == s), 2);
-    let buffers = keep(p.buffers.len(), |b| p.ops.iter().any(|o| o.accesses().iter().any(|a| a.buf == b)), 1);
+    let edits: Vec<Op> = p.update.iter().flat_map(|u| u.edits.iter().map(|e| e.to)).collect();
+    let all: Vec<&Op> = p.ops.iter().chain(&edits).collect();
+    let streams = keep(p.streams.len(), |s| s == 0 || all.iter().any(|o| o.stream() == s), 2);
+    let buffers = keep(p.buffers.len(), |b| all.iter().any(|o| o.accesses().iter().any(|a| a.buf == b)), 1);
     let event_of = |o: &Op| match *o {
         Op::Record { event, .. } | Op::Wait { event, .. } => Some(event),
         _ => None,
@@ -235,29 +423,38 @@ pub fn compact(p: &Program) -> Program {
     let events = keep(p.events, |e| p.ops.iter().any(|o| event_of(o) == Some(e)), 1);
     let at = |kept: &[usize], i: usize| kept.iter().position(|&k| k == i).unwrap_or(0);
     let (s, b, e) = (|i| at(&streams, i), |i| at(&buffers, i), |i| at(&events, i));
-    let ops = p
-        .ops
-        .iter()
-        .map(|o| match *o {
-            Op::Fill { stream, buf, value } => Op::Fill { stream: s(stream), buf: b(buf), value },
-            Op::Transform { stream, buf, mul, add } => Op::Transform { stream: s(stream), buf: b(buf), mul, add },
-            Op::Compare { stream, a, b: bb, into } => {
-                Op::Compare { stream: s(stream), a: b(a), b: b(bb), into: b(into) }
-            }
-            Op::Copy { stream, dst, src } => Op::Copy { stream: s(stream), dst: b(dst), src: b(src) },
-            Op::Memset { stream, buf, byte } => Op::Memset { stream: s(stream), buf: b(buf), byte },
-            Op::HostFunc { stream, snapshot } => Op::HostFunc { stream: s(stream), snapshot: snapshot.map(b) },
-            Op::Record { stream, event } => Op::Record { stream: s(stream), event: e(event) },
-            Op::Wait { stream, event } => Op::Wait { stream: s(stream), event: e(event) },
-        })
-        .collect();
+    let map = |o: &Op| match *o {
+        Op::Fill { stream, buf, value } => Op::Fill { stream: s(stream), buf: b(buf), value },
+        Op::Transform { stream, buf, mul, add } => Op::Transform { stream: s(stream), buf: b(buf), mul, add },
+        Op::Compare { stream, a, b: bb, into } => Op::Compare { stream: s(stream), a: b(a), b: b(bb), into: b(into) },
+        Op::Copy { stream, dst, src } => Op::Copy { stream: s(stream), dst: b(dst), src: b(src) },
+        Op::Memset { stream, buf, byte } => Op::Memset { stream: s(stream), buf: b(buf), byte },
+        Op::HostFunc { stream, snapshot } => Op::HostFunc { stream: s(stream), snapshot: snapshot.map(b) },
+        Op::Record { stream, event } => Op::Record { stream: s(stream), event: e(event) },
+        Op::Wait { stream, event } => Op::Wait { stream: s(stream), event: e(event) },
+        Op::Alloc { stream, buf } => Op::Alloc { stream: s(stream), buf: b(buf) },
+        Op::Free { stream, buf } => Op::Free { stream: s(stream), buf: b(buf) },
+    };
     Program {
         streams: streams.iter().map(|&i| p.streams[i]).collect(),
         events: events.len(),
         buffers: buffers.iter().map(|&i| p.buffers[i]).collect(),
         buffer_bytes: p.buffer_bytes,
-        ops,
+        ops: p.ops.iter().map(map).collect(),
+        update: p
+            .update
+            .as_ref()
+            .map(|u| Update { edits: u.edits.iter().map(|ed| Edit { to: map(&ed.to), ..*ed }).collect(), ..u.clone() }),
     }
+}
+
+/// Where an async buffer is in its life while the body is built.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Alloc {
+    Free,
+    /// Allocated, not yet written whole: only a whole write may touch it.
+    Unwritten,
+    Live,
 }
 
 struct ProgramBuilder {
@@ -267,11 +464,22 @@ struct ProgramBuilder {
     flavor: Flavor,
     /// Transform multipliers used so far (kept distinct so that swapped transforms give different values).
     multipliers: Vec<u32>,
+    /// Of each buffer (permanent ones stay `Free` and are never looked at).
+    state: Vec<Alloc>,
 }
 
 impl ProgramBuilder {
     fn push(&mut self, op: Op) {
         self.model.push(&op);
+        for a in op.accesses() {
+            if !self.program.buffers[a.buf].is_permanent() {
+                self.state[a.buf] = match op {
+                    Op::Alloc { .. } => Alloc::Unwritten,
+                    Op::Free { .. } => Alloc::Free,
+                    _ => Alloc::Live,
+                };
+            }
+        }
         self.program.ops.push(op);
     }
 
@@ -295,8 +503,37 @@ impl ProgramBuilder {
     fn work(&mut self, stream: usize, work: &Work, sync_event: usize) {
         let stream = self.stream(stream);
         let Some(op) = self.concretize(stream, work) else { return };
-        // Order this op after every earlier op it conflicts with. Recording on the earlier op's stream *now*
-        // captures everything issued there so far, the earlier op included.
+        if !self.async_use_ok(&op) {
+            return;
+        }
+        self.ordered(op, sync_event);
+    }
+
+    /// Async buffers only between allocation and free, and written whole before anything else touches them.
+    fn async_use_ok(&self, op: &Op) -> bool {
+        op.accesses().iter().all(|a| match (self.program.buffers[a.buf].is_permanent(), self.state[a.buf]) {
+            (true, _) | (false, Alloc::Live) => true,
+            (false, Alloc::Unwritten) => op.writes_whole(a.buf),
+            (false, Alloc::Free) => false,
+        })
+    }
+
+    fn free(&mut self, stream: usize, buf: usize, drain: Option<usize>, sync_event: usize) {
+        let (stream, buf) = (self.stream(stream), buf % self.program.buffers.len());
+        if self.state[buf] == Alloc::Free || self.program.buffers[buf].is_permanent() {
+            return;
+        }
+        let drain = drain.map(|d| d % self.program.buffers.len()).filter(|&d| self.program.buffers[d].is_permanent());
+        if let (Some(dst), Alloc::Live) = (drain, self.state[buf]) {
+            self.ordered(Op::Copy { stream, dst, src: buf }, sync_event);
+        }
+        self.ordered(Op::Free { stream, buf }, sync_event);
+    }
+
+    /// Pushes `op` after ordering it behind every earlier op it conflicts with. Recording on the earlier op's
+    /// stream *now* captures everything issued there so far, the earlier op included.
+    fn ordered(&mut self, op: Op, sync_event: usize) {
+        let stream = op.stream();
         let event = sync_event % self.program.events;
         for earlier in 0..self.program.ops.len() {
             let prior = self.program.ops[earlier];
@@ -412,6 +649,7 @@ pub mod tests {
             events: 3,
             buffers: vec![BufKind::Device, BufKind::Pinned, BufKind::Device],
             buffer_bytes: 64,
+            update: None,
             ops: vec![
                 Op::Fill { stream: 2, buf: 2, value: 1 },
                 Op::Record { stream: 1, event: 0 },
@@ -439,6 +677,7 @@ pub mod tests {
                 events: 1,
                 buffers: vec![BufKind::Device],
                 buffer_bytes: 64,
+                update: None,
                 ops: vec![
                     Op::Fill { stream: 1, buf: 0, value: 1 },
                     Op::Record { stream: 1, event: 0 },

@@ -5,24 +5,34 @@
 //! answer because (1) issue order is a valid execution order of any stream program (a wait can only refer to a
 //! record issued before it) and (2) generated programs are race-free: every two ops that touch a buffer, one of
 //! them writing, are ordered, so every valid execution order gives these same contents.
+//!
+//! A program with an update runs its body as captured the first time and, after that, the body the update model
+//! (`model::after_update`) says the later launches run. An async buffer's words are undefined after its
+//! allocation (generated programs write them whole before reading them), so any value does.
 
+use crate::model::{after_update, ModelMode};
 use crate::program::{Op, Program};
 use std::collections::BTreeMap;
 
 /// Expected contents after `reps` back-to-back runs of a program.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Expected {
-    /// Words of each buffer, by buffer index.
+    /// Words of each buffer, by buffer index (those of async buffers mean nothing: they are freed).
     pub buffers: Vec<Vec<u32>>,
-    /// For each host function with a snapshot (by op index): what it saw in its last run.
-    pub snapshots: BTreeMap<usize, Vec<u32>>,
+    /// For each host function with a snapshot (by op index): what it saw in each run.
+    pub snapshots: BTreeMap<usize, Vec<Vec<u32>>>,
 }
 
-pub fn run(program: &Program, reps: u32) -> Expected {
+/// What an allocation leaves in an async buffer, here: anything would do.
+const UNDEFINED: u32 = 0xbaad_f00d;
+
+pub fn run(program: &Program, reps: u32, mode: ModelMode) -> Expected {
     let mut buffers = vec![vec![0u32; program.words()]; program.buffers.len()];
-    let mut snapshots = BTreeMap::new();
-    for _ in 0..reps {
-        for (i, op) in program.ops.iter().enumerate() {
+    let mut snapshots: BTreeMap<usize, Vec<Vec<u32>>> = BTreeMap::new();
+    let later = after_update(program, mode).ops;
+    for rep in 0..reps {
+        let body = if rep == 0 { &program.ops } else { &later };
+        for (i, op) in body.iter().enumerate() {
             match *op {
                 Op::Fill { buf, value, .. } => buffers[buf].fill(value),
                 Op::Transform { buf, mul, add, .. } => {
@@ -42,9 +52,10 @@ pub fn run(program: &Program, reps: u32) -> Expected {
                 }
                 Op::Memset { buf, byte, .. } => buffers[buf].fill(u32::from_ne_bytes([byte; 4])),
                 Op::HostFunc { snapshot: Some(buf), .. } => {
-                    snapshots.insert(i, buffers[buf].clone());
+                    snapshots.entry(i).or_default().push(buffers[buf].clone());
                 }
-                Op::HostFunc { snapshot: None, .. } | Op::Record { .. } | Op::Wait { .. } => {}
+                Op::Alloc { buf, .. } => buffers[buf].fill(UNDEFINED),
+                Op::HostFunc { snapshot: None, .. } | Op::Record { .. } | Op::Wait { .. } | Op::Free { .. } => {}
             }
         }
     }
@@ -61,6 +72,7 @@ pub mod tests {
             events: 1,
             buffers: vec![BufKind::Device, BufKind::Pinned, BufKind::Device],
             buffer_bytes: 16,
+            update: None,
             ops: vec![
                 Op::Fill { stream: 0, buf: 0, value: 2 },
                 Op::Transform { stream: 0, buf: 0, mul: 3, add: 1 }, // 7
@@ -72,13 +84,13 @@ pub mod tests {
                 Op::Compare { stream: 0, a: 0, b: 2, into: 1 },
             ],
         };
-        let e = run(&p, 1);
+        let e = run(&p, 1, ModelMode::Faithful);
         assert_eq!(e.buffers[0], vec![7; 4]);
         assert_eq!(e.buffers[1], vec![4, 7, 7, 7]);
         assert_eq!(e.buffers[2], vec![0xabab_abab; 4]);
-        assert_eq!(e.snapshots[&5], vec![7; 4]);
+        assert_eq!(e.snapshots[&5], vec![vec![7; 4]]);
         // Twice: the second run starts from the first run's contents.
-        let e2 = run(&p, 2);
+        let e2 = run(&p, 2, ModelMode::Faithful);
         assert_eq!(e2.buffers[0], vec![7; 4], "fill resets the transform");
     }
 
@@ -89,7 +101,43 @@ pub mod tests {
             buffers: vec![BufKind::Device],
             buffer_bytes: 8,
             ops: vec![Op::Transform { stream: 1, buf: 0, mul: 5, add: 3 }],
+            update: None,
         };
-        assert_eq!(run(&p, 3).buffers[0], vec![((3 * 5) + 3) * 5 + 3; 2]);
+        assert_eq!(run(&p, 3, ModelMode::Faithful).buffers[0], vec![((3 * 5) + 3) * 5 + 3; 2]);
+    }
+
+    /// Runs after the first use the updated body: an exec edit, then a whole update from the template (which
+    /// holds a function change and undoes the exec edit), or a forbidden one (which changes nothing).
+    pub fn updates() {
+        use crate::program::{Edit, Update};
+        let fill = |value| Op::Fill { stream: 0, buf: 0, value };
+        let mut p = Program {
+            streams: vec![false, false],
+            events: 1,
+            buffers: vec![BufKind::Device],
+            buffer_bytes: 8,
+            ops: vec![fill(1), Op::Transform { stream: 0, buf: 0, mul: 3, add: 1 }],
+            update: Some(Update {
+                edits: vec![Edit { op: 0, to: fill(2), exec: true }, Edit { op: 1, to: fill(9), exec: false }],
+                whole: None,
+                add_node: false,
+            }),
+        };
+        let last = |p: &Program, mode| run(p, 2, mode).buffers[0][0];
+        let set = |p: &mut Program, whole, add_node| {
+            if let Some(u) = p.update.as_mut() {
+                (u.whole, u.add_node) = (whole, add_node);
+            }
+        };
+        assert_eq!(last(&p, ModelMode::Faithful), 7, "exec edit only: fill 2, transform");
+        assert_eq!(last(&p, ModelMode::IgnoreUpdates), 4);
+        set(&mut p, Some(2), false);
+        assert_eq!(last(&p, ModelMode::Faithful), 9, "the whole update: fill 1, fill 9");
+        set(&mut p, Some(0), false);
+        assert_eq!(last(&p, ModelMode::Faithful), 7, "an update before the edits changes nothing");
+        set(&mut p, Some(2), true);
+        assert_eq!(last(&p, ModelMode::Faithful), 7, "rejected: the exec edit stays");
+        assert_eq!(last(&p, ModelMode::ForbiddenUpdateSucceeds), 9);
+        assert_eq!(after_update(&p, ModelMode::Faithful).result, Some("topology-changed"));
     }
 }

@@ -13,18 +13,22 @@
 //! after all of repetition r, just as each graph launch is ordered after the previous one. In a single run the
 //! wrapper adds no order between body ops (the fork record precedes all work; nothing follows the join).
 
-use crate::interpret::Expected;
-use crate::model::HappensBefore;
-use crate::program::{buffer_name, event_name, label, stream_name, BufKind, Op, Program};
-use harness::case::ast::{self, CaptureMode, Decl, EventFlags, Expectation, MemKind, OpKind, Predicate, StreamRef};
+use crate::interpret::{self, Expected};
+use crate::model::{after_update, HappensBefore, ModelMode};
+use crate::program::{buffer_name, event_name, label, stream_name, BufKind, Edit, Op, Program, Update};
+use harness::case::ast::{
+    self, CaptureMode, Decl, EventFlags, Expectation, MemKind, NodeKernel, NodeSpec, NodeWord, OpKind, Predicate,
+    StreamRef,
+};
 
 /// How a program is run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Variant {
-    /// The body `reps` times in a row on the streams, then `sync s0`.
+    /// The body `reps` times in a row on the streams (the repetitions after the first with the parameters the
+    /// update gives), then `sync s0`.
     Eager { reps: u32 },
-    /// `begin-capture s0 global`, the body, `end-capture s0 into g`, `instantiate gx from g`, `launch-graph gx on s0`
-    /// `launches` times, `sync s0`.
+    /// `begin-capture s0 global`, the body, `end-capture s0 into g`, `instantiate gx from g`, `launch-graph gx on
+    /// s0`, the update if the program has one, `launch-graph gx on s0` `launches - 1` more times, `sync s0`.
     Captured { launches: u32 },
 }
 
@@ -49,6 +53,11 @@ impl Variant {
 pub const FORK_EVENT: &str = "fork";
 pub const GRAPH: &str = "g";
 pub const EXEC: &str = "gx";
+/// The clone of the template that gets one more node, for the forbidden update.
+pub const CHANGED_GRAPH: &str = "g2";
+/// Labels of the update and of the node added to the clone.
+pub const UPDATE_LABEL: &str = "upd";
+pub const ADDED_LABEL: &str = "grow";
 fn join_event(stream: usize) -> String {
     format!("join{stream}")
 }
@@ -89,6 +98,31 @@ fn body_op(o: &Op) -> OpKind {
         }
         Op::Record { stream, event } => OpKind::Record { event: event_name(event), stream: s(stream), external: false },
         Op::Wait { stream, event } => OpKind::Wait { stream: s(stream), event: event_name(event), external: false },
+        Op::Alloc { stream, buf } => OpKind::MallocAsync { buf: b(buf), stream: s(stream), pool: None },
+        Op::Free { stream, buf } => OpKind::FreeAsync { buf: b(buf), stream: s(stream) },
+    }
+}
+
+/// The kernel node of a fill or transform (what `set-node` writes).
+fn node_kernel(o: &Op) -> NodeSpec {
+    NodeSpec::Kernel(match *o {
+        Op::Transform { buf, mul, add, .. } => NodeKernel::Transform { buf: buffer_name(buf), mul, add },
+        Op::Fill { buf, value, .. } => NodeKernel::Fill { buf: buffer_name(buf), value },
+        // Edits only name fills and transforms (Program::check_update); a fill stands in for anything else.
+        _ => NodeKernel::Fill { buf: buffer_name(0), value: 0 },
+    })
+}
+
+/// The graph node a work op becomes when captured.
+pub fn node_word(o: &Op) -> NodeWord {
+    match o {
+        Op::Fill { .. } | Op::Transform { .. } | Op::Compare { .. } => NodeWord::Kernel,
+        Op::Copy { .. } => NodeWord::Memcpy,
+        Op::Memset { .. } => NodeWord::Memset,
+        Op::HostFunc { .. } => NodeWord::Host,
+        Op::Alloc { .. } => NodeWord::MemAlloc,
+        Op::Free { .. } => NodeWord::MemFree,
+        Op::Record { .. } | Op::Wait { .. } => NodeWord::Empty,
     }
 }
 
@@ -101,9 +135,45 @@ pub fn program_id(program: &Program) -> String {
     format!("{h:08x}")
 }
 
-/// The case that runs `program` as `variant`, expecting what `model` and `expected` (the interpreter's result for
-/// `variant.runs()` runs) say.
-pub fn lower(program: &Program, variant: Variant, model: &HappensBefore, expected: &Expected) -> ast::Case {
+/// The ops of the update phase (after the first launch of the captured graph).
+fn update_ops(u: &Update, result: Option<&str>) -> Vec<ast::Op> {
+    let mut out = Vec::new();
+    let whole = |out: &mut Vec<ast::Op>| {
+        let from = if u.add_node {
+            out.push(op(None, OpKind::Clone { copy: CHANGED_GRAPH.into(), graph: GRAPH.into() }));
+            out.push(op(
+                Some(ADDED_LABEL.into()),
+                OpKind::AddNode { graph: CHANGED_GRAPH.into(), node: NodeSpec::Empty, after: Vec::new() },
+            ));
+            CHANGED_GRAPH
+        } else {
+            GRAPH
+        };
+        let mut update = op(Some(UPDATE_LABEL.into()), OpKind::Update { exec: EXEC.into(), graph: from.into() });
+        if result != Some("success") {
+            // cudaGraphExecUpdate returns cudaErrorGraphExecUpdateFailure when the update is not permitted.
+            update.expect = vec!["cudaErrorGraphExecUpdateFailure".into()];
+        }
+        out.push(update);
+    };
+    for (k, e) in u.edits.iter().enumerate() {
+        if u.whole == Some(k) {
+            whole(&mut out);
+        }
+        let exec = e.exec.then(|| EXEC.to_string());
+        out.push(op(None, OpKind::SetNode { exec, node: label(e.op), spec: node_kernel(&e.to) }));
+    }
+    if u.whole == Some(u.edits.len()) {
+        whole(&mut out);
+    }
+    out
+}
+
+/// The case that runs `program` as `variant`, expecting what the model (in `mode`) and the interpreter say.
+pub fn lower(program: &Program, variant: Variant, mode: ModelMode) -> ast::Case {
+    let model = HappensBefore::build(program, mode);
+    let expected = interpret::run(program, variant.runs(), mode);
+    let after = after_update(program, mode);
     let mut decls = Vec::new();
     for (i, &non_blocking) in program.streams.iter().enumerate() {
         decls.push(Decl::Stream {
@@ -121,14 +191,22 @@ pub fn lower(program: &Program, variant: Variant, model: &HappensBefore, expecte
     decls.push(event(FORK_EVENT.into()));
     decls.extend((1..program.streams.len()).map(join_event).map(event));
     for (i, kind) in program.buffers.iter().enumerate() {
-        let kind = match kind {
-            BufKind::Device => MemKind::Device,
-            BufKind::Pinned => MemKind::Pinned,
+        let (kind, later) = match kind {
+            BufKind::Device => (MemKind::Device, false),
+            BufKind::Pinned => (MemKind::Pinned, false),
+            BufKind::Async => (MemKind::Device, true),
         };
-        decls.push(Decl::Buffer { name: buffer_name(i), kind, bytes: program.buffer_bytes, later: false });
+        decls.push(Decl::Buffer { name: buffer_name(i), kind, bytes: program.buffer_bytes, later });
     }
+    let update = match variant {
+        Variant::Captured { .. } => program.update.as_ref(),
+        Variant::Eager { .. } => None,
+    };
     if let Variant::Captured { .. } = variant {
         decls.push(Decl::Graph { name: GRAPH.into() });
+        if update.is_some_and(|u| u.add_node) {
+            decls.push(Decl::Graph { name: CHANGED_GRAPH.into() });
+        }
         decls.push(Decl::Exec { name: EXEC.into() });
     }
 
@@ -149,7 +227,8 @@ pub fn lower(program: &Program, variant: Variant, model: &HappensBefore, expecte
                 OpKind::Wait { stream: named(stream_name(s)), event: FORK_EVENT.into(), external: false },
             ));
         }
-        for (i, o) in program.ops.iter().enumerate() {
+        let body = if rep == 0 { &program.ops } else { &after.ops };
+        for (i, o) in body.iter().enumerate() {
             script.push(op(o.is_work().then(|| rep_label(i, rep)), body_op(o)));
         }
         for s in 1..program.streams.len() {
@@ -172,7 +251,10 @@ pub fn lower(program: &Program, variant: Variant, model: &HappensBefore, expecte
                 with_params: false,
             },
         ));
-        for _ in 0..launches {
+        for launch in 0..launches {
+            if launch == 1 {
+                script.extend(update.map(|u| update_ops(u, after.result)).unwrap_or_default());
+            }
             script.push(op(None, OpKind::LaunchGraph { exec: EXEC.into(), stream: origin() }));
         }
     }
@@ -180,24 +262,42 @@ pub fn lower(program: &Program, variant: Variant, model: &HappensBefore, expecte
 
     let how = match variant {
         Variant::Eager { reps: 1 } => "run eagerly".to_string(),
+        Variant::Eager { reps } if program.update.is_some() => {
+            format!("run eagerly {reps} times in a row, with new kernel parameters after the first")
+        }
         Variant::Eager { reps } => format!("run eagerly {reps} times in a row"),
+        Variant::Captured { launches } if update.is_some() => format!(
+            "captured into a graph, launched once, updated in place and launched {} more times",
+            launches.saturating_sub(1)
+        ),
         Variant::Captured { launches } => format!("captured into a graph and launched {launches} times"),
     };
+    let mut source = "CUDA Runtime API cudaEventRecord/cudaStreamWaitEvent; Programming Guide, stream capture \
+                      (cross-stream dependencies)"
+        .to_string();
+    if program.ops.iter().any(|o| matches!(o, Op::Alloc { .. })) {
+        source.push_str("; cudaMallocAsync/cudaFreeAsync (stream-ordered allocation, memory nodes in capture)");
+    }
+    if update.is_some() {
+        source.push_str(
+            "; cudaGraphExecUpdate, cudaGraphExecKernelNodeSetParams (\"only affect future launches\", \"All \
+             nodeParams fields may change\")",
+        );
+    }
+    source.push_str("; generated by tests/random_programs");
     ast::Case {
         id: format!("random/{}-{}", program_id(program), variant.slug()),
         rule: format!(
             "A multi-stream program {how} orders its work as stream order and event records and waits say, and \
              leaves the buffers that running its operations one by one on the CPU leaves."
         ),
-        source: "CUDA Runtime API cudaEventRecord/cudaStreamWaitEvent; Programming Guide, stream capture \
-                 (cross-stream dependencies); generated by tests/random_programs"
-            .into(),
+        source,
         requires: vec![],
         env: vec![],
         poisons: vec![],
         decls,
         script,
-        expects: expectations(program, variant, model, expected),
+        expects: expectations(program, variant, &model, &expected, after.result),
         positions: ast::SourceMap::default(),
     }
 }
@@ -206,31 +306,85 @@ fn expect(p: Predicate) -> Expectation {
     Expectation::Expect(p)
 }
 
-/// What the case asserts: the buffers (and snapshots) the interpreter computed; `before` for every pair of kernels
-/// the model orders with no kernel between them (stamps are transitive, so these imply every ordered pair); for a
-/// graph, its node count, a path for every direct edge of the model and no path for every unordered pair.
-fn expectations(program: &Program, variant: Variant, model: &HappensBefore, expected: &Expected) -> Vec<Expectation> {
+/// The pairs `(a, b)` of `ops` (indices into the program) that the model orders with none of `ops` between them:
+/// stamps and host orders are transitive, so these imply every ordered pair.
+fn direct_pairs(model: &HappensBefore, ops: &[usize]) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
-    for (i, words) in expected.buffers.iter().enumerate() {
-        out.extend(buffer_expectations(&buffer_name(i), words));
-    }
-    for (&op, words) in &expected.snapshots {
-        if let Some(&value) = words.first().filter(|&&v| words.iter().all(|&w| w == v)) {
-            out.push(expect(Predicate::SnapshotEquals { label: label(op), value }));
+    for &a in ops {
+        for &b in ops {
+            if model.before(a, b) && !ops.iter().any(|&c| model.before(a, c) && model.before(c, b)) {
+                out.push((a, b));
+            }
         }
     }
-    let kernels: Vec<usize> = program.work_ops().filter(|&i| program.ops[i].is_kernel()).collect();
-    for &a in &kernels {
-        for &b in &kernels {
-            let direct = model.before(a, b) && !kernels.iter().any(|&c| model.before(a, c) && model.before(c, b));
-            if direct {
-                out.push(expect(Predicate::Before { first: label(a), second: label(b) }));
+    out
+}
+
+/// What the case asserts: the permanent buffers (and uniform snapshots) the interpreter computed; `before` for
+/// kernels and `host-order` for host functions the model orders directly (in each eager repetition; for a graph
+/// in the launches the stamps and the host log show); how often each host function ran; for a graph, its node
+/// count, the kind of each node, a path for every direct edge of the model and no path for every unordered pair;
+/// the update's result.
+fn expectations(
+    program: &Program,
+    variant: Variant,
+    model: &HappensBefore,
+    expected: &Expected,
+    result: Option<&str>,
+) -> Vec<Expectation> {
+    let mut out = Vec::new();
+    for (i, words) in expected.buffers.iter().enumerate() {
+        if program.buffers[i].is_permanent() {
+            out.extend(buffer_expectations(&buffer_name(i), words));
+        }
+    }
+    // Snapshots and runs, by the label each run carries.
+    let runs = variant.runs();
+    let host: Vec<usize> = program.work_ops().filter(|&i| matches!(program.ops[i], Op::HostFunc { .. })).collect();
+    for &i in &host {
+        let uniform = |w: &Vec<u32>| w.first().copied().filter(|&v| w.iter().all(|&x| x == v));
+        let seen = expected.snapshots.get(&i);
+        match variant {
+            Variant::Captured { .. } => {
+                out.push(expect(Predicate::HostRuns { label: label(i), count: runs }));
+                let values: Option<Vec<u32>> = seen.map(|s| s.iter().map(uniform).collect()).unwrap_or_default();
+                if let Some(&[v, ref rest @ ..]) = values.as_deref() {
+                    if rest.iter().all(|&w| w == v) {
+                        out.push(expect(Predicate::SnapshotEquals { label: label(i), value: v }));
+                    }
+                }
             }
+            Variant::Eager { reps } => {
+                for rep in 0..reps {
+                    out.push(expect(Predicate::HostRuns { label: rep_label(i, rep), count: 1 }));
+                    if let Some(v) = seen.and_then(|s| s.get(rep as usize)).and_then(uniform) {
+                        out.push(expect(Predicate::SnapshotEquals { label: rep_label(i, rep), value: v }));
+                    }
+                }
+            }
+        }
+    }
+    // Stamps: in a graph, nodes whose parameters an update may have set carry no stamp slot after it (kernel
+    // nodes set through the API have none), so their stamps are the first launch's; they are left out.
+    let edited = |i: usize| {
+        matches!(variant, Variant::Captured { .. }) && program.update.iter().any(|u| u.edits.iter().any(|e| e.op == i))
+    };
+    let kernels: Vec<usize> = program.work_ops().filter(|&i| program.ops[i].is_kernel() && !edited(i)).collect();
+    let reps = if let Variant::Eager { reps } = variant { reps } else { 1 };
+    for rep in 0..reps {
+        for (a, b) in direct_pairs(model, &kernels) {
+            out.push(expect(Predicate::Before { first: rep_label(a, rep), second: rep_label(b, rep) }));
+        }
+        for (a, b) in direct_pairs(model, &host) {
+            out.push(expect(Predicate::HostOrder { labels: vec![rep_label(a, rep), rep_label(b, rep)] }));
         }
     }
     if let Variant::Captured { .. } = variant {
         let graph = || GRAPH.to_string();
         out.push(expect(Predicate::NodeCount { graph: graph(), count: model.nodes() as u32 }));
+        for &i in &model.work {
+            out.push(expect(Predicate::NodeKind { graph: graph(), node: label(i), kind: node_word(&program.ops[i]) }));
+        }
         for &(a, b) in &model.edges {
             let (from, to) = (label(model.work[a]), label(model.work[b]));
             out.push(expect(Predicate::Path { graph: graph(), from, to }));
@@ -242,6 +396,14 @@ fn expectations(program: &Program, variant: Variant, model: &HappensBefore, expe
                     let (from, to) = (label(model.work[a]), label(model.work[b]));
                     out.push(expect(Predicate::NoPath { graph: graph(), from, to }));
                 }
+            }
+        }
+        if let Some(result) = result {
+            out.push(expect(Predicate::Result { label: UPDATE_LABEL.into(), result: result.into() }));
+            if result == "topology-changed" {
+                // "the count of nodes directly in hGraphExec and hGraph differ, in which case resultInfo->errorNode
+                // is set to NULL".
+                out.push(expect(Predicate::ErrorNode { label: UPDATE_LABEL.into(), from: false, node: None }));
             }
         }
     }
@@ -269,8 +431,9 @@ fn buffer_expectations(name: &str, words: &[u32]) -> Vec<Expectation> {
     }
 }
 
-/// Recovers the program from a case made by [`lower`] (the body of its first repetition). Checks that labels sit
-/// exactly on the work ops and name their position, so a printer or parser that drops or moves one is caught.
+/// Recovers the program from a case made by [`lower`]: the body of its first repetition, and the update of a
+/// captured case (an eager case has none to give back). Checks that labels sit exactly on the work ops and name
+/// their position, so a printer or parser that drops or moves one is caught.
 pub fn raise(case: &ast::Case) -> Result<Program, String> {
     let index_of = |name: &str, prefix: char| -> Option<usize> { name.strip_prefix(prefix)?.parse().ok() };
     let mut streams = Vec::new();
@@ -284,11 +447,12 @@ pub fn raise(case: &ast::Case) -> Result<Program, String> {
             }
             Decl::Event { name, .. } if index_of(name, 'e') == Some(events) => events += 1,
             Decl::Event { name, .. } if name == FORK_EVENT || name.starts_with("join") => {}
-            Decl::Buffer { name, kind, bytes, later: false } if index_of(name, 'b') == Some(buffers.len()) => {
+            Decl::Buffer { name, kind, bytes, later } if index_of(name, 'b') == Some(buffers.len()) => {
                 buffer_bytes = *bytes;
-                buffers.push(match kind {
-                    MemKind::Device => BufKind::Device,
-                    MemKind::Pinned => BufKind::Pinned,
+                buffers.push(match (kind, later) {
+                    (MemKind::Device, false) => BufKind::Device,
+                    (MemKind::Device, true) => BufKind::Async,
+                    (MemKind::Pinned, false) => BufKind::Pinned,
                     other => return Err(format!("buffer {name}: unexpected kind {other:?}")),
                 });
             }
@@ -302,8 +466,10 @@ pub fn raise(case: &ast::Case) -> Result<Program, String> {
     };
     let buf = |n: &String| index_of(n, 'b').ok_or_else(|| format!("unknown buffer {n}"));
     let program_event = |n: &String| index_of(n, 'e');
-    let mut ops = Vec::new();
+    let mut ops: Vec<Op> = Vec::new();
     let mut forks = 0;
+    let mut update = Update { edits: Vec::new(), whole: None, add_node: false };
+    let mut body_done = false;
     for o in &case.script {
         let body = match &o.kind {
             OpKind::LaunchFill { buf: b, value, stream: s } => {
@@ -324,6 +490,8 @@ pub fn raise(case: &ast::Case) -> Result<Program, String> {
             OpKind::HostFunc { stream: s, snapshot, hold: None } => {
                 Op::HostFunc { stream: stream(s)?, snapshot: snapshot.as_ref().map(buf).transpose()? }
             }
+            OpKind::MallocAsync { buf: b, stream: s, pool: None } => Op::Alloc { stream: stream(s)?, buf: buf(b)? },
+            OpKind::FreeAsync { buf: b, stream: s } => Op::Free { stream: stream(s)?, buf: buf(b)? },
             OpKind::Record { event, stream: s, external: false } => match program_event(event) {
                 Some(e) => Op::Record { stream: stream(s)?, event: e },
                 None => {
@@ -335,8 +503,33 @@ pub fn raise(case: &ast::Case) -> Result<Program, String> {
                 Some(e) => Op::Wait { stream: stream(s)?, event: e },
                 None => continue,
             },
+            OpKind::SetNode { exec, node, spec: NodeSpec::Kernel(kernel) } => {
+                let i = crate::program::label_index(node).ok_or_else(|| format!("set-node of {node}"))?;
+                let s = ops.get(i).ok_or_else(|| format!("set-node of {node}: no such op"))?.stream();
+                let to = match kernel {
+                    NodeKernel::Fill { buf: b, value } => Op::Fill { stream: s, buf: buf(b)?, value: *value },
+                    NodeKernel::Transform { buf: b, mul, add } => {
+                        Op::Transform { stream: s, buf: buf(b)?, mul: *mul, add: *add }
+                    }
+                    other => return Err(format!("set-node to {other:?}")),
+                };
+                update.edits.push(Edit { op: i, to, exec: exec.is_some() });
+                continue;
+            }
+            OpKind::Update { .. } => {
+                update.whole = Some(update.edits.len());
+                continue;
+            }
+            OpKind::AddNode { graph, node: NodeSpec::Empty, .. } if graph == CHANGED_GRAPH => {
+                update.add_node = true;
+                continue;
+            }
+            OpKind::Clone { .. } => continue,
+            OpKind::EndCapture { .. } => {
+                body_done = true;
+                continue;
+            }
             OpKind::BeginCapture { .. }
-            | OpKind::EndCapture { .. }
             | OpKind::Instantiate { .. }
             | OpKind::LaunchGraph { .. }
             | OpKind::Sync { .. } => continue,
@@ -345,19 +538,21 @@ pub fn raise(case: &ast::Case) -> Result<Program, String> {
         if forks > 1 {
             break; // a later repetition: the first body is complete
         }
+        if body_done {
+            return Err(format!("body op {body} after the capture"));
+        }
         let expected_label = body.is_work().then(|| label(ops.len()));
         if o.label != expected_label {
             return Err(format!("op {} ({body}) is labelled {:?}, expected {:?}", ops.len(), o.label, expected_label));
         }
         ops.push(body);
     }
-    Ok(Program { streams, events, buffers, buffer_bytes, ops })
+    let update = (!update.edits.is_empty() || update.whole.is_some()).then_some(update);
+    Ok(Program { streams, events, buffers, buffer_bytes, ops, update })
 }
 
 pub mod tests {
     use super::*;
-    use crate::interpret;
-    use crate::model::ModelMode;
 
     pub fn sample() -> Program {
         Program {
@@ -373,11 +568,12 @@ pub mod tests {
                 Op::HostFunc { stream: 1, snapshot: Some(1) },
                 Op::Transform { stream: 0, buf: 2, mul: 3, add: 1 },
             ],
+            update: None,
         }
     }
 
     fn case(p: &Program, v: Variant) -> ast::Case {
-        lower(p, v, &HappensBefore::build(p, ModelMode::Faithful), &interpret::run(p, v.runs()))
+        lower(p, v, ModelMode::Faithful)
     }
 
     /// The captured variant: capture, fork, labelled body, join, end, instantiate, N launches, sync.

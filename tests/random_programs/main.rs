@@ -1,17 +1,21 @@
 //! Random multi-stream programs whose captured CUDA graphs must behave exactly like eager execution.
 //!
-//! proptest generates well-formed programs (generate.rs) over the IR of program.rs. Each is checked against an
-//! independent happens-before model (model.rs) and CPU interpreter (interpret.rs), after being lowered into cases
-//! (lower.rs) that an executor runs eagerly and as a captured graph; checks.rs holds the properties (a)–(d).
-//! A failing program shrinks to a minimal one and is printed as a case (the harness printer), ready for `cases/`.
+//! proptest generates well-formed programs (generate.rs) over the IR of program.rs: multi-stream bodies with
+//! stream-ordered allocations, and an update of the instantiated graph after its first launch. Each is lowered
+//! (lower.rs) into cases that carry the expectations of an independent happens-before and update model (model.rs)
+//! and CPU interpreter (interpret.rs); an executor runs them eagerly and as a captured graph, and the harness's own
+//! verdict judges them (checks.rs, with the few checks the case language cannot express). A failing program
+//! shrinks to a minimal one and is printed as a case (the harness printer), ready for `cases/`, where the same
+//! verdict judges it.
 //!
 //! Trials (libtest-mimic, so GPU properties can be ignored with a reason):
 //! - `cpu::*`: properties that need no GPU, always run; `unit::*`: unit tests of each module;
 //! - `gpu::*`: the properties on the GPU, ignored with the reason when there is no device or no executor.
 //!
 //! `PROPTEST_CASES` sets the number of programs per property. Failures are saved under
-//! `tests/random_programs/regressions/` and replayed first. `RANDOM_PROGRAMS_BROKEN_MODEL=ignore-waits` makes the
-//! checks use a model that ignores waits, to show that they catch it (saving no regressions then).
+//! `tests/random_programs/regressions/` and replayed first. `RANDOM_PROGRAMS_BROKEN_MODEL=ignore-waits` (or
+//! `ignore-updates`, `forbidden-update-succeeds`) makes the checks use a deliberately wrong model, to show that
+//! they catch it (saving no regressions then).
 
 mod checks;
 mod generate;
@@ -21,7 +25,9 @@ mod model;
 mod program;
 mod sim;
 
-use checks::{check_eager_program, check_program, Check, Executor, Failure};
+use checks::{check_eager_program, check_program, Check, Failure};
+use harness::case::ast::Case;
+use harness::observations::Observations;
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
 use model::{Closure, HappensBefore, ModelMode};
 use program::{Flavor, Op, Program};
@@ -30,7 +36,6 @@ use proptest::test_runner::{
     Config, FailurePersistence, FileFailurePersistence, RngAlgorithm, TestCaseError, TestError, TestRng, TestRunner,
 };
 use sim::Sim;
-use std::cell::RefCell;
 use std::sync::Mutex;
 
 fn main() {
@@ -150,18 +155,24 @@ fn cpu_properties() -> Vec<Trial> {
         Trial::test("cpu::simulated_device_passes_all_checks", || {
             let mode = ModelMode::from_env()?;
             let saved = regressions_for(mode, "cpu_simulated_device");
-            property(runner(CPU_CASES, saved), Flavor::Capturable, |p| check_program(p, &mut Sim::default(), mode))?;
+            let sim = |c: &Case| Sim::default().run(c);
+            property(runner(CPU_CASES, saved), Flavor::Capturable, |p| check_program(p, &mut { sim }, mode))?;
             let saved = regressions_for(mode, "cpu_simulated_device_eager");
-            property(runner(CPU_CASES, saved), Flavor::EagerOnly, |p| check_eager_program(p, &mut Sim::default(), mode))
+            property(runner(CPU_CASES, saved), Flavor::EagerOnly, |p| check_eager_program(p, &mut { sim }, mode))
         }),
-        Trial::test("cpu::broken_model_is_caught_and_shrunk_on_the_simulator", broken_model_demo),
+        Trial::test("cpu::broken_model_is_caught_and_shrunk_on_the_simulator", || {
+            broken_model_demo(ModelMode::IgnoreWaits, 4)
+        }),
+        Trial::test("cpu::wrong_update_model_is_caught_and_shrunk_on_the_simulator", || {
+            broken_model_demo(ModelMode::IgnoreUpdates, 3)?;
+            broken_model_demo(ModelMode::ForbiddenUpdateSucceeds, 3)
+        }),
     ]
 }
 
 fn cpu_failure(program: &Program, message: String) -> Failure {
-    let model = HappensBefore::build(program, ModelMode::Faithful);
     let variant = lower::Variant::Eager { reps: 1 };
-    let case = lower::lower(program, variant, &model, &interpret::run(program, 1));
+    let case = lower::lower(program, variant, ModelMode::Faithful);
     Failure { check: Check::Program, variant, message, case: Box::new(case) }
 }
 
@@ -197,14 +208,14 @@ fn model_invariants(p: &Program) -> Result<(), String> {
     Ok(())
 }
 
-/// lower → (print → parse, when `through_text`) → raise gives the program back, for every variant. The text
-/// goes through the harness's own printer and parser, as a saved regression case would.
+/// lower → (print → parse, when `through_text`) → raise gives the program back, for every variant (the update only
+/// from the captured one: eager runs show only its effect). The text goes through the harness's own printer and
+/// parser, as a saved regression case would.
 fn round_trip(p: &Program, through_text: bool) -> Result<(), String> {
-    let model = HappensBefore::build(p, ModelMode::Faithful);
     for variant in
         [lower::Variant::Eager { reps: 1 }, lower::Variant::Eager { reps: 3 }, lower::Variant::Captured { launches: 3 }]
     {
-        let case = lower::lower(p, variant, &model, &interpret::run(p, variant.runs()));
+        let case = lower::lower(p, variant, ModelMode::Faithful);
         if through_text {
             let text = harness::case::print_case(&case);
             let file = harness::case::parse_file("random.case", &text)
@@ -214,7 +225,11 @@ fn round_trip(p: &Program, through_text: bool) -> Result<(), String> {
             }
         }
         let back = lower::raise(&case).map_err(|e| format!("{variant:?}: {e}"))?;
-        if &back != p {
+        let want = match variant {
+            lower::Variant::Captured { .. } => p.clone(),
+            lower::Variant::Eager { .. } => Program { update: None, ..p.clone() },
+        };
+        if back != want {
             return Err(format!("{variant:?}: raised program differs:\n{back:?}"));
         }
     }
@@ -258,6 +273,23 @@ fn generator_coverage() -> Result<(), Failed> {
             count("event re-recorded between two waits", re_record_between_waits(&p));
             count("shared buffer across streams", shared_across_streams(&p));
             count("disjoint buffers across streams", disjoint_across_streams(&p, &hb));
+            let alloc = |o: &Op| matches!(o, Op::Alloc { .. });
+            count("stream-ordered allocation", has(&alloc));
+            count("async buffer used on another stream than its allocation", async_used_elsewhere(&p));
+            count("async buffer freed on another stream than its allocation", async_freed_elsewhere(&p));
+            count("async buffer drained into a permanent one", async_drained(&p));
+            let update = p.update.as_ref();
+            let edits = || update.into_iter().flat_map(|u| u.edits.iter());
+            count("exec-set-node", edits().any(|e| e.exec));
+            count("set-node of the template", edits().any(|e| !e.exec));
+            count("kernel function change", edits().any(|e| e.to.word() != p.ops[e.op].word()));
+            count("buffer change", edits().any(|e| e.to.accesses()[0].buf != p.ops[e.op].accesses()[0].buf));
+            count("whole update", update.is_some_and(|u| u.whole.is_some() && !u.add_node));
+            count("forbidden update (topology changed)", update.is_some_and(|u| u.add_node));
+            count(
+                "exec edit undone by a whole update",
+                update.is_some_and(|u| u.whole.is_some_and(|w| u.edits[..w].iter().any(|e| e.exec)) && !u.add_node),
+            );
         }
     }
     let thin: Vec<String> = counts.iter().filter(|(_, c)| *c < 16).map(|(n, c)| format!("{n}: {c}/256")).collect();
@@ -314,6 +346,34 @@ fn shared_across_streams(p: &Program) -> bool {
     work.iter().any(|a| work.iter().any(|b| a.stream() != b.stream() && program::conflict(a, b)))
 }
 
+/// The allocation of each async buffer use, by op index.
+fn allocation_of(p: &Program, i: usize, buf: usize) -> Option<usize> {
+    p.ops[..i].iter().rposition(|o| matches!(*o, Op::Alloc { buf: b, .. } if b == buf))
+}
+
+fn async_used_elsewhere(p: &Program) -> bool {
+    p.ops.iter().enumerate().any(|(i, o)| {
+        !matches!(o, Op::Alloc { .. } | Op::Free { .. })
+            && o.accesses()
+                .iter()
+                .filter(|a| !p.buffers[a.buf].is_permanent())
+                .any(|a| allocation_of(p, i, a.buf).is_some_and(|k| p.ops[k].stream() != o.stream()))
+    })
+}
+
+fn async_freed_elsewhere(p: &Program) -> bool {
+    p.ops.iter().enumerate().any(|(i, o)| match *o {
+        Op::Free { buf, stream } => allocation_of(p, i, buf).is_some_and(|k| p.ops[k].stream() != stream),
+        _ => false,
+    })
+}
+
+fn async_drained(p: &Program) -> bool {
+    p.ops.iter().any(
+        |o| matches!(*o, Op::Copy { dst, src, .. } if p.buffers[dst].is_permanent() && !p.buffers[src].is_permanent()),
+    )
+}
+
 /// Two unordered work ops on different streams writing different buffers.
 fn disjoint_across_streams(p: &Program, hb: &HappensBefore) -> bool {
     let work: Vec<usize> = p.work_ops().collect();
@@ -330,17 +390,21 @@ fn disjoint_across_streams(p: &Program, hb: &HappensBefore) -> bool {
     })
 }
 
-/// The checks with the model that ignores waits, against a simulated device that follows the real semantics: the
-/// failure must be found, shrink to at most 4 ops, and print as a case. (On the GPU the same thing happens with
-/// `RANDOM_PROGRAMS_BROKEN_MODEL=ignore-waits`; this shows the shrinking without one.)
-fn broken_model_demo() -> Result<(), Failed> {
+/// The checks with a deliberately wrong model, against a simulated device that follows the real semantics: the
+/// failure must be found by the verdict in the captured run, shrink to at most `max_ops` ops, and print as a case.
+/// (On the GPU the same thing happens with `RANDOM_PROGRAMS_BROKEN_MODEL=...`; this shows the shrinking without
+/// one.) `ignore-waits` loses cross-stream order; `ignore-updates` thinks an update changes no parameters;
+/// `forbidden-update-succeeds` thinks a topology change is accepted.
+fn broken_model_demo(mode: ModelMode, max_ops: usize) -> Result<(), Failed> {
     let config = Config { cases: 256, failure_persistence: None, ..Config::default() };
     let mut runner = TestRunner::new_with_rng(config, TestRng::deterministic_rng(RngAlgorithm::ChaCha));
-    let check = |p: &Program| check_program(p, &mut Sim::default(), ModelMode::IgnoreWaits);
+    let check = |p: &Program| check_program(p, &mut |c: &Case| Sim::default().run(c), mode);
     let result = runner
         .run(&generate::programs(Flavor::Capturable), |p| check(&p).map_err(|f| TestCaseError::fail(f.to_string())));
     let shrunk = match result {
-        Ok(()) => return Err("the broken model passed 256 programs: the checks do not catch it".into()),
+        Ok(()) => {
+            return Err(format!("{mode:?}: the broken model passed 256 programs: the checks do not catch it").into())
+        }
         Err(TestError::Abort(why)) => return Err(format!("proptest aborted: {why}").into()),
         Err(TestError::Fail(_, program)) => program,
     };
@@ -349,19 +413,20 @@ fn broken_model_demo() -> Result<(), Failed> {
         Err(f) => f,
         Ok(()) => return Err(format!("the shrunk program passes when re-run: {program:?}").into()),
     };
-    if failure.check != Check::Graph {
-        return Err(format!("expected the graph check (c) to catch the broken model; got: {failure}").into());
+    let captured = lower::Variant::Captured { launches: checks::RELAUNCHES };
+    if (failure.check, failure.variant) != (Check::Verdict, captured) {
+        return Err(format!("{mode:?}: expected the verdict on the captured run to catch it; got: {failure}").into());
     }
-    if program.ops.len() > 4 {
+    if program.ops.len() > max_ops {
         return Err(format!(
-            "shrunk to {} ops, expected at most 4:\n{}",
+            "{mode:?}: shrunk to {} ops, expected at most {max_ops}:\n{}",
             program.ops.len(),
             report(&program, &failure)
         )
         .into());
     }
     println!(
-        "\n[broken model caught on the simulator; proptest shrank it to {} ops] {}\n",
+        "\n[broken model {mode:?} caught on the simulator; proptest shrank it to {} ops] {}\n",
         shrunk.ops.len(),
         report(&program, &failure)
     );
@@ -374,10 +439,12 @@ fn broken_model_demo() -> Result<(), Failed> {
 /// GPU properties run one at a time whatever `--test-threads` says: the device and its legacy stream are shared.
 static GPU: Mutex<()> = Mutex::new(());
 
-/// The executor, or the reason to ignore GPU properties.
-fn gpu() -> Result<Box<dyn Executor>, String> {
-    harness::gpu::probe(0).map_err(|e| e.to_string())?;
-    checks::gpu_executor()
+/// The GPU executor (the harness's, in this process), or the reason to ignore GPU properties.
+fn gpu() -> Result<impl FnMut(&Case) -> Observations, String> {
+    let device = harness::gpu::probe(0).map_err(|e| e.to_string())?;
+    let kernels = cuda_conformance::kernel_table();
+    let opts = harness::exec::ExecOptions::default();
+    Ok(move |case: &Case| harness::exec::run_case(case, &kernels, &device, &opts))
 }
 
 fn gpu_properties() -> Vec<Trial> {
@@ -385,26 +452,26 @@ fn gpu_properties() -> Vec<Trial> {
         Trial::ignorable_test("gpu::captured_graphs_match_eager_execution", || {
             let _gpu = GPU.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
             let exec = match gpu() {
-                Ok(exec) => RefCell::new(exec),
+                Ok(exec) => Mutex::new(exec),
                 Err(why) => return Ok(Completion::ignored_with(why)),
             };
             let mode = ModelMode::from_env()?;
             let saved = regressions_for(mode, "gpu_captured_matches_eager");
             property(runner(GPU_CASES, saved), Flavor::Capturable, |p| {
-                check_program(p, exec.borrow_mut().as_mut(), mode)
+                check_program(p, &mut *exec.lock().unwrap_or_else(|e| e.into_inner()), mode)
             })?;
             Ok(Completion::Completed)
         }),
         Trial::ignorable_test("gpu::eager_programs_with_unrecorded_waits", || {
             let _gpu = GPU.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
             let exec = match gpu() {
-                Ok(exec) => RefCell::new(exec),
+                Ok(exec) => Mutex::new(exec),
                 Err(why) => return Ok(Completion::ignored_with(why)),
             };
             let mode = ModelMode::from_env()?;
             let saved = regressions_for(mode, "gpu_eager_unrecorded_waits");
             property(runner(GPU_CASES, saved), Flavor::EagerOnly, |p| {
-                check_eager_program(p, exec.borrow_mut().as_mut(), mode)
+                check_eager_program(p, &mut *exec.lock().unwrap_or_else(|e| e.into_inner()), mode)
             })?;
             Ok(Completion::Completed)
         }),
@@ -433,7 +500,7 @@ fn unit_tests() -> Vec<Trial> {
             closure_of_graphs,
             bits_beyond_one_word,
         ],
-        interpret::[data_ops, repetitions_compose],
+        interpret::[data_ops, repetitions_compose, updates],
         generate::[
             conflicting_writers_are_ordered,
             readers_are_not_ordered,
@@ -443,7 +510,7 @@ fn unit_tests() -> Vec<Trial> {
             minimize_and_compact,
         ],
         lower::[captured_shape, eager_repetitions_and_raise, raise_catches_moved_label, buffer_runs],
-        checks::[good_execution_passes, order_violations, data_violations, graph_violations, relaunch_violation],
-        sim::[faithful_device_passes, device_ignoring_waits_is_caught, capture_rules],
+        checks::[good_execution_passes, verdict_violations, host_run_violations, label_violations, relaunch_violation],
+        sim::[faithful_device_passes, device_ignoring_waits_is_caught, capture_rules, updates, stream_ordered_allocation],
     ]
 }

@@ -22,19 +22,80 @@ pub enum ModelMode {
     Faithful,
     /// Ignores every wait: cross-stream ordering is lost. Selected by `RANDOM_PROGRAMS_BROKEN_MODEL=ignore-waits`.
     IgnoreWaits,
+    /// Thinks an update changes no parameters: launches after it run the parameters captured (`ignore-updates`).
+    IgnoreUpdates,
+    /// Thinks a forbidden update (a topology change) succeeds and applies the template's parameters
+    /// (`forbidden-update-succeeds`).
+    ForbiddenUpdateSucceeds,
 }
 
 pub const BROKEN_MODEL_VAR: &str = "RANDOM_PROGRAMS_BROKEN_MODEL";
 
 impl ModelMode {
+    pub const BROKEN: [(&'static str, ModelMode); 3] = [
+        ("ignore-waits", ModelMode::IgnoreWaits),
+        ("ignore-updates", ModelMode::IgnoreUpdates),
+        ("forbidden-update-succeeds", ModelMode::ForbiddenUpdateSucceeds),
+    ];
+
     /// The model the checks use: faithful unless [`BROKEN_MODEL_VAR`] asks for a broken one.
     pub fn from_env() -> Result<Self, String> {
         match std::env::var(BROKEN_MODEL_VAR).as_deref() {
             Err(_) | Ok("") => Ok(ModelMode::Faithful),
-            Ok("ignore-waits") => Ok(ModelMode::IgnoreWaits),
-            Ok(other) => Err(format!("{BROKEN_MODEL_VAR}={other}: the only broken model is `ignore-waits`")),
+            Ok(word) => Self::BROKEN.iter().find(|(w, _)| *w == word).map(|(_, m)| *m).ok_or_else(|| {
+                let words: Vec<&str> = Self::BROKEN.iter().map(|(w, _)| *w).collect();
+                format!("{BROKEN_MODEL_VAR}={word}: the broken models are {}", words.join(", "))
+            }),
         }
     }
+}
+
+/// What the update of a program does, by the documented rules (CUDA Runtime API, cudaGraphExecUpdate and
+/// cudaGraphExecKernelNodeSetParams):
+/// - `exec-set-node` changes the executable graph's node at once; `set-node` changes only the template;
+/// - a whole update (`update gx from g`) of a topologically identical graph succeeds and sets the parameters of
+///   *every* node from the template, so it also undoes earlier `exec-set-node` changes of nodes the template does
+///   not have; "All nodeParams fields may change", the kernel function included (same device, no CDP);
+/// - a whole update from a graph with another node count fails with `topology-changed`, names no error node
+///   ("in which case resultInfo->errorNode is set to NULL"), and changes nothing;
+/// - changes "only affect future launches": launches already enqueued run the parameters they had.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AfterUpdate {
+    /// The body that later launches run.
+    pub ops: Vec<Op>,
+    /// The result `update gx from g` reports (`success` or `topology-changed`), if the update has one.
+    pub result: Option<&'static str>,
+}
+
+pub fn after_update(program: &Program, mode: ModelMode) -> AfterUpdate {
+    let Some(u) = &program.update else { return AfterUpdate { ops: program.ops.clone(), result: None } };
+    let mut exec = program.ops.clone();
+    let mut template = program.ops.clone();
+    let mut result = None;
+    let mut whole = |exec: &mut Vec<Op>, template: &Vec<Op>| {
+        let forbidden = u.add_node && mode != ModelMode::ForbiddenUpdateSucceeds;
+        result = Some(if forbidden { "topology-changed" } else { "success" });
+        if !forbidden {
+            exec.clone_from(template);
+        }
+    };
+    for (k, e) in u.edits.iter().enumerate() {
+        if u.whole == Some(k) {
+            whole(&mut exec, &template);
+        }
+        if e.exec {
+            exec[e.op] = e.to;
+        } else {
+            template[e.op] = e.to;
+        }
+    }
+    if u.whole == Some(u.edits.len()) {
+        whole(&mut exec, &template);
+    }
+    if mode == ModelMode::IgnoreUpdates {
+        exec = program.ops.clone();
+    }
+    AfterUpdate { ops: exec, result }
 }
 
 /// A set of small integers (node indices).
@@ -212,7 +273,7 @@ impl Builder {
         match *op {
             Op::Record { stream, event } => self.recorded[event] = Some(self.frontier[stream].clone()),
             Op::Wait { stream, event } => {
-                if self.mode == ModelMode::Faithful {
+                if self.mode != ModelMode::IgnoreWaits {
                     // A never-recorded event is an empty set of work: nothing to add.
                     if let Some(deps) = &self.recorded[event] {
                         for &d in deps {
@@ -262,7 +323,14 @@ pub mod tests {
     use crate::program::BufKind;
 
     fn program(streams: usize, ops: Vec<Op>) -> Program {
-        Program { streams: vec![false; streams], events: 2, buffers: vec![BufKind::Device; 3], buffer_bytes: 64, ops }
+        Program {
+            streams: vec![false; streams],
+            events: 2,
+            buffers: vec![BufKind::Device; 3],
+            buffer_bytes: 64,
+            ops,
+            update: None,
+        }
     }
     fn fill(stream: usize, buf: usize) -> Op {
         Op::Fill { stream, buf, value: 1 }

@@ -6,6 +6,10 @@
 //!
 //! Indices name everything: stream `i` is `s{i}` (stream 0 is the origin), event `i` is `e{i}`, buffer `i` is
 //! `b{i}`, and the work op at index `i` of `ops` carries the label `w{i}`, so stamps and graph nodes map back here.
+//!
+//! Two extensions of the body: stream-ordered allocations ([`BufKind::Async`] buffers, allocated and freed by
+//! [`Op::Alloc`] and [`Op::Free`] inside the body, so every run and every graph launch allocates afresh), and an
+//! [`Update`] of the instantiated graph between its first launch and the others (see `model::after_update`).
 
 use crate::model::{HappensBefore, ModelMode};
 use std::fmt;
@@ -24,6 +28,33 @@ pub struct Program {
     /// Bytes of every buffer (all equal, a multiple of 4).
     pub buffer_bytes: u64,
     pub ops: Vec<Op>,
+    /// Parameter changes made to the instantiated graph after its first launch (captured runs), or to the body
+    /// after its first repetition (eager runs).
+    pub update: Option<Update>,
+}
+
+/// What happens between the first launch of the instantiated graph and the others.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Update {
+    /// New kernel parameters, in script order.
+    pub edits: Vec<Edit>,
+    /// `update gx from g` (cudaGraphExecUpdate) runs before edit `whole` (`edits.len()`: after them all); `None`:
+    /// no whole-graph update.
+    pub whole: Option<usize>,
+    /// The whole-graph update is made from a clone of the template with one more node: a topology change the
+    /// rules forbid, so it must fail with `topology-changed` and leave the executable graph as it was.
+    pub add_node: bool,
+}
+
+/// New parameters for kernel node `op` (a fill or transform): `to` is a fill or transform on the same stream,
+/// possibly of another buffer of the same size, possibly the other kernel (a function change).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Edit {
+    pub op: usize,
+    pub to: Op,
+    /// `exec-set-node gx wI ...` (cudaGraphExecKernelNodeSetParams) when true; `set-node wI ...` on the template
+    /// graph (cudaGraphKernelNodeSetParams), which reaches the executable graph only through a whole update.
+    pub exec: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -32,6 +63,16 @@ pub enum BufKind {
     Device,
     /// `cudaMallocHost`: host memory the device reaches through unified addressing.
     Pinned,
+    /// A `later` device buffer that the body allocates with `malloc-async` and frees with `free-async`: it exists
+    /// only between the two, starts with undefined contents, and is not read back after the script.
+    Async,
+}
+
+impl BufKind {
+    /// Allocated before the script and read back after it.
+    pub fn is_permanent(self) -> bool {
+        self != BufKind::Async
+    }
 }
 
 /// Which constructs a program may use; see `generate.rs` for why.
@@ -62,6 +103,10 @@ pub enum Op {
     Record { stream: usize, event: usize },
     /// `wait s for e`.
     Wait { stream: usize, event: usize },
+    /// `malloc-async b on s` of an [`BufKind::Async`] buffer: a memory-allocation node when captured.
+    Alloc { stream: usize, buf: usize },
+    /// `free-async b on s`: a memory-free node when captured.
+    Free { stream: usize, buf: usize },
 }
 
 /// How an op touches a buffer.
@@ -81,7 +126,9 @@ impl Op {
             | Op::Memset { stream, .. }
             | Op::HostFunc { stream, .. }
             | Op::Record { stream, .. }
-            | Op::Wait { stream, .. } => stream,
+            | Op::Wait { stream, .. }
+            | Op::Alloc { stream, .. }
+            | Op::Free { stream, .. } => stream,
         }
     }
 
@@ -95,12 +142,31 @@ impl Op {
         matches!(self, Op::Fill { .. } | Op::Transform { .. } | Op::Compare { .. })
     }
 
-    /// The buffers this op reads and writes. A transform reads and writes its buffer, which counts as a write.
+    /// Kernels whose parameters an [`Edit`] may change (the kernel nodes the language can set).
+    pub fn is_settable(&self) -> bool {
+        matches!(self, Op::Fill { .. } | Op::Transform { .. })
+    }
+
+    /// Writes every word of `buf` without reading it first: what may follow an allocation.
+    pub fn writes_whole(&self, buf: usize) -> bool {
+        match *self {
+            Op::Fill { buf: b, .. } | Op::Memset { buf: b, .. } => b == buf,
+            Op::Copy { dst, src, .. } => dst == buf && src != buf,
+            _ => false,
+        }
+    }
+
+    /// The buffers this op reads and writes. A transform reads and writes its buffer, which counts as a write;
+    /// an allocation and a free count as writes, so every use of the buffer is ordered between them.
     pub fn accesses(&self) -> Vec<Access> {
         let r = |buf| Access { buf, write: false };
         let w = |buf| Access { buf, write: true };
         match *self {
-            Op::Fill { buf, .. } | Op::Transform { buf, .. } | Op::Memset { buf, .. } => vec![w(buf)],
+            Op::Fill { buf, .. }
+            | Op::Transform { buf, .. }
+            | Op::Memset { buf, .. }
+            | Op::Alloc { buf, .. }
+            | Op::Free { buf, .. } => vec![w(buf)],
             Op::Compare { a, b, into, .. } => vec![r(a), r(b), w(into)],
             Op::Copy { dst, src, .. } => vec![r(src), w(dst)],
             Op::HostFunc { snapshot, .. } => snapshot.into_iter().map(r).collect(),
@@ -159,7 +225,95 @@ impl Program {
                 recorded[event] = true;
             }
         }
+        self.check_allocations()?;
+        self.check_update()?;
         self.check_race_free()
+    }
+
+    /// Each async buffer: used only between its `malloc-async` and its `free-async`, written whole before it is
+    /// read, and freed before the body ends; permanent buffers are never allocated or freed.
+    fn check_allocations(&self) -> Result<(), String> {
+        #[derive(PartialEq)]
+        enum State {
+            Free,
+            Unwritten,
+            Live,
+        }
+        let mut state: Vec<State> = self.buffers.iter().map(|_| State::Free).collect();
+        for (i, op) in self.ops.iter().enumerate() {
+            let fail = |why: &str| Err(format!("op {i} ({op}): {why}"));
+            match *op {
+                Op::Alloc { buf, .. } | Op::Free { buf, .. } if self.buffers[buf].is_permanent() => {
+                    return fail("allocates or frees a permanent buffer")
+                }
+                Op::Alloc { buf, .. } if state[buf] != State::Free => return fail("allocates a live buffer"),
+                Op::Alloc { buf, .. } => state[buf] = State::Unwritten,
+                Op::Free { buf, .. } if state[buf] == State::Free => return fail("frees a buffer not allocated"),
+                Op::Free { buf, .. } => state[buf] = State::Free,
+                _ => {
+                    for a in op.accesses().iter().filter(|a| !self.buffers[a.buf].is_permanent()) {
+                        match state[a.buf] {
+                            State::Free => return fail("uses an async buffer outside its allocation"),
+                            State::Unwritten if !op.writes_whole(a.buf) => {
+                                return fail("reads an async buffer before it is written whole")
+                            }
+                            _ => state[a.buf] = State::Live,
+                        }
+                    }
+                }
+            }
+        }
+        match state.iter().position(|s| *s != State::Free) {
+            Some(b) => Err(format!("{} is not freed by the end of the body", buffer_name(b))),
+            None => Ok(()),
+        }
+    }
+
+    /// Edits name fill and transform ops and keep their stream; buffer changes stay among permanent buffers; the
+    /// whole update comes at most once, and not for graphs with memory nodes (their update is not generated:
+    /// `cudaGraphExecUpdate` of allocation and free nodes is not what these programs check).
+    fn check_update(&self) -> Result<(), String> {
+        let Some(u) = &self.update else { return Ok(()) };
+        if u.edits.is_empty() && u.whole.is_none() {
+            return Err("an update that changes nothing".into());
+        }
+        for e in &u.edits {
+            let old = self.ops.get(e.op).ok_or_else(|| format!("edit of op {} past the end", e.op))?;
+            if !old.is_settable() || !e.to.is_settable() || old.stream() != e.to.stream() {
+                return Err(format!("edit of {} ({old}) to {}: not a kernel node change", label(e.op), e.to));
+            }
+            let (ob, nb) = (old.accesses()[0].buf, e.to.accesses()[0].buf);
+            if nb >= self.buffers.len() {
+                return Err(format!("edit of {}: undeclared buffer", label(e.op)));
+            }
+            if (ob != nb || old.word() != e.to.word())
+                && !(self.buffers[ob].is_permanent() && self.buffers[nb].is_permanent())
+            {
+                return Err(format!("edit of {} changes the buffer or kernel of an async buffer", label(e.op)));
+            }
+            if let Op::Transform { mul, .. } = e.to {
+                if mul % 2 == 0 {
+                    return Err(format!("edit of {}: even multiplier", label(e.op)));
+                }
+            }
+        }
+        match u.whole {
+            Some(w) if w > u.edits.len() => Err("the whole update is placed past the edits".into()),
+            Some(_) if self.ops.iter().any(|o| matches!(o, Op::Alloc { .. })) => {
+                Err("a whole-graph update of a graph with memory nodes".into())
+            }
+            None if u.add_node => Err("a node added with no whole update to reject it".into()),
+            _ => Ok(()),
+        }
+    }
+
+    /// For each op index, the ops it may stand for in some run: itself and every edit of it.
+    pub fn candidates(&self, op: usize) -> Vec<Op> {
+        let mut out = vec![self.ops[op]];
+        if let Some(u) = &self.update {
+            out.extend(u.edits.iter().filter(|e| e.op == op).map(|e| e.to));
+        }
+        out
     }
 
     fn check_op(&self, op: &Op, flavor: Flavor, recorded: &[bool]) -> Result<(), String> {
@@ -197,7 +351,8 @@ impl Program {
         let work: Vec<usize> = self.work_ops().collect();
         for (x, &i) in work.iter().enumerate() {
             for &j in &work[x + 1..] {
-                if conflict(&self.ops[i], &self.ops[j]) && !hb.before(i, j) {
+                let conflicts = self.candidates(i).iter().any(|a| self.candidates(j).iter().any(|b| conflict(a, b)));
+                if conflicts && !hb.before(i, j) {
                     return Err(format!(
                         "race: {} ({}) and {} ({}) are unordered",
                         label(i),
@@ -209,6 +364,17 @@ impl Program {
             }
         }
         Ok(())
+    }
+}
+
+impl Op {
+    /// The kernel's word, for telling a function change from a parameter change.
+    pub fn word(&self) -> &'static str {
+        match self {
+            Op::Fill { .. } => "fill",
+            Op::Transform { .. } => "transform",
+            _ => "other",
+        }
     }
 }
 
@@ -237,6 +403,8 @@ impl fmt::Display for Op {
             }
             Op::Record { stream, event } => write!(f, "record {} on {}", e(event), s(stream)),
             Op::Wait { stream, event } => write!(f, "wait {} for {}", s(stream), e(event)),
+            Op::Alloc { stream, buf } => write!(f, "malloc-async {} on {}", b(buf), s(stream)),
+            Op::Free { stream, buf } => write!(f, "free-async {} on {}", b(buf), s(stream)),
         }
     }
 }

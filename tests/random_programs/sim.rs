@@ -1,5 +1,6 @@
 //! A simulated executor for the part of the case language that lowered programs use, so the whole pipeline
-//! (lowering, the capture wrapper, the checks, shrinking, printing) runs and is tested without a GPU.
+//! (lowering, the capture wrapper, the update, the judge, shrinking, printing) runs and is tested without a GPU.
+//! It produces the same [`Observations`] as the GPU executor, so the harness's verdict judges both.
 //!
 //! It follows the documented semantics, not the model's code: streams are FIFO; a record snapshots what the
 //! stream has enqueued; a wait adds the event's snapshot current at the call (nothing before the first record);
@@ -7,14 +8,24 @@
 //! captured event carries dependencies, waiting on a captured event brings a stream into the capture, waiting on a
 //! non-captured event from a capturing stream is an error (as the docs say; the H100 accepts a never-recorded
 //! one), and `end-capture` fails if a stream was not joined back; a graph launch runs after earlier work on its
-//! stream and after the previous launch of the same exec.
+//! stream and after the previous launch of the same exec, with the node parameters the exec has when it is
+//! launched. `set-node` changes the template, `exec-set-node` the exec; `update` fails with `topology-changed`
+//! when node counts or edges differ, and otherwise copies every node's parameters from the template. A kernel node
+//! whose parameters were set carries no stamp slot (as the executor's). `malloc-async` makes an async buffer exist
+//! on the device, with garbage, from the moment its task runs until its `free-async` task runs; work touching it
+//! outside that span is an illegal address, reported by the final synchronize.
 //!
 //! Once the script has been issued, the device "runs": tasks execute one at a time in an order chosen by
 //! [`Schedule`] among those whose dependencies are done, with a logical clock for stamps. [`Faults`] break the
-//! device on purpose, to show that each check catches what it should.
+//! device on purpose, to show that the checks catch what they should.
 
-use crate::checks::{Execution, Executor, GraphShape};
-use harness::case::ast::{Case, Decl, OpKind, StreamRef, Target};
+use harness::case::ast::{Case, Decl, Expectation, NodeKernel, NodeSpec, OpKind, Predicate, StreamRef, Target};
+use harness::case::print;
+use harness::case::words::Word;
+use harness::observations::{
+    BufferRecord, Contents, DeclRecord, GraphRecord, HostCallKind, HostCallRecord, KernelRecord, NodeRecord,
+    Observations, OpRecord, OpValue,
+};
 use std::collections::{BTreeSet, HashMap};
 
 /// Which ready task runs next.
@@ -31,6 +42,8 @@ pub enum Schedule {
 pub struct Faults {
     /// Waits do nothing, eagerly and in capture.
     pub ignore_waits: bool,
+    /// `exec-set-node` and `update` report success and change nothing.
+    pub ignore_updates: bool,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -72,6 +85,13 @@ enum Action {
     Host {
         snapshot: Option<String>,
     },
+    Alloc {
+        buf: String,
+    },
+    Free {
+        buf: String,
+    },
+    Empty,
     /// Marks the end of a graph launch.
     Barrier,
 }
@@ -80,19 +100,53 @@ impl Action {
     fn is_kernel(&self) -> bool {
         matches!(self, Action::Fill { .. } | Action::Transform { .. } | Action::Compare { .. })
     }
+
+    fn node_kind(&self) -> &'static str {
+        match self {
+            Action::Fill { .. } | Action::Transform { .. } | Action::Compare { .. } => "kernel",
+            Action::Copy { .. } => "memcpy",
+            Action::Memset { .. } => "memset",
+            Action::Host { .. } => "host",
+            Action::Alloc { .. } => "mem-alloc",
+            Action::Free { .. } => "mem-free",
+            Action::Empty | Action::Barrier => "empty",
+        }
+    }
+
+    fn buffers(&self) -> Vec<&String> {
+        match self {
+            Action::Fill { buf, .. } | Action::Transform { buf, .. } | Action::Memset { buf, .. } => vec![buf],
+            Action::Compare { a, b, into } => vec![a, b, into],
+            Action::Copy { dst, src } => vec![dst, src],
+            Action::Host { snapshot } => snapshot.iter().collect(),
+            Action::Alloc { .. } | Action::Free { .. } | Action::Empty | Action::Barrier => Vec::new(),
+        }
+    }
 }
 
+/// A unit of work: what it does, the operation that issued (or captured) it, the kernel launch operation whose
+/// stamp slot it writes, and what it waits for.
 #[derive(Debug, Clone)]
 struct Task {
     action: Action,
-    label: Option<String>,
+    op: Option<usize>,
+    stamp: Option<usize>,
     deps: Vec<usize>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+struct Node {
+    action: Action,
+    op: Option<usize>,
+    stamp: Option<usize>,
 }
 
 #[derive(Debug, Clone, Default)]
 struct Graph {
-    nodes: Vec<(Action, Option<String>)>,
+    nodes: Vec<Node>,
     edges: Vec<(usize, usize)>,
+    /// The operation that filled the slot.
+    made_by: usize,
 }
 
 #[derive(Debug, Clone)]
@@ -118,8 +172,14 @@ struct State {
     last_launch: HashMap<String, usize>,
     /// Tasks every later task depends on (the host synchronised with them).
     fence: Vec<usize>,
-    buffers: HashMap<String, Vec<u32>>,
-    graph_seen: Option<String>,
+    /// Words of each buffer on the device; `None` while an async buffer is not allocated.
+    buffers: HashMap<String, Option<Vec<u32>>>,
+    /// Async buffers allocated as far as the host knows (malloc-async issued, free-async not yet).
+    host_allocated: BTreeSet<String>,
+    words: HashMap<String, usize>,
+    /// The first illegal access the device made.
+    fault: Option<String>,
+    allocations: u32,
 }
 
 fn union(into: &mut Vec<usize>, more: &[usize]) {
@@ -130,188 +190,313 @@ fn union(into: &mut Vec<usize>, more: &[usize]) {
     }
 }
 
-impl Executor for Sim {
-    fn execute(&mut self, case: &Case) -> Result<Execution, String> {
+/// A failed operation: its code, and the value it recorded all the same (an update's result info).
+#[derive(Debug)]
+struct Fail(String, Option<Box<OpValue>>);
+
+impl From<&str> for Fail {
+    fn from(code: &str) -> Self {
+        Fail(code.to_string(), None)
+    }
+}
+
+/// The outcome of issuing one operation: its value, or its error code.
+type Issued = Result<Option<OpValue>, Fail>;
+
+impl Sim {
+    /// Runs `case` and reports what it saw, as the GPU executor would.
+    pub fn run(&self, case: &Case) -> Observations {
         let mut st = State::default();
+        let mut obs = Observations { case_id: case.id.clone(), ..Observations::default() };
         for d in &case.decls {
-            match d {
+            let code = match d {
                 Decl::Stream { name, .. } => {
                     st.tail.insert(name.clone(), Vec::new());
+                    Some("cudaSuccess".to_string())
                 }
                 Decl::Event { name, .. } => {
                     st.events.insert(name.clone(), EventState::Never);
+                    Some("cudaSuccess".to_string())
                 }
-                Decl::Buffer { name, bytes, .. } => {
-                    st.buffers.insert(name.clone(), vec![0; (*bytes / 4) as usize]);
+                Decl::Buffer { name, bytes, later, .. } => {
+                    let words = (*bytes / 4) as usize;
+                    st.words.insert(name.clone(), words);
+                    st.buffers.insert(name.clone(), (!later).then(|| vec![0; words]));
+                    (!later).then(|| "cudaSuccess".to_string())
                 }
-                Decl::Graph { .. } | Decl::Exec { .. } => {}
-                other => return Err(format!("sim: unsupported declaration {other:?}")),
-            }
+                Decl::Graph { .. } | Decl::Exec { .. } => None,
+                other => {
+                    obs.notes.push(format!("sim: unsupported declaration {other:?}"));
+                    Some("cudaErrorNotSupported".to_string())
+                }
+            };
+            obs.decls.push(DeclRecord {
+                name: d.name().to_string(),
+                kind: d.word().word().to_string(),
+                line: 0,
+                code,
+                acceptable: vec!["cudaSuccess".into()],
+            });
         }
         for (i, op) in case.script.iter().enumerate() {
-            if !(op.expect.is_empty() || op.expect == ["cudaSuccess"]) || op.thread.is_some() {
-                return Err(format!("sim: op {i}: only plain operations expected to succeed are simulated"));
-            }
-            self.issue(&mut st, &op.kind, op.label.clone()).map_err(|e| format!("op {i} ({:?}): {e}", op.label))?;
+            let acceptable = if op.expect.is_empty() { vec!["cudaSuccess".to_string()] } else { op.expect.clone() };
+            let (code, value) = match op.thread {
+                Some(_) => ("cudaErrorNotSupported".to_string(), None),
+                None => match self.issue(&mut st, case, i) {
+                    Ok(value) => ("cudaSuccess".to_string(), value),
+                    Err(Fail(code, value)) => (code, value.map(|v| *v)),
+                },
+            };
+            let t = 2 * i as u64;
+            obs.ops.push(OpRecord {
+                index: i,
+                line: case.positions.op_lines.get(i).copied().unwrap_or(0),
+                label: op.label.clone(),
+                thread: op.thread.clone(),
+                text: print::op(op),
+                code: Some(code),
+                acceptable,
+                start_ns: t,
+                end_ns: t + 1,
+                value,
+                not_run: None,
+            });
         }
-        Ok(self.run_device(st))
+        self.run_device(case, st, obs)
     }
-}
 
-fn stream_name(s: &StreamRef) -> Result<String, String> {
-    match s {
-        StreamRef::Named(n) => Ok(n.clone()),
-        other => Err(format!("sim: default stream {other:?} is not simulated")),
-    }
-}
-
-impl Sim {
-    fn issue(&self, st: &mut State, kind: &OpKind, label: Option<String>) -> Result<(), String> {
-        let work = |action: Action, stream: &StreamRef| Ok::<_, String>((action, stream_name(stream)?));
+    fn issue(&self, st: &mut State, case: &Case, index: usize) -> Issued {
+        let kind = &case.script[index].kind;
+        let stream_of = |s: &StreamRef| match s {
+            StreamRef::Named(n) if st.tail.contains_key(n) => Ok(n.clone()),
+            _ => Err(Fail::from("cudaErrorInvalidResourceHandle")),
+        };
         let (action, stream) = match kind {
-            OpKind::LaunchFill { buf, value, stream } => {
-                work(Action::Fill { buf: buf.clone(), value: *value }, stream)?
-            }
+            OpKind::LaunchFill { buf, value, stream } => (Action::Fill { buf: buf.clone(), value: *value }, stream),
             OpKind::LaunchTransform { buf, mul, add, stream } => {
-                work(Action::Transform { buf: buf.clone(), mul: *mul, add: *add }, stream)?
+                (Action::Transform { buf: buf.clone(), mul: *mul, add: *add }, stream)
             }
             OpKind::LaunchCompare { a, b, into, stream } => {
-                work(Action::Compare { a: a.clone(), b: b.clone(), into: into.clone() }, stream)?
+                (Action::Compare { a: a.clone(), b: b.clone(), into: into.clone() }, stream)
             }
             OpKind::Memcpy { dst, src, bytes: None, stream: Some(s) } => {
-                work(Action::Copy { dst: dst.clone(), src: src.clone() }, s)?
+                (Action::Copy { dst: dst.clone(), src: src.clone() }, s)
             }
             OpKind::Memset { buf, byte, bytes: None, stream: Some(s) } => {
-                work(Action::Memset { buf: buf.clone(), byte: *byte }, s)?
+                (Action::Memset { buf: buf.clone(), byte: *byte }, s)
             }
-            OpKind::HostFunc { stream, snapshot, hold: None } => {
-                work(Action::Host { snapshot: snapshot.clone() }, stream)?
+            OpKind::HostFunc { stream, snapshot, hold: None } => (Action::Host { snapshot: snapshot.clone() }, stream),
+            OpKind::MallocAsync { buf, stream, pool: None } => {
+                if !st.host_allocated.insert(buf.clone()) {
+                    return Err("cudaErrorInvalidValue".into());
+                }
+                (Action::Alloc { buf: buf.clone() }, stream)
+            }
+            OpKind::FreeAsync { buf, stream } => {
+                if !st.host_allocated.remove(buf) {
+                    return Err("cudaErrorInvalidValue".into());
+                }
+                (Action::Free { buf: buf.clone() }, stream)
             }
             OpKind::Record { event, stream, external: false } => {
-                let s = stream_name(stream)?;
+                let s = stream_of(stream)?;
                 let state = match st.capturing.get(&s) {
                     Some(deps) => EventState::Captured(deps.clone()),
-                    None => EventState::Eager(st.tail.get(&s).ok_or("undeclared stream")?.clone()),
+                    None => EventState::Eager(st.tail[&s].clone()),
                 };
                 st.events.insert(event.clone(), state);
-                return Ok(());
+                return Ok(None);
             }
             OpKind::Wait { stream, event, external: false } => {
-                let s = stream_name(stream)?;
+                let s = stream_of(stream)?;
                 if self.faults.ignore_waits {
-                    return Ok(());
+                    return Ok(None);
                 }
-                let state = st.events.get(event).ok_or("undeclared event")?.clone();
+                let state = st.events.get(event).ok_or("cudaErrorInvalidResourceHandle")?.clone();
                 match (st.capturing.get_mut(&s), state) {
                     (Some(deps), EventState::Captured(more)) => union(deps, &more),
-                    (Some(_), _) => {
-                        return Err("a capturing stream waits on an event not recorded in the capture \
-                                                (invalid without `external`: the capture is invalidated)"
-                            .into())
-                    }
+                    // A capturing stream waits on an event not recorded in the capture: invalid without `external`.
+                    (Some(_), _) => return Err("cudaErrorStreamCaptureIsolation".into()),
                     (None, EventState::Captured(more)) => {
                         st.capturing.insert(s, more);
                     }
-                    (None, EventState::Eager(more)) => union(st.tail.get_mut(&s).ok_or("undeclared stream")?, &more),
+                    (None, EventState::Eager(more)) => union(st.tail.get_mut(&s).expect("stream"), &more),
                     (None, EventState::Never) => {}
                 }
-                return Ok(());
+                return Ok(None);
             }
             OpKind::BeginCapture { stream, .. } => {
-                let s = stream_name(stream)?;
+                let s = stream_of(stream)?;
                 if !st.capturing.is_empty() {
-                    return Err("sim: one capture at a time".into());
+                    return Err("cudaErrorNotSupported".into());
                 }
                 st.capturing.insert(s.clone(), Vec::new());
                 st.origin = Some(s);
-                st.building = Graph::default();
-                return Ok(());
+                st.building = Graph { made_by: index, ..Graph::default() };
+                return Ok(None);
             }
             OpKind::EndCapture { stream, graph } => {
-                let s = stream_name(stream)?;
+                let s = stream_of(stream)?;
                 if st.origin.as_ref() != Some(&s) {
-                    return Err("end-capture on a stream that is not the capture's origin".into());
+                    return Err("cudaErrorIllegalState".into());
                 }
                 let closure = ancestors(&st.building);
-                let joined = st.capturing.get(&s).ok_or("the origin is not capturing")?;
-                for (other, deps) in &st.capturing {
-                    let covered = |d: &usize| joined.contains(d) || joined.iter().any(|&j| closure[j].contains(d));
-                    if !deps.iter().all(covered) {
-                        return Err(format!(
-                            "stream {other} was not joined back to the origin (StreamCaptureUnjoined)"
-                        ));
-                    }
-                }
+                let joined = st.capturing.get(&s).cloned().unwrap_or_default();
+                let covered = |d: &usize| joined.contains(d) || joined.iter().any(|&j| closure[j].contains(d));
+                let unjoined = st.capturing.values().any(|deps| !deps.iter().all(covered));
                 st.capturing.clear();
                 st.origin = None;
-                st.graphs.insert(graph.clone(), std::mem::take(&mut st.building));
-                st.graph_seen = Some(graph.clone());
-                return Ok(());
+                let mut g = std::mem::take(&mut st.building);
+                if unjoined {
+                    return Err("cudaErrorStreamCaptureUnjoined".into());
+                }
+                g.made_by = index;
+                st.graphs.insert(graph.clone(), g);
+                return Ok(None);
             }
             OpKind::Instantiate { exec, graph, .. } => {
-                let g = st.graphs.get(graph).ok_or("instantiate from an empty graph slot")?.clone();
+                let g = st.graphs.get(graph).ok_or("cudaErrorInvalidValue")?.clone();
                 st.execs.insert(exec.clone(), g);
-                return Ok(());
+                return Ok(None);
             }
-            OpKind::LaunchGraph { exec, stream } => return self.launch(st, exec, &stream_name(stream)?),
-            OpKind::Sync { target: Target::Stream(stream) } => {
-                let s = stream_name(stream)?;
-                if !st.capturing.is_empty() {
-                    return Err("sync during a capture".into());
+            OpKind::Clone { copy, graph } => {
+                let mut g = st.graphs.get(graph).ok_or("cudaErrorInvalidValue")?.clone();
+                g.made_by = index;
+                st.graphs.insert(copy.clone(), g);
+                return Ok(None);
+            }
+            OpKind::AddNode { graph, node: NodeSpec::Empty, after } if after.is_empty() => {
+                let g = st.graphs.get_mut(graph).ok_or("cudaErrorInvalidValue")?;
+                g.nodes.push(Node { action: Action::Empty, op: Some(index), stamp: None });
+                return Ok(None);
+            }
+            OpKind::SetNode { exec, node, spec: NodeSpec::Kernel(kernel) } => {
+                let action = match kernel {
+                    NodeKernel::Fill { buf, value } => Action::Fill { buf: buf.clone(), value: *value },
+                    NodeKernel::Transform { buf, mul, add } => {
+                        Action::Transform { buf: buf.clone(), mul: *mul, add: *add }
+                    }
+                    _ => return Err("cudaErrorNotSupported".into()),
+                };
+                let op = case.script.iter().position(|o| o.label.as_ref() == Some(node));
+                let g = match exec {
+                    Some(e) if self.faults.ignore_updates => {
+                        st.execs.get(e).ok_or("cudaErrorInvalidValue")?;
+                        return Ok(None);
+                    }
+                    Some(e) => st.execs.get_mut(e),
+                    // The template graph: the one holding the node.
+                    None => st.graphs.values_mut().find(|g| g.nodes.iter().any(|n| n.op == op)),
+                };
+                let n = g
+                    .and_then(|g| g.nodes.iter_mut().find(|n| n.op == op && op.is_some()))
+                    .filter(|n| n.action.is_kernel())
+                    .ok_or("cudaErrorInvalidValue")?;
+                n.action = action;
+                n.stamp = None;
+                return Ok(None);
+            }
+            OpKind::Update { exec, graph } => {
+                let from = st.graphs.get(graph).ok_or("cudaErrorInvalidValue")?.clone();
+                let e = st.execs.get_mut(exec).ok_or("cudaErrorInvalidValue")?;
+                let result = |word: &str, node: Option<String>| {
+                    Some(OpValue::Result { result: word.into(), error_node: node, error_from: None })
+                };
+                if self.faults.ignore_updates {
+                    return Ok(result("success", None));
                 }
-                let tail = st.tail.get(&s).ok_or("undeclared stream")?.clone();
-                union(&mut st.fence, &tail);
-                return Ok(());
+                let failure = |node| {
+                    Err(Fail("cudaErrorGraphExecUpdateFailure".into(), result("topology-changed", node).map(Box::new)))
+                };
+                if from.nodes.len() != e.nodes.len() {
+                    return failure(None);
+                }
+                let label = |i: usize| from.nodes[i].op.and_then(|op| case.script[op].label.clone());
+                let mut edges = from.edges.clone();
+                let mut theirs = e.edges.clone();
+                edges.sort_unstable();
+                theirs.sort_unstable();
+                if edges != theirs {
+                    let n = edges.iter().zip(&theirs).find(|(a, b)| a != b).map_or(0, |(a, _)| a.1);
+                    return failure(Some(label(n).unwrap_or_else(|| "?".into())));
+                }
+                for (mine, new) in e.nodes.iter_mut().zip(&from.nodes) {
+                    mine.action = new.action.clone();
+                    mine.stamp = new.stamp;
+                }
+                return Ok(result("success", None));
             }
-            other => return Err(format!("sim: unsupported operation {other:?}")),
+            OpKind::LaunchGraph { exec, stream } => {
+                let s = stream_of(stream)?;
+                return self.launch(st, exec, &s).map(|()| None);
+            }
+            OpKind::Sync { target: Target::Stream(stream) } => {
+                let s = stream_of(stream)?;
+                if !st.capturing.is_empty() {
+                    return Err("cudaErrorStreamCaptureUnsupported".into());
+                }
+                let tail = st.tail[&s].clone();
+                union(&mut st.fence, &tail);
+                return Ok(None);
+            }
+            _ => return Err("cudaErrorNotSupported".into()),
         };
+        let stream = stream_of(stream)?;
+        let value = match &action {
+            Action::Alloc { .. } => {
+                st.allocations += 1;
+                Some(OpValue::Address(0x7f00_0000_0000 + u64::from(st.allocations) * 0x10_0000))
+            }
+            _ => None,
+        };
+        let stamp = action.is_kernel().then_some(index);
         if let Some(deps) = st.capturing.get(&stream).cloned() {
             let n = st.building.nodes.len();
-            st.building.nodes.push((action, label));
+            st.building.nodes.push(Node { action, op: Some(index), stamp });
             st.building.edges.extend(deps.iter().map(|&d| (d, n)));
             st.capturing.insert(stream, vec![n]);
         } else {
-            let mut deps = st.tail.get(&stream).ok_or("undeclared stream")?.clone();
+            let mut deps = st.tail[&stream].clone();
             union(&mut deps, &st.fence.clone());
-            st.tasks.push(Task { action, label, deps });
+            st.tasks.push(Task { action, op: Some(index), stamp, deps });
             st.tail.insert(stream, vec![st.tasks.len() - 1]);
         }
-        Ok(())
+        Ok(value)
     }
 
-    fn launch(&self, st: &mut State, exec: &str, stream: &str) -> Result<(), String> {
+    fn launch(&self, st: &mut State, exec: &str, stream: &str) -> Result<(), Fail> {
         if !st.capturing.is_empty() {
-            return Err("sim: graph launch during a capture".into());
+            return Err("cudaErrorNotSupported".into());
         }
-        let g = st.execs.get(exec).ok_or("launch of an empty exec slot")?.clone();
-        let mut base = st.tail.get(stream).ok_or("undeclared stream")?.clone();
+        let g = st.execs.get(exec).ok_or("cudaErrorInvalidValue")?.clone();
+        let mut base = st.tail[stream].clone();
         union(&mut base, &st.fence.clone());
         if let Some(&prev) = st.last_launch.get(exec) {
             union(&mut base, &[prev]);
         }
         let first = st.tasks.len();
-        for (n, (action, label)) in g.nodes.iter().enumerate() {
+        for (n, node) in g.nodes.iter().enumerate() {
             let mut deps: Vec<usize> = g.edges.iter().filter(|e| e.1 == n).map(|e| first + e.0).collect();
             if deps.is_empty() {
                 deps = base.clone();
             }
-            st.tasks.push(Task { action: action.clone(), label: label.clone(), deps });
+            st.tasks.push(Task { action: node.action.clone(), op: node.op, stamp: node.stamp, deps });
         }
         let all: Vec<usize> = (first..st.tasks.len()).chain(base).collect();
-        st.tasks.push(Task { action: Action::Barrier, label: None, deps: all });
+        st.tasks.push(Task { action: Action::Barrier, op: None, stamp: None, deps: all });
         let barrier = st.tasks.len() - 1;
         st.tail.insert(stream.to_string(), vec![barrier]);
         st.last_launch.insert(exec.to_string(), barrier);
         Ok(())
     }
 
-    /// Runs every task once its dependencies are done, one at a time, and reports what it saw.
-    fn run_device(&self, mut st: State) -> Execution {
-        let mut ex = Execution::default();
+    /// Runs every task once its dependencies are done, one at a time, and completes the observations.
+    fn run_device(&self, case: &Case, mut st: State, mut obs: Observations) -> Observations {
         let n = st.tasks.len();
         let mut done = vec![false; n];
         let mut ready: BTreeSet<usize> = BTreeSet::new();
         let mut clock = 1000u64;
+        let mut stamps: HashMap<usize, (u64, u64)> = HashMap::new();
         let is_ready = |t: &Task, done: &[bool]| t.deps.iter().all(|&d| done[d]);
         for (i, t) in st.tasks.iter().enumerate() {
             if is_ready(t, &done) {
@@ -325,17 +510,24 @@ impl Sim {
             let task = st.tasks[i].clone();
             let (entry, exit) = (clock, clock + 10);
             clock += 20;
-            apply(&mut st.buffers, &task.action);
-            if let Some(label) = &task.label {
-                if task.action.is_kernel() {
-                    ex.stamps.insert(label.clone(), (entry, exit));
-                }
-                if let Action::Host { snapshot } = &task.action {
-                    ex.host_order.push(label.clone());
-                    if let Some(words) = snapshot.as_ref().and_then(|b| st.buffers.get(b)) {
-                        ex.snapshots.insert(label.clone(), words.clone());
-                    }
-                }
+            if let Some(buf) = task.action.buffers().into_iter().find(|b| !matches!(st.buffers.get(*b), Some(Some(_))))
+            {
+                st.fault.get_or_insert(format!("{:?} touched {buf}, which is not allocated", task.action));
+            }
+            apply(&mut st, &task.action);
+            if let Some(slot) = task.stamp {
+                stamps.insert(slot, (entry, exit));
+            }
+            if let (Action::Host { snapshot }, Some(op)) = (&task.action, task.op) {
+                let words = snapshot.as_ref().and_then(|b| st.buffers.get(b).cloned().flatten());
+                obs.host_calls.push(HostCallRecord {
+                    op_index: op,
+                    label: case.script[op].label.clone(),
+                    kind: HostCallKind::HostFunc,
+                    at_ns: entry,
+                    status: None,
+                    snapshot: words.map(|w| Contents::of(&w, &[])),
+                });
             }
             done[i] = true;
             // Tasks only depend on earlier tasks, so only later ones can become ready.
@@ -345,13 +537,68 @@ impl Sim {
                 }
             }
         }
-        ex.buffers = st.buffers;
-        ex.graph = st
-            .graph_seen
-            .and_then(|g| st.graphs.get(&g))
-            .map(|g| GraphShape { nodes: g.nodes.iter().map(|(_, l)| l.clone()).collect(), edges: g.edges.clone() });
-        ex
+        for (i, op) in case.script.iter().enumerate().filter(|(_, o)| o.kind.is_kernel_launch()) {
+            let s = stamps.get(&i);
+            obs.kernels.push(KernelRecord {
+                op_index: i,
+                label: op.label.clone(),
+                entry_ns: s.map(|s| s.0),
+                exit_ns: s.map(|s| s.1),
+            });
+        }
+        for d in &case.decls {
+            match d {
+                Decl::Buffer { name, kind, bytes, .. } => {
+                    let words = st.buffers.get(name).cloned().flatten();
+                    obs.buffers.push(BufferRecord {
+                        name: name.clone(),
+                        kind: kind.word().to_string(),
+                        bytes: *bytes,
+                        read_error: words.is_none().then(|| format!("{name} was not created")),
+                        contents: words.map(|w| Contents::of(&w, &probe_indices(case, name))),
+                    });
+                }
+                Decl::Graph { name } => {
+                    if let Some(g) = st.graphs.get(name) {
+                        obs.graphs.push(GraphRecord {
+                            name: name.clone(),
+                            end_capture_op: g.made_by,
+                            null: false,
+                            nodes: g
+                                .nodes
+                                .iter()
+                                .enumerate()
+                                .map(|(index, n)| NodeRecord {
+                                    index,
+                                    kind: n.action.node_kind().to_string(),
+                                    op_index: n.op,
+                                    label: n.op.and_then(|op| case.script[op].label.clone()),
+                                })
+                                .collect(),
+                            edges: g.edges.iter().map(|&(a, b)| [a, b]).collect(),
+                            error: None,
+                        });
+                    }
+                }
+                _ => {}
+            }
+        }
+        obs.final_sync = Some(if st.fault.is_some() { "cudaErrorIllegalAddress" } else { "cudaSuccess" }.into());
+        obs.notes.extend(st.fault);
+        obs
     }
+}
+
+/// The word indices of `buf` that the case's expectations name, kept past the first words (as the executor does).
+fn probe_indices(case: &Case, buf: &str) -> Vec<u64> {
+    case.expects
+        .iter()
+        .flat_map(Expectation::predicates)
+        .filter_map(|p| match p {
+            Predicate::BufferEquals { buf: b, index: Some(i), .. } if b == buf => Some(*i),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Ancestors of each node of a graph under construction (edges run from earlier to later nodes).
@@ -365,32 +612,49 @@ fn ancestors(g: &Graph) -> Vec<Vec<usize>> {
     anc
 }
 
-fn apply(buffers: &mut HashMap<String, Vec<u32>>, action: &Action) {
+fn apply(st: &mut State, action: &Action) {
+    let buffers = &mut st.buffers;
+    fn words<'a>(buffers: &'a mut HashMap<String, Option<Vec<u32>>>, b: &str) -> Option<&'a mut Vec<u32>> {
+        buffers.get_mut(b).and_then(Option::as_mut)
+    }
     match action {
-        Action::Fill { buf, value } => buffers.get_mut(buf).into_iter().for_each(|w| w.fill(*value)),
+        Action::Fill { buf, value } => words(buffers, buf).into_iter().for_each(|w| w.fill(*value)),
         Action::Transform { buf, mul, add } => {
-            for x in buffers.get_mut(buf).into_iter().flatten() {
+            for x in words(buffers, buf).into_iter().flatten() {
                 *x = x.wrapping_mul(*mul).wrapping_add(*add);
             }
         }
         Action::Compare { a, b, into } => {
-            let differ = match (buffers.get(a), buffers.get(b)) {
-                (Some(x), Some(y)) => x.iter().zip(y).filter(|(p, q)| p != q).count() as u32,
+            let differ = match (buffers.get(a).cloned().flatten(), buffers.get(b).cloned().flatten()) {
+                (Some(x), Some(y)) => x.iter().zip(&y).filter(|(p, q)| p != q).count() as u32,
                 _ => 0,
             };
-            if let Some(first) = buffers.get_mut(into).and_then(|w| w.first_mut()) {
+            if let Some(first) = buffers.get_mut(into).and_then(Option::as_mut).and_then(|w| w.first_mut()) {
                 *first = differ;
             }
         }
         Action::Copy { dst, src } => {
-            if let Some(words) = buffers.get(src).cloned() {
-                buffers.insert(dst.clone(), words);
+            if let Some(from) = buffers.get(src).cloned().flatten() {
+                if let Some(to) = buffers.get_mut(dst).and_then(Option::as_mut) {
+                    *to = from;
+                }
             }
         }
         Action::Memset { buf, byte } => {
-            buffers.get_mut(buf).into_iter().for_each(|w| w.fill(u32::from_ne_bytes([*byte; 4])))
+            words(buffers, buf).into_iter().for_each(|w| w.fill(u32::from_ne_bytes([*byte; 4])))
         }
-        Action::Host { .. } | Action::Barrier => {}
+        Action::Alloc { buf } => {
+            // Fresh memory holds whatever it held: a different pattern per allocation, so a read before the first
+            // write shows.
+            st.allocations += 1;
+            let junk = 0xa110_c000 ^ st.allocations;
+            let n = st.words.get(buf).copied().unwrap_or(0);
+            st.buffers.insert(buf.clone(), Some(vec![junk; n]));
+        }
+        Action::Free { buf } => {
+            st.buffers.insert(buf.clone(), None);
+        }
+        Action::Host { .. } | Action::Empty | Action::Barrier => {}
     }
 }
 
@@ -398,23 +662,28 @@ pub mod tests {
     use super::*;
     use crate::checks::{check_program, Check};
     use crate::lower::tests::sample;
+    use crate::lower::{lower, Variant};
     use crate::model::ModelMode;
-    use crate::program::{Op, Program};
+    use crate::program::{BufKind, Edit, Op, Program, Update};
+    use harness::verdict::{judge, VerdictKind};
+
+    fn check(sim: Sim, p: &Program) -> Result<(), crate::checks::Failure> {
+        check_program(p, &mut |c: &Case| sim.run(c), ModelMode::Faithful)
+    }
 
     /// The sample program passes every check on a faithful simulated device, in both schedules.
     pub fn faithful_device_passes() {
         for schedule in [Schedule::IssueOrder, Schedule::LatestFirst] {
-            let mut sim = Sim { schedule, faults: Faults::default() };
-            if let Err(f) = check_program(&sample(), &mut sim, ModelMode::Faithful) {
+            if let Err(f) = check(Sim { schedule, faults: Faults::default() }, &sample()) {
                 panic!("{schedule:?}: {f}");
             }
         }
     }
 
-    /// A device that ignores waits is caught: by the order check first (stamps), and by the data check when the
-    /// stamps are not compared (the copy ran before the fill it waited for).
+    /// A device that ignores waits is caught by the verdict: by a `before` (stamps), and by a buffer when no
+    /// kernel is involved (the copy ran before the memset it waited for).
     pub fn device_ignoring_waits_is_caught() {
-        let mut sim = Sim { schedule: Schedule::LatestFirst, faults: Faults { ignore_waits: true } };
+        let sim = Sim { schedule: Schedule::LatestFirst, faults: Faults { ignore_waits: true, ..Faults::default() } };
         let p = Program {
             ops: vec![
                 Op::Fill { stream: 0, buf: 0, value: 5 },
@@ -424,8 +693,9 @@ pub mod tests {
             ],
             ..sample()
         };
-        let f = check_program(&p, &mut sim, ModelMode::Faithful).expect_err("must be caught");
-        assert_eq!(f.check, Check::Order, "{f}");
+        let f = check(sim, &p).expect_err("must be caught");
+        assert_eq!(f.check, Check::Verdict, "{f}");
+        assert!(f.message.contains("w0 before w3"), "{f}");
         let no_kernels = Program {
             ops: vec![
                 Op::Memset { stream: 0, buf: 0, byte: 5 },
@@ -435,36 +705,70 @@ pub mod tests {
             ],
             ..sample()
         };
-        let f = check_program(&no_kernels, &mut sim, ModelMode::Faithful).expect_err("must be caught");
-        assert_eq!(f.check, Check::Data, "{f}");
+        let f = check(sim, &no_kernels).expect_err("must be caught");
+        assert!(f.message.contains("expect b1 =="), "{f}");
     }
 
     /// The capture rules the lowering relies on: a wait on a non-captured event inside the capture is an error,
     /// and so is a stream left unjoined.
     pub fn capture_rules() {
-        use crate::interpret;
-        use crate::lower::{lower, Variant};
-        use crate::model::HappensBefore;
         let p = Program { ops: vec![Op::Wait { stream: 1, event: 0 }], ..sample() };
-        let case = lower(
-            &p,
-            Variant::Captured { launches: 1 },
-            &HappensBefore::build(&p, ModelMode::Faithful),
-            &interpret::run(&p, 1),
-        );
-        let err = Sim::default().execute(&case).expect_err("never-recorded wait in capture");
-        assert!(err.contains("not recorded in the capture"), "{err}");
-        let mut unjoined = lower(
-            &sample(),
-            Variant::Captured { launches: 1 },
-            &HappensBefore::build(&sample(), ModelMode::Faithful),
-            &interpret::run(&sample(), 1),
-        );
+        let case = lower(&p, Variant::Captured { launches: 1 }, ModelMode::Faithful);
+        let v = judge(&case, &Sim::default().run(&case));
+        assert!(v.messages.iter().any(|m| m.contains("cudaErrorStreamCaptureIsolation")), "{v:?}");
+        let mut unjoined = lower(&sample(), Variant::Captured { launches: 1 }, ModelMode::Faithful);
         // Drop the join of s1 (its record and origin's wait).
         unjoined.script.retain(
             |o| !matches!(&o.kind, OpKind::Record { event, .. } | OpKind::Wait { event, .. } if event == "join1"),
         );
-        let err = Sim::default().execute(&unjoined).expect_err("unjoined");
-        assert!(err.contains("not joined"), "{err}");
+        let v = judge(&unjoined, &Sim::default().run(&unjoined));
+        assert!(v.messages.iter().any(|m| m.contains("cudaErrorStreamCaptureUnjoined")), "{v:?}");
+    }
+
+    /// The sample with an exec edit, a template function change and a whole update: it passes, and a device
+    /// that ignores updates is caught; the forbidden form (one more node) passes with its rejection.
+    pub fn updates() {
+        let mut p = sample();
+        p.update = Some(Update {
+            edits: vec![
+                Edit { op: 0, to: Op::Fill { stream: 0, buf: 0, value: 9 }, exec: true },
+                Edit { op: 5, to: Op::Fill { stream: 0, buf: 2, value: 4 }, exec: false },
+            ],
+            whole: Some(2),
+            add_node: false,
+        });
+        assert_eq!(p.check_well_formed(crate::program::Flavor::Capturable), Ok(()));
+        check(Sim::default(), &p).unwrap_or_else(|f| panic!("{f}"));
+        let ignoring = Sim { faults: Faults { ignore_updates: true, ..Faults::default() }, ..Sim::default() };
+        let f = check(ignoring, &p).expect_err("ignored update");
+        assert_eq!((f.check, f.variant), (Check::Verdict, Variant::Captured { launches: 3 }), "{f}");
+        if let Some(u) = p.update.as_mut() {
+            u.add_node = true;
+        }
+        check(Sim::default(), &p).unwrap_or_else(|f| panic!("{f}"));
+    }
+
+    /// An async buffer: allocated on s0, filled there, copied out on s1 behind an event, freed on s1. Without
+    /// the wait, the sim's device copies from memory that is not allocated yet (latest-first schedule).
+    pub fn stream_ordered_allocation() {
+        let mut p = Program {
+            buffers: vec![BufKind::Device, BufKind::Async],
+            ops: vec![
+                Op::Alloc { stream: 0, buf: 1 },
+                Op::Fill { stream: 0, buf: 1, value: 7 },
+                Op::Record { stream: 0, event: 0 },
+                Op::Wait { stream: 1, event: 0 },
+                Op::Copy { stream: 1, dst: 0, src: 1 },
+                Op::Free { stream: 1, buf: 1 },
+            ],
+            ..sample()
+        };
+        assert_eq!(p.check_well_formed(crate::program::Flavor::Capturable), Ok(()));
+        check(Sim::default(), &p).unwrap_or_else(|f| panic!("{f}"));
+        p.ops.remove(3);
+        let case = lower(&p, Variant::Eager { reps: 1 }, ModelMode::Faithful);
+        let obs = Sim::default().run(&case);
+        assert_eq!(obs.final_sync.as_deref(), Some("cudaErrorIllegalAddress"), "{:?}", obs.notes);
+        assert_eq!(judge(&case, &obs).kind, VerdictKind::Fail);
     }
 }
