@@ -8,6 +8,15 @@
 //! | [`get_device_properties`] | `cudaGetDeviceProperties` | `cudaGetDeviceProperties_v2` | `cudaGetDeviceProperties_v2` |
 //! | [`cudaGraphEdgeData`] | the header's | the header's | a stand-in with the same layout |
 //! | [`cudaGraphNodeTypeConditional`] | the header's | the header's | the value 13, which 12.0 – 12.2 never return |
+//! | [`graph_add_dependencies`], [`graph_remove_dependencies`] | 5 args (edge data) | `_v2`, or 4 args on a driver below 12.3 | 4 args |
+//! | [`stream_update_capture_dependencies`] | 5 args (edge data) | `_v2`, or 4 args on a driver below 12.3 | 4 args |
+//! | [`stream_begin_capture_to_graph`] | the header's | the header's (12.3+) | `cudaErrorNotSupported` |
+//! | [`graph_add_conditional_node`] | `cudaGraphAddNode` (6 args) | `cudaGraphAddNode` (5 args), `_v2` with edge data | `cudaErrorNotSupported` |
+//! | [`graph_conditional_handle_create`] | the header's | the header's (12.3+) | `cudaErrorNotSupported` |
+//! | [`cudaGraphInstantiateConditionalHandleUnused`] | the header's | the header's | the value 5 |
+//!
+//! Where the linked runtime lacks a call altogether, the wrapper returns `cudaErrorNotSupported` without calling
+//! anything: the suite reports that as *not-supported* with the reason, as it does for an old driver.
 //!
 //! Why the 12.x names differ: the 12.x headers `#define` the plain names to `_v2`/`_v3`, so bindgen sees only
 //! those; libcudart 12 still exports the plain names, with older ABIs. Binding a plain name on 12.x would call
@@ -42,6 +51,23 @@ pub struct cudaGraphEdgeData {
 pub const cudaGraphNodeTypeConditional: cudaGraphNodeType = cudaGraphNodeType::cudaGraphNodeTypeConditional;
 #[cfg(not(cudart_ge_12_3))]
 pub const cudaGraphNodeTypeConditional: cudaGraphNodeType = cudaGraphNodeType(13);
+
+/// `cudaGraphInstantiateConditionalHandleUnused` (CUDA 12.3+).
+#[cfg(cudart_ge_12_3)]
+pub const cudaGraphInstantiateConditionalHandleUnused: cudaGraphInstantiateResult =
+    cudaGraphInstantiateResult::cudaGraphInstantiateConditionalHandleUnused;
+#[cfg(not(cudart_ge_12_3))]
+pub const cudaGraphInstantiateConditionalHandleUnused: cudaGraphInstantiateResult = cudaGraphInstantiateResult(5);
+
+/// `cudaGraphConditionalHandle` (CUDA 12.3+): an unsigned long long.
+pub type cudaGraphConditionalHandle = u64;
+
+/// `cudaGraphConditionalNodeType` values (CUDA 12.3+: if; 12.4: while; 12.8: switch).
+pub const COND_TYPE_IF: u32 = 0;
+pub const COND_TYPE_WHILE: u32 = 1;
+pub const COND_TYPE_SWITCH: u32 = 2;
+/// `cudaGraphCondAssignDefault`.
+pub const COND_ASSIGN_DEFAULT: u32 = 1;
 
 /// The driver version the call forms are chosen for (`cudaDriverGetVersion` form, e.g. 12020); 0 until known.
 static DRIVER_VERSION: AtomicU32 = AtomicU32::new(0);
@@ -163,6 +189,152 @@ pub unsafe fn graph_get_edges(
             }
         }
         code
+    }
+}
+
+/// `cudaGraphAddDependencies` without edge data (every edge the default edge).
+///
+/// # Safety
+/// `from` and `to` must hold `count` live nodes of `graph`.
+pub unsafe fn graph_add_dependencies(
+    graph: cudaGraph_t,
+    from: *const cudaGraphNode_t,
+    to: *const cudaGraphNode_t,
+    count: usize,
+) -> cudaError_t {
+    #[cfg(cudart_ge_13_0)]
+    {
+        cudaGraphAddDependencies(graph, from, to, std::ptr::null(), count)
+    }
+    #[cfg(not(cudart_ge_13_0))]
+    {
+        cudaGraphAddDependencies(graph, from, to, count)
+    }
+}
+
+/// `cudaGraphRemoveDependencies` without edge data.
+///
+/// # Safety
+/// As for [`graph_add_dependencies`].
+pub unsafe fn graph_remove_dependencies(
+    graph: cudaGraph_t,
+    from: *const cudaGraphNode_t,
+    to: *const cudaGraphNode_t,
+    count: usize,
+) -> cudaError_t {
+    #[cfg(cudart_ge_13_0)]
+    {
+        cudaGraphRemoveDependencies(graph, from, to, std::ptr::null(), count)
+    }
+    #[cfg(not(cudart_ge_13_0))]
+    {
+        cudaGraphRemoveDependencies(graph, from, to, count)
+    }
+}
+
+/// `cudaStreamUpdateCaptureDependencies` without edge data; `flags` is cudaStreamAddCaptureDependencies (0) or
+/// cudaStreamSetCaptureDependencies (1).
+///
+/// # Safety
+/// `dependencies` must hold `count` live nodes of the capture graph (or be null with `count` 0).
+pub unsafe fn stream_update_capture_dependencies(
+    stream: cudaStream_t,
+    dependencies: *mut cudaGraphNode_t,
+    count: usize,
+    flags: u32,
+) -> cudaError_t {
+    #[cfg(cudart_ge_13_0)]
+    {
+        cudaStreamUpdateCaptureDependencies(stream, dependencies, std::ptr::null(), count, flags)
+    }
+    #[cfg(not(cudart_ge_13_0))]
+    {
+        cudaStreamUpdateCaptureDependencies(stream, dependencies, count, flags)
+    }
+}
+
+/// `cudaStreamBeginCaptureToGraph` (CUDA 12.3+) without edge data.
+///
+/// # Safety
+/// `dependencies` must hold `count` live nodes of `graph` (or be null with `count` 0).
+pub unsafe fn stream_begin_capture_to_graph(
+    stream: cudaStream_t,
+    graph: cudaGraph_t,
+    dependencies: *const cudaGraphNode_t,
+    count: usize,
+    mode: cudaStreamCaptureMode,
+) -> cudaError_t {
+    #[cfg(cudart_ge_12_3)]
+    {
+        cudaStreamBeginCaptureToGraph(stream, graph, dependencies, std::ptr::null(), count, mode)
+    }
+    #[cfg(not(cudart_ge_12_3))]
+    {
+        let _ = (stream, graph, dependencies, count, mode);
+        cudaError::cudaErrorNotSupported
+    }
+}
+
+/// `cudaGraphConditionalHandleCreate` (CUDA 12.3+).
+///
+/// # Safety
+/// `handle_out` must be valid for writes.
+pub unsafe fn graph_conditional_handle_create(
+    handle_out: *mut cudaGraphConditionalHandle,
+    graph: cudaGraph_t,
+    default_value: u32,
+    flags: u32,
+) -> cudaError_t {
+    #[cfg(cudart_ge_12_3)]
+    {
+        cudaGraphConditionalHandleCreate(handle_out, graph, default_value, flags)
+    }
+    #[cfg(not(cudart_ge_12_3))]
+    {
+        let _ = (handle_out, graph, default_value, flags);
+        cudaError::cudaErrorNotSupported
+    }
+}
+
+/// A conditional node (`cudaGraphAddNode` with `cudaConditionalNodeParams`, CUDA 12.3+): `kind` is one of the
+/// `COND_TYPE_*` values; on success `*bodies_out` points to `size` body graphs owned by the node.
+///
+/// # Safety
+/// `node_out` and `bodies_out` must be valid for writes; `dependencies` must hold `count` live nodes of `graph`.
+pub unsafe fn graph_add_conditional_node(
+    node_out: *mut cudaGraphNode_t,
+    graph: cudaGraph_t,
+    dependencies: *const cudaGraphNode_t,
+    count: usize,
+    handle: cudaGraphConditionalHandle,
+    kind: u32,
+    size: u32,
+    bodies_out: *mut *mut cudaGraph_t,
+) -> cudaError_t {
+    #[cfg(cudart_ge_12_3)]
+    {
+        // SAFETY: an all-zero cudaGraphNodeParams is valid before the fields below are set.
+        let mut params: cudaGraphNodeParams = std::mem::zeroed();
+        params.type_ = cudaGraphNodeTypeConditional;
+        params.__bindgen_anon_1.conditional = cudaConditionalNodeParams {
+            handle,
+            type_: cudaGraphConditionalNodeType(kind),
+            size,
+            phGraph_out: std::ptr::null_mut(),
+        };
+        #[cfg(cudart_ge_13_0)]
+        let code = cudaGraphAddNode(node_out, graph, dependencies, std::ptr::null(), count, &mut params);
+        #[cfg(not(cudart_ge_13_0))]
+        let code = cudaGraphAddNode(node_out, graph, dependencies, count, &mut params);
+        if code == cudaError::cudaSuccess {
+            *bodies_out = params.__bindgen_anon_1.conditional.phGraph_out;
+        }
+        code
+    }
+    #[cfg(not(cudart_ge_12_3))]
+    {
+        let _ = (node_out, graph, dependencies, count, handle, kind, size, bodies_out);
+        cudaError::cudaErrorNotSupported
     }
 }
 

@@ -146,7 +146,7 @@ pub fn list(
         match what {
             ListWord::Nodes => sys::cudaGraphGetNodes(graph, null, count),
             ListWord::RootNodes => sys::cudaGraphGetRootNodes(graph, null, count),
-            ListWord::Edges => sys::cudaGraphGetEdges(graph, null, null, std::ptr::null_mut(), count),
+            ListWord::Edges => sys::compat::graph_get_edges(graph, null, null, std::ptr::null_mut(), count),
         }
     };
     if !timed(&mut || first(&mut count)) {
@@ -157,7 +157,7 @@ pub fn list(
     let marker = 1usize as sys::cudaGraphNode_t;
     let mut a = vec![marker; size.max(1)];
     let mut b = vec![marker; size.max(1)];
-    let mut data = vec![sys::cudaGraphEdgeData::default(); size.max(1)];
+    let mut data = vec![sys::compat::cudaGraphEdgeData::default(); size.max(1)];
     let mut returned = size;
     // SAFETY: each buffer has room for `size` entries (at least one, so the pointers are never dangling).
     let ok = timed(&mut || unsafe {
@@ -165,7 +165,7 @@ pub fn list(
             ListWord::Nodes => sys::cudaGraphGetNodes(graph, a.as_mut_ptr(), &mut returned),
             ListWord::RootNodes => sys::cudaGraphGetRootNodes(graph, a.as_mut_ptr(), &mut returned),
             ListWord::Edges => {
-                sys::cudaGraphGetEdges(graph, a.as_mut_ptr(), b.as_mut_ptr(), data.as_mut_ptr(), &mut returned)
+                sys::compat::graph_get_edges(graph, a.as_mut_ptr(), b.as_mut_ptr(), data.as_mut_ptr(), &mut returned)
             }
         }
     });
@@ -203,17 +203,17 @@ pub fn node_label(case: &Case, st: &Objects, node: sys::cudaGraphNode_t) -> Opti
 }
 
 impl ToSys for ConditionalKind {
-    type Sys = sys::cudaGraphConditionalNodeType;
+    /// `cudaGraphConditionalNodeType` as its number (the type exists only in 12.3+ headers).
+    type Sys = u32;
     fn to_sys(self) -> Self::Sys {
-        use sys::cudaGraphConditionalNodeType as T;
         match self {
-            ConditionalKind::If => T::cudaGraphCondTypeIf,
-            ConditionalKind::While => T::cudaGraphCondTypeWhile,
-            ConditionalKind::Switch => T::cudaGraphCondTypeSwitch,
+            ConditionalKind::If => sys::compat::COND_TYPE_IF,
+            ConditionalKind::While => sys::compat::COND_TYPE_WHILE,
+            ConditionalKind::Switch => sys::compat::COND_TYPE_SWITCH,
         }
     }
     fn raw(value: Self::Sys) -> i64 {
-        value.0 as i64
+        i64::from(value)
     }
 }
 
@@ -227,7 +227,7 @@ impl ToSys for InstantiateResult {
             InstantiateResult::InvalidStructure => R::cudaGraphInstantiateInvalidStructure,
             InstantiateResult::NodeOperationNotSupported => R::cudaGraphInstantiateNodeOperationNotSupported,
             InstantiateResult::MultipleDevicesNotSupported => R::cudaGraphInstantiateMultipleDevicesNotSupported,
-            InstantiateResult::ConditionalHandleUnused => R::cudaGraphInstantiateConditionalHandleUnused,
+            InstantiateResult::ConditionalHandleUnused => sys::compat::cudaGraphInstantiateConditionalHandleUnused,
         }
     }
     fn raw(value: Self::Sys) -> i64 {

@@ -511,21 +511,13 @@ fn interpret(ctx: &Ctx, st: &mut Objects, index: usize, op: &Op, t: &mut Timed) 
                 }
                 NodeSpec::Conditional { kind, condition, size, bodies } => {
                     let handle = st.condition(condition)?;
-                    // SAFETY: an all-zero cudaGraphNodeParams is valid before the fields below are set.
-                    let mut params: sys::cudaGraphNodeParams = unsafe { std::mem::zeroed() };
-                    params.type_ = sys::cudaGraphNodeType::cudaGraphNodeTypeConditional;
-                    params.__bindgen_anon_1.conditional = sys::cudaConditionalNodeParams {
-                        handle,
-                        type_: kind.to_sys(),
-                        size: *size,
-                        phGraph_out: std::ptr::null_mut(),
-                    };
-                    // SAFETY: see above; CUDA fills phGraph_out with `size` body graphs owned by the node.
-                    let ok =
-                        t.call(|| unsafe { sys::cudaGraphAddNode(&mut raw, g, d, std::ptr::null(), n, &mut params) });
+                    let mut out: *mut sys::cudaGraph_t = std::ptr::null_mut();
+                    let kind = kind.to_sys();
+                    // SAFETY: see above; on success CUDA points `out` at `size` body graphs owned by the node.
+                    let ok = t.call(|| unsafe {
+                        sys::compat::graph_add_conditional_node(&mut raw, g, d, n, handle, kind, *size, &mut out)
+                    });
                     if ok {
-                        // SAFETY: the union member written above; on success phGraph_out holds `size` graphs.
-                        let out = unsafe { params.__bindgen_anon_1.conditional.phGraph_out };
                         for (i, body) in bodies.iter().enumerate() {
                             // SAFETY: i < bodies.len() <= size (checked by the validator).
                             let b = unsafe { *out.add(i) };
@@ -544,13 +536,13 @@ fn interpret(ctx: &Ctx, st: &mut Objects, index: usize, op: &Op, t: &mut Timed) 
             let g = st.graph(graph)?;
             let a = graph_api::dependencies(ctx.case, st, std::slice::from_ref(from))?;
             let b = graph_api::dependencies(ctx.case, st, std::slice::from_ref(to))?;
-            let (pa, pb, none) = (a.as_ptr(), b.as_ptr(), std::ptr::null());
+            let (pa, pb) = (a.as_ptr(), b.as_ptr());
             if *remove {
-                // SAFETY: one live node in each array; no edge data.
-                t.call(|| unsafe { sys::cudaGraphRemoveDependencies(g, pa, pb, none, 1) });
+                // SAFETY: one live node in each array.
+                t.call(|| unsafe { sys::compat::graph_remove_dependencies(g, pa, pb, 1) });
             } else {
                 // SAFETY: as above.
-                t.call(|| unsafe { sys::cudaGraphAddDependencies(g, pa, pb, none, 1) });
+                t.call(|| unsafe { sys::compat::graph_add_dependencies(g, pa, pb, 1) });
             }
             Ok(())
         }
@@ -658,8 +650,8 @@ fn interpret(ctx: &Ctx, st: &mut Objects, index: usize, op: &Op, t: &mut Timed) 
             let (s, g) = (st.stream(stream)?, st.graph(graph)?);
             let deps = graph_api::dependencies(ctx.case, st, after)?;
             let (d, n) = (if deps.is_empty() { std::ptr::null() } else { deps.as_ptr() }, deps.len());
-            // SAFETY: live stream and graph; d holds n live nodes (or is null for none); no edge data.
-            if t.call(|| unsafe { sys::cudaStreamBeginCaptureToGraph(s, g, d, std::ptr::null(), n, mode.to_sys()) }) {
+            // SAFETY: live stream and graph; d holds n live nodes (or is null for none).
+            if t.call(|| unsafe { sys::compat::stream_begin_capture_to_graph(s, g, d, n, mode.to_sys()) }) {
                 let begun = CaptureBegun { stream: stream.clone(), thread: op.thread.clone() };
                 if !st.captures.contains(&begun) {
                     st.captures.push(begun);
@@ -681,12 +673,12 @@ fn interpret(ctx: &Ctx, st: &mut Objects, index: usize, op: &Op, t: &mut Timed) 
         OpKind::ConditionCreate { condition, graph, default } => {
             let g = st.graph(graph)?;
             let (value, flags) = match default {
-                Some(v) => (*v, sys::cudaGraphConditionalHandleFlags::cudaGraphCondAssignDefault.0),
+                Some(v) => (*v, sys::compat::COND_ASSIGN_DEFAULT),
                 None => (0, 0),
             };
-            let mut handle: sys::cudaGraphConditionalHandle = 0;
+            let mut handle: sys::compat::cudaGraphConditionalHandle = 0;
             // SAFETY: g is a live graph or null; handle is a valid out-pointer.
-            if t.call(|| unsafe { sys::cudaGraphConditionalHandleCreate(&mut handle, g, value, flags) }) {
+            if t.call(|| unsafe { sys::compat::graph_conditional_handle_create(&mut handle, g, value, flags) }) {
                 st.conditions.insert(condition.clone(), handle);
             }
             Ok(())

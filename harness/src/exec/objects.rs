@@ -67,7 +67,7 @@ pub struct Objects {
     /// Handles as addresses (raw pointers are not `Send`, and the objects move between case threads).
     pub default_pools: BTreeMap<String, usize>,
     /// `condition-create` handles.
-    pub conditions: BTreeMap<String, sys::cudaGraphConditionalHandle>,
+    pub conditions: BTreeMap<String, sys::compat::cudaGraphConditionalHandle>,
     /// Body graphs of conditional nodes: owned by their node, so never destroyed here.
     pub bodies: BTreeMap<String, usize>,
     /// Buffers whose memory a graph's memory-allocation node owns: the graph (or a `free-async`) frees it.
@@ -366,6 +366,9 @@ impl Objects {
         if raw.is_null() {
             return None;
         }
+        if let Some((name, _)) = self.bodies.iter().find(|(_, &b)| b == raw as usize) {
+            return Some(name.clone());
+        }
         self.graphs.iter().find_map(|(name, slot)| match slot {
             Slot::Ready(g) if g.raw() == raw => Some(name.clone()),
             _ => None,
@@ -379,7 +382,7 @@ impl Objects {
         ready(&self.pools, DeclWord::Pool.word(), name).map(MemPool::raw)
     }
 
-    pub fn condition(&self, name: &str) -> Result<sys::cudaGraphConditionalHandle, String> {
+    pub fn condition(&self, name: &str) -> Result<sys::compat::cudaGraphConditionalHandle, String> {
         self.conditions.get(name).copied().ok_or_else(|| format!("condition {name} was not created"))
     }
 

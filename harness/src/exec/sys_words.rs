@@ -116,7 +116,7 @@ impl ToSys for NodeWord {
             NodeWord::ExtSemaphoreWait => T::cudaGraphNodeTypeExtSemaphoreWait,
             NodeWord::MemAlloc => T::cudaGraphNodeTypeMemAlloc,
             NodeWord::MemFree => T::cudaGraphNodeTypeMemFree,
-            NodeWord::Conditional => T::cudaGraphNodeTypeConditional,
+            NodeWord::Conditional => sys::compat::cudaGraphNodeTypeConditional,
         }
     }
     fn raw(value: Self::Sys) -> i64 {
