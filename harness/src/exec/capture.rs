@@ -197,6 +197,11 @@ fn topology(graph: sys::cudaGraph_t) -> Result<Topology, String> {
     if code != SUCCESS {
         return Err(failed("cudaGraphGetNodes", code));
     }
+    // An empty graph: a second call would pass an empty (dangling) array, which CUDA 13 rejects with
+    // cudaErrorInvalidValue (seen on the H100), as for edges below.
+    if count == 0 {
+        return Ok((Vec::new(), Vec::new(), Vec::new()));
+    }
     let mut nodes = vec![ptr::null_mut(); count];
     // SAFETY: nodes has room for `count` handles.
     let (code, _) = quietly(|| unsafe { sys::cudaGraphGetNodes(graph, nodes.as_mut_ptr(), &mut count) });

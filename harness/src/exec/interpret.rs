@@ -778,16 +778,31 @@ fn interpret(ctx: &Ctx, st: &mut Objects, index: usize, op: &Op, t: &mut Timed) 
             if ok {
                 st.set_async_buffer(buf, raw, bytes);
                 t.value(OpValue::Address(raw as u64));
+                // Captured, it is a memory-allocation node: the graph owns the address (cudaFree of it would be an
+                // error of ours); eager, the case owns it.
+                st.graph_memory.retain(|b| b != buf);
+                if active_capture_id(s).is_some() {
+                    st.graph_memory.push(buf.clone());
+                }
             }
             Ok(())
         }
         OpKind::FreeAsync { buf, stream } => {
             let s = st.stream(stream)?;
             let raw = st.buffer(buf)?.device_raw().ok_or_else(|| format!("{buf} is not device memory"))?;
+            let capturing = active_capture_id(s).is_some();
             // SAFETY: raw is the buffer's live device allocation; s a live stream. On success the buffer no longer
             // owns it.
             if t.call(|| unsafe { sys::cudaFreeAsync(raw, s) }) {
-                st.forget_buffer(buf);
+                if capturing {
+                    // A memory-free node: the address stays the graph's, and nodes of the graph (set-node,
+                    // exec-set-node) may still name the buffer; the graph frees it, never the case.
+                    if !st.graph_memory.contains(buf) {
+                        st.graph_memory.push(buf.clone());
+                    }
+                } else {
+                    st.forget_buffer(buf);
+                }
             }
             Ok(())
         }
