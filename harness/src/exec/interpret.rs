@@ -667,7 +667,7 @@ fn interpret(ctx: &Ctx, st: &mut Objects, index: usize, op: &Op, t: &mut Timed) 
                 if *set { F::cudaStreamSetCaptureDependencies.0 } else { F::cudaStreamAddCaptureDependencies.0 };
             let (d, n) = (if deps.is_empty() { std::ptr::null_mut() } else { deps.as_mut_ptr() }, deps.len());
             // SAFETY: a live stream; d holds n live nodes; no edge data.
-            t.call(|| unsafe { sys::cudaStreamUpdateCaptureDependencies(s, d, std::ptr::null(), n, flags) });
+            t.call(|| unsafe { sys::compat::stream_update_capture_dependencies(s, d, n, flags) });
             Ok(())
         }
         OpKind::ConditionCreate { condition, graph, default } => {
@@ -800,6 +800,7 @@ fn interpret(ctx: &Ctx, st: &mut Objects, index: usize, op: &Op, t: &mut Timed) 
                     if !st.graph_memory.contains(buf) {
                         st.graph_memory.push(buf.clone());
                     }
+                    st.graph_freed.push(buf.clone());
                 } else {
                     st.forget_buffer(buf);
                 }

@@ -72,6 +72,9 @@ pub struct Objects {
     pub bodies: BTreeMap<String, usize>,
     /// Buffers whose memory a graph's memory-allocation node owns: the graph (or a `free-async`) frees it.
     pub graph_memory: Vec<String>,
+    /// Graph-memory buffers a captured `free-async` freed: the address stays resolvable (for `set-node`), and a
+    /// later `malloc-async` may allocate the buffer again.
+    pub graph_freed: Vec<String>,
     pub notes: Vec<String>,
 }
 
@@ -98,6 +101,7 @@ pub fn create(case: &Case, device: &DeviceInfo, clock: CaseClock) -> (Objects, G
         conditions: BTreeMap::new(),
         bodies: BTreeMap::new(),
         graph_memory: Vec::new(),
+        graph_freed: Vec::new(),
         notes: Vec::new(),
     };
     // The stream `read` copies on is created before every declared stream: streams are spread over the hardware
@@ -313,12 +317,21 @@ impl Objects {
         fn waiting<T>(slot: Option<&Slot<T>>) -> bool {
             matches!(slot, Some(Slot::Later | Slot::Destroyed))
         }
-        waiting(self.streams.get(name)) || waiting(self.events.get(name)) || waiting(self.buffers.get(name))
+        waiting(self.streams.get(name))
+            || waiting(self.events.get(name))
+            || waiting(self.buffers.get(name))
+            || self.graph_freed.iter().any(|b| b == name)
     }
 
     /// Puts memory from cudaMallocAsync into buffer slot `name`.
     pub fn set_async_buffer(&mut self, name: &str, raw: *mut std::ffi::c_void, bytes: u64) {
-        self.buffers.insert(name.to_owned(), Slot::Ready(Buffer::from_async(raw, bytes)));
+        self.graph_freed.retain(|b| b != name);
+        // The slot held nothing, or graph memory a captured free released: never ours to free.
+        if let Some(Slot::Ready(old)) =
+            self.buffers.insert(name.to_owned(), Slot::Ready(Buffer::from_async(raw, bytes)))
+        {
+            old.disown();
+        }
     }
 
     /// After a successful cudaFreeAsync of buffer `name`.
