@@ -5,7 +5,10 @@
 //!
 //! Verdicts map onto libtest: pass, variant and quality-warning pass (their detail is printed); not-supported and
 //! skipped are ignored with the reason; fail, crash, timeout and flake fail with the text of
-//! `harness::report::trace::failure_text`. The cases run in worker processes of this binary (re-executed), one at a
+//! `harness::report::trace::failure_text`. With `CUDA_CONFORMANCE_BASELINE=FILE` (a `baseline bless` file, e.g.
+//! `baselines/<gpu>_driver-<release>.toml`), the cases are judged against its section for this GPU, driver and
+//! runtime: a known failure is expected-fail (a pass for libtest) and an unexpected pass fails. The cases run in
+//! worker processes of this binary (re-executed), one at a
 //! time whatever `--test-threads` says: the legacy stream and the device are process-wide and machine-wide state.
 
 #[path = "conformance/runner_trials.rs"]
@@ -53,11 +56,30 @@ impl Gpu {
         let runner = self.runner.get_or_init(|| {
             // Leaked once per test binary: the runner borrows its device and options for the binary's lifetime.
             let device: &'static DeviceInfo = Box::leak(Box::new(device.clone()));
-            let opts: &'static RunOptions = Box::leak(Box::new(RunOptions::new(self.dir.clone())));
+            let mut opts = RunOptions::new(self.dir.clone());
+            opts.baseline = baseline_section(device);
+            let opts: &'static RunOptions = Box::leak(Box::new(opts));
             let exe = std::env::current_exe().unwrap_or_default();
             Mutex::new(DeviceRunner::new(device, opts, exe))
         });
         runner.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).run_case(case)
+    }
+}
+
+/// The section of `$CUDA_CONFORMANCE_BASELINE` for this device, if the variable is set. A baseline that cannot be
+/// read, or has no section for this GPU, driver and runtime, stops the binary: judging without it would turn known
+/// driver deviations into failures the user asked to see as expected.
+fn baseline_section(device: &DeviceInfo) -> Option<std::collections::BTreeMap<String, String>> {
+    use harness::report::baseline::{Baseline, Key};
+    let path = std::env::var_os("CUDA_CONFORMANCE_BASELINE")?;
+    let provenance = harness::report::Provenance::new(device, "", String::new());
+    let section = Baseline::read(std::path::Path::new(&path)).and_then(|b| b.section(&Key::of(&provenance)).cloned());
+    match section {
+        Ok(section) => Some(section),
+        Err(e) => {
+            eprintln!("CUDA_CONFORMANCE_BASELINE={}: {e}", std::path::Path::new(&path).display());
+            std::process::exit(2);
+        }
     }
 }
 
