@@ -122,7 +122,7 @@ pub fn run_suite(
             return (results, SuiteStats::default());
         }
     };
-    let queue: Arc<Mutex<VecDeque<usize>>> = Arc::new(Mutex::new(queue_order(cases, devices.len())));
+    let queue: Arc<Mutex<VecDeque<usize>>> = Arc::new(Mutex::new((0..cases.len()).collect()));
     let (sender, receiver) = mpsc::channel::<(usize, CaseResult)>();
     let mut slots: Vec<Option<CaseResult>> = vec![None; cases.len()];
     let mut stats = SuiteStats::default();
@@ -168,20 +168,6 @@ pub fn run_suite(
         })
         .collect();
     (results, stats)
-}
-
-/// The order the devices take the cases in. On one device, the cases' own order. On several, the longest cases
-/// first (longest processing time first): a case with a process of its own (a new CUDA context, 250–900 ms on a
-/// busy host), then one whose delayed opens may be confirmed at the written delays, then the rest, each group in
-/// the cases' order. The shared queue balances the devices up to the last case each takes; with the long cases
-/// first, that last case is a short one. Results are reported in the cases' order whatever the run order.
-fn queue_order(cases: &[&Case], devices: usize) -> VecDeque<usize> {
-    let mut order: Vec<usize> = (0..cases.len()).collect();
-    if devices > 1 {
-        let weight = |c: &Case| if needs_own_process(c) { 2 } else { u8::from(has_delayed_open(c)) };
-        order.sort_by_key(|&i| std::cmp::Reverse(weight(cases[i])));
-    }
-    order.into()
 }
 
 /// One device's share of a run: its batch worker, and the processes of its own that some cases get. [`run_suite`]
@@ -483,22 +469,5 @@ pub fn mock_device() -> DeviceInfo {
         device_count: 1,
         driver_version: 13000,
         runtime_version: 13000,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn several_devices_take_the_long_cases_first() {
-        let text = "case a/plain\n  rule: r\n  source: s\n  stream s\n  sync s\nend\n\
-                    case a/poisons\n  rule: r\n  source: s\n  poisons-context: cudaErrorIllegalAddress\n  device-sync\nend\n\
-                    case a/delayed\n  rule: r\n  source: s\n  gate g\n  stream s\n  launch gate g on s\n  open g after 300ms\n  sync s\nend\n\
-                    case a/plain2\n  rule: r\n  source: s\n  device-sync\nend\n";
-        let file = crate::case::parse_file("a.case", text).expect("valid");
-        let cases: Vec<&Case> = file.cases.iter().collect();
-        assert_eq!(Vec::from(queue_order(&cases, 1)), vec![0, 1, 2, 3]);
-        assert_eq!(Vec::from(queue_order(&cases, 2)), vec![1, 2, 0, 3]);
     }
 }
