@@ -22,6 +22,18 @@ impl Checker<'_, '_> {
             .collect();
         // gate → (line it was launched on, its stream), while not yet opened or scheduled.
         let mut closed: HashMap<&str, (u32, &StreamRef)> = HashMap::new();
+        // Gates held by graph kernel nodes: launching any graph may launch them (which graph holds which node is
+        // not tracked here, so every launch counts: conservative).
+        let graph_gates: Vec<&str> = case
+            .script
+            .iter()
+            .filter_map(|o| match &o.kind {
+                OpKind::AddNode { node: NodeSpec::Kernel(NodeKernel::Gate { gate }), .. }
+                | OpKind::SetNode { spec: NodeSpec::Kernel(NodeKernel::Gate { gate }), .. } => Some(gate.as_str()),
+                _ => None,
+            })
+            .collect();
+        let mut opened: HashSet<&str> = HashSet::new();
         let mut recorded_behind: HashMap<&str, &str> = HashMap::new(); // event → gate it was recorded behind
         for (i, op) in case.script.iter().enumerate() {
             let line = self.op_line(i);
@@ -38,6 +50,21 @@ impl Checker<'_, '_> {
                 }
                 OpKind::Open { gate, .. } => {
                     closed.remove(gate.as_str());
+                    opened.insert(gate.as_str());
+                }
+                OpKind::AddNode { node: NodeSpec::Kernel(NodeKernel::Gate { gate }), .. } => {
+                    let opened_anywhere =
+                        case.script.iter().any(|o| matches!(&o.kind, OpKind::Open { gate: g, .. } if g == gate));
+                    if !opened_anywhere && !expected_timeouts.contains(gate.as_str()) {
+                        self.report(line, format!("gate `{gate}` is held by a graph node but never opened: add `open {gate}` (or `expect {gate} timed-out`)"));
+                    }
+                }
+                OpKind::LaunchGraph { stream, .. } => {
+                    for gate in &graph_gates {
+                        if !opened.contains(gate) && !expected_timeouts.contains(gate) {
+                            closed.insert(gate, (line, stream));
+                        }
+                    }
                 }
                 OpKind::Record { event, stream, .. } => {
                     match closed.iter().find(|(_, (_, s))| *s == stream) {

@@ -275,6 +275,17 @@ fn scripts_that_can_never_finish_are_rejected() {
     // A gate expected to time out needs no open.
     let ok = case_with("  stream s\n  gate g", "  launch gate g on s", "  expect g timed-out");
     assert!(validate(&parse(&ok).unwrap()).is_empty());
+    // A gate held by a graph kernel node: closed from the graph's launch until opened.
+    let decls = "  stream s\n  gate g\n  graph gr\n  exec x";
+    let graph = "  create gr\n  add-node gr kernel gate g\n  instantiate x from gr\n  launch-graph x on s";
+    let d = first_error(&case_with(decls, graph, ""));
+    assert!(d.message.contains("held by a graph node but never opened"), "{d}");
+    let d = first_error(&case_with(decls, &format!("{graph}\n  sync s\n  open g"), ""));
+    assert!(d.message.contains("wait forever for gate `g`"), "{d}");
+    let ok = case_with(decls, &format!("{graph}\n  open g after 100ms\n  sync s"), "");
+    assert!(validate(&parse(&ok).unwrap()).is_empty());
+    let ok = case_with(decls, &format!("  open g\n{graph}\n  sync s"), "");
+    assert!(validate(&parse(&ok).unwrap()).is_empty());
 }
 
 #[test]
