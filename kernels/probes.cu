@@ -106,6 +106,16 @@ extern "C" __global__ void cc_spin(uint64_t ns, uint64_t* stamp) { spin_body(ns,
 // the one that loads it when module loading is lazy (CUDA_MODULE_LOADING=LAZY, the default since CUDA 12.2).
 extern "C" __global__ void cc_lazy_spin(uint64_t ns, uint64_t* stamp) { spin_body(ns, stamp); }
 
+// cc_spin_trigger: as cc_spin, but every block first allows the next kernel in the stream to launch
+// (cudaTriggerProgrammaticLaunchCompletion, PTX griddepcontrol.launch_dependents, compute capability 9.0+; a no-op
+// below). Only a dependent launched with programmatic stream serialization may then overlap it.
+extern "C" __global__ void cc_spin_trigger(uint64_t ns, uint64_t* stamp) {
+#if __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+    spin_body(ns, stamp);
+}
+
 // 1 thread. Faults on purpose: mode 0 stores to an address no allocation covers (an illegal address), mode 1
 // executes a trap. The entry stamp is written first, so a case can see that the kernel started.
 extern "C" __global__ void cc_fault(uint32_t mode, uint64_t* stamp) {

@@ -15,6 +15,7 @@ extern "C" {
     fn cc_kernel_fill() -> *const c_void;
     fn cc_kernel_transform() -> *const c_void;
     fn cc_kernel_compare() -> *const c_void;
+    fn cc_kernel_spin_trigger() -> *const c_void;
     fn cc_kernel_set_condition() -> *const c_void;
     fn cc_kernel_countdown() -> *const c_void;
 }
@@ -43,6 +44,7 @@ pub fn kernel_table() -> harness::kernels::KernelTable {
             fill: cc_kernel_fill(),
             transform: cc_kernel_transform(),
             compare: cc_kernel_compare(),
+            spin_trigger: cc_kernel_spin_trigger(),
             set_condition: cc_kernel_set_condition(),
             countdown: cc_kernel_countdown(),
         }

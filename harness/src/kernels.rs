@@ -9,6 +9,7 @@
 //! - `cc_spin(u64 ns, u64* stamp)`: any grid and block; every thread spins on `%globaltimer` for `ns`
 //!   nanoseconds; the stamps are the first entry and the last exit of any block (atomics on the zeroed slot).
 //! - `cc_lazy_spin(u64 ns, u64* stamp)`: the same, never loaded by the harness before a case's script.
+//! - `cc_spin_trigger(u64 ns, u64* stamp)`: as `cc_spin`, after `griddepcontrol.launch_dependents` (9.0+).
 //! - `cc_fault(u32 mode, u64* stamp)`: 1 thread; mode 0 stores to an invalid address, mode 1 executes `__trap()`.
 //! - `cc_fill(u32* buf, u32 n, u32 value, u64* stamp)`: `buf[i] = value`.
 //! - `cc_transform(u32* buf, u32 n, u32 mul, u32 add, u64* stamp)`: `buf[i] = buf[i] * mul + add` (wrapping).
@@ -38,6 +39,8 @@ pub struct KernelTable {
     pub fill: *const c_void,
     pub transform: *const c_void,
     pub compare: *const c_void,
+    /// `launch spin … trigger`: the spin kernel that lets the next kernel launch early (not a word of its own).
+    pub spin_trigger: *const c_void,
     pub set_condition: *const c_void,
     pub countdown: *const c_void,
 }
@@ -98,6 +101,31 @@ pub unsafe fn launch_shaped(
     let grid = dim3 { x: grid, y: 1, z: 1 };
     let block = dim3 { x: block, y: 1, z: 1 };
     cudaLaunchKernel(func, grid, block, args.as_mut_ptr(), shared_bytes, stream)
+}
+
+/// As [`launch_shaped`], through `cudaLaunchKernelExC` with `cudaLaunchAttributeProgrammaticStreamSerialization`:
+/// the kernel may start before the previous kernel in the stream ends, once that one allows it.
+///
+/// # Safety
+/// As for [`launch`].
+pub unsafe fn launch_programmatic(
+    func: *const c_void,
+    (grid, block, shared_bytes): (u32, u32, usize),
+    args: &mut [*mut c_void],
+    stream: cudaStream_t,
+) -> cudaError_t {
+    let mut attr: cuda_sys::cudaLaunchAttribute = std::mem::zeroed();
+    attr.id = cuda_sys::cudaLaunchAttributeID::cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr.val.programmaticStreamSerializationAllowed = 1;
+    let config = cuda_sys::cudaLaunchConfig_t {
+        gridDim: dim3 { x: grid, y: 1, z: 1 },
+        blockDim: dim3 { x: block, y: 1, z: 1 },
+        dynamicSmemBytes: shared_bytes,
+        stream,
+        attrs: &mut attr,
+        numAttrs: 1,
+    };
+    cuda_sys::cudaLaunchKernelExC(&config, func, args.as_mut_ptr())
 }
 
 /// Pointer to a value, as an element of a `cudaLaunchKernel` argument array.

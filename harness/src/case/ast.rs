@@ -784,11 +784,16 @@ pub struct LaunchShape {
     pub grid: Grid,
     pub block: u32,
     pub shared_bytes: u64,
+    /// `trigger`: the kernel lets the next kernel in its stream launch at once (griddepcontrol.launch_dependents).
+    pub trigger: bool,
+    /// `programmatic`: launched with programmatic stream serialization (cudaLaunchKernelEx), so it may overlap the
+    /// previous kernel in its stream once that one triggers.
+    pub programmatic: bool,
 }
 
 impl Default for LaunchShape {
     fn default() -> Self {
-        LaunchShape { grid: Grid::Blocks(1), block: 1, shared_bytes: 0 }
+        LaunchShape { grid: Grid::Blocks(1), block: 1, shared_bytes: 0, trigger: false, programmatic: false }
     }
 }
 

@@ -468,6 +468,8 @@ impl<'f> CaseParser<'f> {
                 }
                 ShapeWord::Block => shape.block = cur.u32("a thread count")?,
                 ShapeWord::Shared => shape.shared_bytes = cur.size()?,
+                ShapeWord::Trigger => shape.trigger = true,
+                ShapeWord::Programmatic => shape.programmatic = true,
             }
         }
         Ok(shape)

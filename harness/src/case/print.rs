@@ -163,6 +163,12 @@ fn launch_shape(shape: &LaunchShape) -> String {
     if shape.shared_bytes != 0 {
         s += &format!(" shared {}", size(shape.shared_bytes));
     }
+    if shape.trigger {
+        s += " trigger";
+    }
+    if shape.programmatic {
+        s += " programmatic";
+    }
     s
 }
 

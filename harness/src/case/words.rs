@@ -276,6 +276,8 @@ words! {
         Grid = "grid",
         Block = "block",
         Shared = "shared",
+        Trigger = "trigger",
+        Programmatic = "programmatic",
     }
 }
 

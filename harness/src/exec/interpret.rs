@@ -157,9 +157,24 @@ fn interpret(ctx: &Ctx, st: &mut Objects, index: usize, op: &Op, t: &mut Timed) 
                     blocks
                 }
             };
+            let func = if shape.trigger { k.spin_trigger } else { k.spin };
+            let programmatic = shape.programmatic;
             let shape = (blocks, shape.block, usize::try_from(shape.shared_bytes).map_err(|e| e.to_string())?);
-            // SAFETY: see above.
-            t.call(|| unsafe { k.launch_spin_shaped(k.spin, *ns, stamp, shape, s) });
+            if programmatic {
+                let (mut n, mut p) = (*ns, stamp);
+                // SAFETY: see above; the arguments match cc_spin's (u64, u64*).
+                t.call(|| unsafe {
+                    crate::kernels::launch_programmatic(
+                        func,
+                        shape,
+                        &mut [crate::kernels::arg(&mut n), crate::kernels::arg(&mut p)],
+                        s,
+                    )
+                });
+            } else {
+                // SAFETY: see above.
+                t.call(|| unsafe { k.launch_spin_shaped(func, *ns, stamp, shape, s) });
+            }
             Ok(())
         }
         OpKind::LaunchLazySpin { ns, stream } => {

@@ -234,8 +234,9 @@ fn prepare_host_thread(ordinal: i32) -> Vec<String> {
 fn load_kernels(kernels: &KernelTable) -> Vec<String> {
     let mut notes = Vec::new();
     // Not lazy-spin: its first launch in a case must be the one that loads it.
-    for (kernel, func) in kernels.all().filter(|(k, _)| *k != KernelWord::LazySpin) {
-        let name = kernel.word();
+    let words = kernels.all().filter(|(k, _)| *k != KernelWord::LazySpin).map(|(k, f)| (k.word(), f));
+    // The trigger variant of spin has no word of its own (`launch spin … trigger`).
+    for (name, func) in words.chain([("spin … trigger", kernels.spin_trigger)]) {
         let mut attributes = sys::cudaFuncAttributes::default();
         // SAFETY: func is a kernel handle from the table; attributes is a valid out-pointer.
         let code = unsafe { sys::cudaFuncGetAttributes(&mut attributes, func) };

@@ -258,6 +258,7 @@ fn null_kernels() -> KernelTable {
         fill: null,
         transform: null,
         compare: null,
+        spin_trigger: null,
         set_condition: null,
         countdown: null,
     }
