@@ -71,6 +71,8 @@ case area/one
         launch spin 1ms on s grid full block 32 shared 1KiB
         launch spin on s grid 0
         launch lazy-spin 1ms on s
+        launch spin 1ms on s trigger
+        launch spin on s block 32 programmatic
         launch fault illegal-address on s
         launch fault trap on s
         create later_s
@@ -183,11 +185,11 @@ fn parses_every_construct() {
     assert_eq!(case.poisons.len(), 2);
     assert_eq!(case.requires[2], Requirement::Runtime(12030));
     assert_eq!(case.decls.len(), 21);
-    assert_eq!(case.script.len(), 83);
+    assert_eq!(case.script.len(), 85);
     assert_eq!(case.expects.len(), 35);
     let shape = LaunchShape::default();
     assert_eq!(case.script[1].kind, OpKind::LaunchSpin { ns: 2_000_000, stream: StreamRef::Legacy, shape });
-    let full = LaunchShape { grid: Grid::Full, block: 32, shared_bytes: 1024 };
+    let full = LaunchShape { grid: Grid::Full, block: 32, shared_bytes: 1024, ..LaunchShape::default() };
     assert_eq!(
         case.script[34].kind,
         OpKind::LaunchSpin { ns: 1_000_000, stream: StreamRef::Named("s".into()), shape: full }

@@ -77,7 +77,13 @@ fn every_operation() -> Case {
             OpKind::LaunchSpin {
                 ns: 0,
                 stream: StreamRef::Legacy,
-                shape: LaunchShape { grid: Grid::Full, block: 32, shared_bytes: 0 },
+                shape: LaunchShape {
+                    grid: Grid::Full,
+                    block: 32,
+                    trigger: true,
+                    programmatic: true,
+                    ..LaunchShape::default()
+                },
             },
         ),
         op(None, None, OpKind::LaunchFill { buf: name("d"), value: 1, stream: s() }),
