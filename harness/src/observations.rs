@@ -83,7 +83,16 @@ pub enum OpValue {
     CaptureStatus(String),
     /// `capture-deps`: the capture status and the number of dependencies (0 unless the status is `active`,
     /// since CUDA returns valid data only then).
-    CaptureDeps { status: String, count: u64 },
+    CaptureDeps {
+        status: String,
+        count: u64,
+        /// The dependencies as the labels of the operations that made them (`?` for a node the executor cannot
+        /// name), and the type of each one's edge data (`default`, `programmatic`, ...; empty before CUDA 12.3).
+        #[serde(default)]
+        nodes: Vec<String>,
+        #[serde(default)]
+        edge_types: Vec<String>,
+    },
     /// `pointer-type`: the memory type cudaPointerGetAttributes reported (`unregistered`, `host`, `device`,
     /// `managed`, or `unknown(N)`).
     PointerType(String),
@@ -412,7 +421,9 @@ fn value_text(v: &OpValue) -> String {
     match v {
         OpValue::ElapsedMs(ms) => format!("{ms} ms"),
         OpValue::CaptureStatus(s) => format!("status {s}"),
-        OpValue::CaptureDeps { status, count } => format!("status {status}, {count} dependencies"),
+        OpValue::CaptureDeps { status, count, nodes, edge_types } => {
+            format!("status {status}, {count} dependencies [{}], edges [{}]", nodes.join(" "), edge_types.join(" "))
+        }
         OpValue::PreviousCaptureMode(m) => format!("previous mode {m}"),
         OpValue::PointerType(t) => format!("memory type {t}"),
         OpValue::StreamPriority { value, greatest, least } => {

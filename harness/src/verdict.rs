@@ -303,8 +303,21 @@ fn asserted_value_mismatch(kind: &OpKind, value: Option<&OpValue>) -> Option<Str
         (OpKind::CaptureStatus { status, .. }, Some(OpValue::CaptureStatus(seen))) => {
             (seen != status.word()).then(|| format!("the status was {seen}"))
         }
-        (OpKind::CaptureDeps { count, .. }, Some(OpValue::CaptureDeps { status, count: seen })) => {
-            (*seen != u64::from(*count)).then(|| format!("{seen} dependencies (capture status {status})"))
+        (
+            OpKind::CaptureDeps { count, nodes, .. },
+            Some(OpValue::CaptureDeps { status, count: seen, nodes: seen_nodes, .. }),
+        ) => {
+            let mut want: Vec<&String> = nodes.iter().collect();
+            let mut got: Vec<&String> = seen_nodes.iter().collect();
+            want.sort();
+            got.sort();
+            if *seen != u64::from(*count) {
+                Some(format!("{seen} dependencies (capture status {status})"))
+            } else if !nodes.is_empty() && want != got {
+                Some(format!("the dependencies were [{}]", seen_nodes.join(" ")))
+            } else {
+                None
+            }
         }
         (OpKind::PointerType { memory, .. }, Some(OpValue::PointerType(seen))) => {
             (seen != memory.word()).then(|| format!("the memory type was {seen}"))

@@ -323,8 +323,9 @@ pub enum OpKind {
     EndCapture { stream: StreamRef, graph: String },
     /// `capture-status STREAM is none|active|invalidated` (cudaStreamIsCapturing; the status is asserted).
     CaptureStatus { stream: StreamRef, status: CaptureStatus },
-    /// `capture-deps STREAM is N` (cudaStreamGetCaptureInfo: the number of current capture dependencies).
-    CaptureDeps { stream: StreamRef, count: u32 },
+    /// `capture-deps STREAM is N [on L ...]` (cudaStreamGetCaptureInfo: the number of current capture dependencies,
+    /// and with `on`, exactly the nodes the labels name, in any order). The edge data is recorded in the trace.
+    CaptureDeps { stream: StreamRef, count: u32, nodes: Vec<String> },
     /// `pointer-type BUF is unregistered|host|device|managed` (cudaPointerGetAttributes on BUF's address; the
     /// memory type is asserted).
     PointerType { buf: String, memory: MemoryType },

@@ -595,7 +595,15 @@ impl<'f> CaseParser<'f> {
             OpWord::CaptureDeps => {
                 let stream = self.stream(cur)?;
                 cur.expect("is")?;
-                OpKind::CaptureDeps { stream, count: cur.u32("a count")? }
+                let count = cur.u32("a count")?;
+                let mut nodes = Vec::new();
+                if cur.eat("on") {
+                    nodes.push(cur.ident("a node label")?);
+                    while cur.peek().is_some_and(|w| w != "=>") {
+                        nodes.push(cur.ident("a node label")?);
+                    }
+                }
+                OpKind::CaptureDeps { stream, count, nodes }
             }
             OpWord::ExchangeCaptureMode => OpKind::ExchangeCaptureMode { mode: cur.word()? },
             OpWord::PointerType => {

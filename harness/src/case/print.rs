@@ -228,7 +228,10 @@ pub fn op_kind(k: &OpKind) -> String {
         OpKind::CaptureStatus { stream: s, status } => {
             format!("{w} {} is {}", s.name(), status.word())
         }
-        OpKind::CaptureDeps { stream: s, count } => format!("{w} {} is {count}", s.name()),
+        OpKind::CaptureDeps { stream: s, count, nodes } => {
+            let on = if nodes.is_empty() { String::new() } else { format!(" on {}", nodes.join(" ")) };
+            format!("{w} {} is {count}{on}", s.name())
+        }
         OpKind::PointerType { buf, memory } => format!("{w} {buf} is {}", memory.word()),
         OpKind::ExchangeCaptureMode { mode: m } => format!("{w} {}", m.word()),
         OpKind::Instantiate { exec, graph, flags, upload, with_params } => {

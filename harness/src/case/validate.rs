@@ -199,8 +199,16 @@ impl<'c, 'o> Checker<'c, 'o> {
             | OpKind::StreamPriority { stream, .. }
             | OpKind::Callback { stream }
             | OpKind::BeginCapture { stream, .. }
-            | OpKind::CaptureStatus { stream, .. }
-            | OpKind::CaptureDeps { stream, .. } => self.stream(line, stream),
+            | OpKind::CaptureStatus { stream, .. } => self.stream(line, stream),
+            OpKind::CaptureDeps { stream, count, nodes } => {
+                self.stream(line, stream);
+                for l in nodes {
+                    self.node_label(line, l);
+                }
+                if !nodes.is_empty() && nodes.len() != *count as usize {
+                    self.report(line, format!("{} nodes named for a count of {count}", nodes.len()));
+                }
+            }
             OpKind::HostFunc { stream, snapshot, hold } => {
                 self.stream(line, stream);
                 if let Some(buf) = snapshot {

@@ -38,6 +38,8 @@ pub struct CaptureInfo {
     pub id: u64,
     /// The nodes the next captured work will depend on (valid only while the status is active).
     pub dependencies: Vec<sys::cudaGraphNode_t>,
+    /// The type of each dependency's edge data (`cudaGraphDependencyType`; empty when CUDA gave none).
+    pub edge_types: Vec<u8>,
 }
 
 /// cudaStreamGetCaptureInfo on `stream` (not quietly: `capture-deps` reports its code).
@@ -68,7 +70,13 @@ pub fn capture_info(stream: sys::cudaStream_t) -> (sys::cudaError_t, CaptureInfo
     } else {
         Vec::new()
     };
-    (code, CaptureInfo { status, id, dependencies })
+    let edge_types = if active && !edge_data.is_null() {
+        // SAFETY: as for deps: `count` entries owned by the capture, copied at once.
+        unsafe { std::slice::from_raw_parts(edge_data, count) }.iter().map(|e| e.type_).collect()
+    } else {
+        Vec::new()
+    };
+    (code, CaptureInfo { status, id, dependencies, edge_types })
 }
 
 /// The capture id of `stream` if it is capturing now, asked quietly.

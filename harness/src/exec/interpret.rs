@@ -390,7 +390,22 @@ fn interpret(ctx: &Ctx, st: &mut Objects, index: usize, op: &Op, t: &mut Timed) 
             });
             if let Some(info) = info.filter(|_| ok) {
                 let count = info.dependencies.len() as u64;
-                t.value(OpValue::CaptureDeps { status: CaptureStatus::name_of(info.status), count });
+                let nodes = info
+                    .dependencies
+                    .iter()
+                    .map(|&n| graph_api::node_label(ctx.case, st, n).unwrap_or_default())
+                    .collect();
+                let edge_types = info
+                    .edge_types
+                    .iter()
+                    .map(|&t| match t {
+                        0 => "default".to_owned(),
+                        1 => "programmatic".to_owned(),
+                        other => format!("unknown({other})"),
+                    })
+                    .collect();
+                let status = CaptureStatus::name_of(info.status);
+                t.value(OpValue::CaptureDeps { status, count, nodes, edge_types });
             }
             Ok(())
         }

@@ -113,7 +113,7 @@ fn every_operation() -> Case {
         op(None, Some("w"), OpKind::BeginCapture { stream: pt(), mode: CaptureMode::ThreadLocal }),
         op(None, Some("w"), OpKind::LaunchSpin { ns: 0, stream: pt(), shape: LaunchShape::default() }),
         op(None, Some("w"), OpKind::CaptureStatus { stream: pt(), status: CaptureStatus::Active }),
-        op(None, Some("w"), OpKind::CaptureDeps { stream: pt(), count: 1 }),
+        op(None, Some("w"), OpKind::CaptureDeps { stream: pt(), count: 1, nodes: vec![] }),
         op(None, Some("w"), OpKind::ExchangeCaptureMode { mode: CaptureMode::Relaxed }),
         op(None, None, OpKind::EndCapture { stream: s(), graph: name("G") }),
         op(

@@ -416,12 +416,12 @@ fn pointer_type_asserts_the_memory_type() {
 fn capture_assertions_compare_the_value_when_the_call_succeeded() {
     let mut c = case(vec![]);
     c.script.push(op("cs", OpKind::CaptureStatus { stream: s("s"), status: CaptureStatus::Active }));
-    c.script.push(op("cd", OpKind::CaptureDeps { stream: s("s"), count: 1 }));
+    c.script.push(op("cd", OpKind::CaptureDeps { stream: s("s"), count: 1, nodes: vec![] }));
     let mut o = obs();
     let mut cs = record(9, &c.script[9], 0, 0);
     cs.value = Some(OpValue::CaptureStatus("none".into()));
     let mut cd = record(10, &c.script[10], 0, 0);
-    cd.value = Some(OpValue::CaptureDeps { status: "active".into(), count: 2 });
+    cd.value = Some(OpValue::CaptureDeps { status: "active".into(), count: 2, nodes: vec![], edge_types: vec![] });
     o.ops.extend([cs, cd]);
     let v = judge(&c, &o);
     assert_eq!(v.kind, VerdictKind::Fail);
@@ -433,7 +433,8 @@ fn capture_assertions_compare_the_value_when_the_call_succeeded() {
         ]
     );
     o.ops[9].value = Some(OpValue::CaptureStatus("active".into()));
-    o.ops[10].value = Some(OpValue::CaptureDeps { status: "active".into(), count: 1 });
+    o.ops[10].value =
+        Some(OpValue::CaptureDeps { status: "active".into(), count: 1, nodes: vec![], edge_types: vec![] });
     assert_eq!(judge(&c, &o).kind, VerdictKind::Pass);
     // A call that returned an accepted error asserts nothing.
     o.ops[9].code = Some("cudaErrorStreamCaptureImplicit".into());
