@@ -18,6 +18,15 @@ pub fn memcpy_kind(dst: MemKind, src: MemKind) -> sys::cudaMemcpyKind {
     }
 }
 
+/// The byte count of a copy or memset: as written, or the whole (smaller) buffer; never past a buffer's end.
+pub fn byte_count(bytes: Option<u64>, limit: u64) -> Result<usize, String> {
+    let bytes = bytes.unwrap_or(limit);
+    if bytes > limit {
+        return Err(format!("{bytes} bytes do not fit ({limit} bytes available)"));
+    }
+    usize::try_from(bytes).map_err(|e| e.to_string())
+}
+
 /// Ordinary host memory that the device never owns. Held as a raw allocation rather than a `Vec` because CUDA
 /// copies into it behind Rust's back (memcpy-async), so no Rust reference to it may exist while work is pending.
 #[derive(Debug)]

@@ -2,7 +2,7 @@
 //! case's objects before the call is timed, and the names of what instantiate and update report. The calls
 //! themselves are made by the interpreter, each inside its timed region.
 
-use super::buffers::memcpy_kind;
+use super::buffers::byte_count;
 use super::gates::GateSet;
 use super::objects::Objects;
 use super::sys_words::ToSys;
@@ -44,12 +44,7 @@ pub fn kernel_node(
 ) -> Result<KernelNode, String> {
     use ArgValue::*;
     let null = Ptr(std::ptr::null());
-    let words = |buf: &str| -> Result<(*const c_void, u32), String> {
-        let b = st.buffer(buf)?;
-        let ptr = b.kernel_ptr().ok_or_else(|| format!("kernels cannot use pageable buffer {buf}"))?;
-        let n = u32::try_from(b.words()).map_err(|_| format!("buffer {buf} has more than 2^32 words"))?;
-        Ok((ptr.cast_const().cast(), n))
-    };
+    let words = |buf: &str| st.kernel_buffer(buf).map(|(ptr, n)| (ptr.cast_const().cast::<c_void>(), n));
     let (func, threads, args) = match kernel {
         NodeKernel::Gate { gate } => {
             let g = gates.index(gate).ok_or_else(|| format!("no gate {gate} is declared"))?;
@@ -96,18 +91,6 @@ pub fn kernel_node(
     Ok(KernelNode { params, _slots: slots, _args: arg_ptrs })
 }
 
-/// The operands of a 1D memcpy node: destination, source, bytes and kind (as the eager copy would use).
-pub fn memcpy_args(
-    st: &Objects,
-    dst: &str,
-    src: &str,
-    bytes: Option<u64>,
-) -> Result<(*mut c_void, *const c_void, usize, sys::cudaMemcpyKind), String> {
-    let (d, s) = (st.buffer(dst)?, st.buffer(src)?);
-    let n = byte_count(bytes, d.bytes.min(s.bytes))?;
-    Ok((d.copy_ptr(), s.copy_ptr().cast_const(), n, memcpy_kind(d.kind, s.kind)))
-}
-
 /// The parameters of a memset node: BYTES bytes (default: the whole buffer) set to `byte`.
 pub fn memset_params(st: &Objects, buf: &str, byte: u8, bytes: Option<u64>) -> Result<sys::cudaMemsetParams, String> {
     let b = st.buffer(buf)?;
@@ -120,14 +103,6 @@ pub fn memset_params(st: &Objects, buf: &str, byte: u8, bytes: Option<u64>) -> R
         width: n,
         height: 1,
     })
-}
-
-fn byte_count(bytes: Option<u64>, limit: u64) -> Result<usize, String> {
-    let bytes = bytes.unwrap_or(limit);
-    if bytes > limit {
-        return Err(format!("{bytes} bytes do not fit ({limit} bytes available)"));
-    }
-    usize::try_from(bytes).map_err(|e| e.to_string())
 }
 
 /// `list`: the count/buffer protocol of cudaGraphGetNodes, GetRootNodes and GetEdges. `timed` runs and times the

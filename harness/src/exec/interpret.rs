@@ -2,7 +2,7 @@
 //! return code and host times. Operands are resolved before the clock starts, so the recorded interval is the CUDA
 //! call alone (the blocking oracle).
 
-use super::buffers::{memcpy_kind, Buffer};
+use super::buffers::{byte_count, Buffer};
 use super::capture::{self, active_capture_id, capture_info};
 use super::clock::CaseClock;
 use super::gates::{GateKeeper, GateSet};
@@ -114,23 +114,6 @@ impl Timed<'_> {
     }
 }
 
-/// Device pointer and word count of a buffer a kernel may use.
-fn kernel_buffer(state: &Objects, name: &str) -> Result<(*mut u32, u32), String> {
-    let buffer = state.buffer(name)?;
-    let ptr = buffer.kernel_ptr().ok_or_else(|| format!("kernels cannot use pageable buffer {name}"))?;
-    let words = u32::try_from(buffer.words()).map_err(|_| format!("buffer {name} has more than 2^32 words"))?;
-    Ok((ptr, words))
-}
-
-/// The byte count of a copy or memset: as written, or the whole (smaller) buffer; never past a buffer's end.
-fn byte_count(bytes: Option<u64>, limit: u64) -> Result<usize, String> {
-    let bytes = bytes.unwrap_or(limit);
-    if bytes > limit {
-        return Err(format!("{bytes} bytes do not fit ({limit} bytes available)"));
-    }
-    usize::try_from(bytes).map_err(|e| e.to_string())
-}
-
 /// Runs `op`; `Err` says why it could not be run.
 fn interpret(ctx: &Ctx, st: &mut Objects, index: usize, op: &Op, t: &mut Timed) -> Result<(), String> {
     let k = ctx.kernels;
@@ -195,32 +178,29 @@ fn interpret(ctx: &Ctx, st: &mut Objects, index: usize, op: &Op, t: &mut Timed) 
         }
         OpKind::LaunchFill { buf, value, stream } => {
             let s = st.stream(stream)?;
-            let (ptr, n) = kernel_buffer(st, buf)?;
+            let (ptr, n) = st.kernel_buffer(buf)?;
             // SAFETY: see above; ptr holds n words.
             t.call(|| unsafe { k.launch_fill(ptr, n, *value, stamp, s) });
             Ok(())
         }
         OpKind::LaunchTransform { buf, mul, add, stream } => {
             let s = st.stream(stream)?;
-            let (ptr, n) = kernel_buffer(st, buf)?;
+            let (ptr, n) = st.kernel_buffer(buf)?;
             // SAFETY: see above; ptr holds n words.
             t.call(|| unsafe { k.launch_transform(ptr, n, *mul, *add, stamp, s) });
             Ok(())
         }
         OpKind::LaunchCompare { a, b, into, stream } => {
             let s = st.stream(stream)?;
-            let (pa, na) = kernel_buffer(st, a)?;
-            let (pb, nb) = kernel_buffer(st, b)?;
-            let (pr, _) = kernel_buffer(st, into)?;
+            let (pa, na) = st.kernel_buffer(a)?;
+            let (pb, nb) = st.kernel_buffer(b)?;
+            let (pr, _) = st.kernel_buffer(into)?;
             // SAFETY: see above; both inputs hold at least min(na, nb) words, the result at least one.
             t.call(|| unsafe { k.launch_compare(pa, pb, na.min(nb), pr, stamp, s) });
             Ok(())
         }
         OpKind::Memcpy { dst, src, bytes, stream } => {
-            let (d, s_) = (st.buffer(dst)?, st.buffer(src)?);
-            let n = byte_count(*bytes, d.bytes.min(s_.bytes))?;
-            let kind = memcpy_kind(d.kind, s_.kind);
-            let (dp, sp) = (d.copy_ptr(), s_.copy_ptr().cast_const());
+            let (dp, sp, n, kind) = st.copy_operands(dst, src, *bytes)?;
             match stream {
                 None => {
                     // SAFETY: see above; both buffers hold at least n bytes.
@@ -477,7 +457,7 @@ fn interpret(ctx: &Ctx, st: &mut Objects, index: usize, op: &Op, t: &mut Timed) 
                     t.call(|| unsafe { sys::cudaGraphAddKernelNode(&mut raw, g, d, n, params.params()) })
                 }
                 NodeSpec::Memcpy { dst, src, bytes } => {
-                    let (dp, sp, count, kind) = graph_api::memcpy_args(st, dst, src, *bytes)?;
+                    let (dp, sp, count, kind) = st.copy_operands(dst, src, *bytes)?;
                     // SAFETY: see above; both buffers hold at least count bytes.
                     t.call(|| unsafe { sys::cudaGraphAddMemcpyNode1D(&mut raw, g, d, n, dp, sp, count, kind) })
                 }
@@ -620,7 +600,7 @@ fn interpret(ctx: &Ctx, st: &mut Objects, index: usize, op: &Op, t: &mut Timed) 
                     };
                 }
                 (NodeSpec::Memcpy { dst, src, bytes }, e) => {
-                    let (dp, sp, count, kind) = graph_api::memcpy_args(st, dst, src, *bytes)?;
+                    let (dp, sp, count, kind) = st.copy_operands(dst, src, *bytes)?;
                     match e {
                         // SAFETY: see above.
                         Some(e) => {

@@ -1,7 +1,7 @@
 //! The objects a case declared, by name, and what the script did to them: created from the declarations before the
 //! script, looked up by the interpreter, released in reverse order of dependence at the end.
 
-use super::buffers::Buffer;
+use super::buffers::{byte_count, memcpy_kind, Buffer};
 use super::capture::NodeMap;
 use super::clock::CaseClock;
 use super::gates::GateSet;
@@ -364,6 +364,27 @@ impl Objects {
 
     pub fn buffer(&self, name: &str) -> Result<&Buffer, String> {
         ready(&self.buffers, DeclWord::Buffer.word(), name)
+    }
+
+    /// Device pointer and word count of a buffer a kernel may use (launches and kernel nodes alike).
+    pub fn kernel_buffer(&self, name: &str) -> Result<(*mut u32, u32), String> {
+        let buffer = self.buffer(name)?;
+        let ptr = buffer.kernel_ptr().ok_or_else(|| format!("kernels cannot use pageable buffer {name}"))?;
+        let words = u32::try_from(buffer.words()).map_err(|_| format!("buffer {name} has more than 2^32 words"))?;
+        Ok((ptr, words))
+    }
+
+    /// Destination, source, byte count and kind of a copy between two buffers (eager copies and memcpy nodes
+    /// alike): the kind follows from the buffers' kinds, the count defaults to the smaller buffer.
+    pub fn copy_operands(
+        &self,
+        dst: &str,
+        src: &str,
+        bytes: Option<u64>,
+    ) -> Result<(*mut std::ffi::c_void, *const std::ffi::c_void, usize, sys::cudaMemcpyKind), String> {
+        let (d, s) = (self.buffer(dst)?, self.buffer(src)?);
+        let n = byte_count(bytes, d.bytes.min(s.bytes))?;
+        Ok((d.copy_ptr(), s.copy_ptr().cast_const(), n, memcpy_kind(d.kind, s.kind)))
     }
 
     /// A graph slot's handle: a conditional node's body (owned by its node) or a graph the case owns.

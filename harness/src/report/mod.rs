@@ -196,20 +196,10 @@ pub(crate) mod test_support {
 
     pub fn device(name: &str, driver: u32) -> DeviceInfo {
         DeviceInfo {
-            ordinal: 0,
             name: name.into(),
             uuid: format!("GPU-{name}"),
-            compute_capability: (9, 0),
-            multiprocessors: 132,
-            concurrent_kernels: true,
-            async_engine_count: 3,
-            can_map_host_memory: true,
-            memory_pools: true,
-            unified_addressing: true,
-            stream_priority_range: (-5, 0),
-            device_count: 1,
             driver_version: driver,
-            runtime_version: 13000,
+            ..crate::exec::test_support::h100()
         }
     }
 
