@@ -178,3 +178,74 @@ extern "C" __global__ void cc_compare(const uint32_t* a, const uint32_t* b, uint
     stamp_exit(stamp);
 }
 
+
+// The seeds' compute kernels (seed 000's vecAdd, seed 002's sin/cos loop, seed 003's SleepKernel), launched with
+// the grid and block a case gives, like the seeds' <<<grid, block>>>. A grid-stride loop makes any grid correct;
+// with the seeds' grid (one thread per element) every thread makes exactly one pass, as in the seeds.
+//
+// Stamps of a kernel of tens of thousands of blocks: one atomic per block on one address would queue for longer
+// than a small kernel runs, so only the first STAMP_FIRST_BLOCKS blocks record the entry (the earliest wins) and
+// the last STAMP_LAST_BLOCKS the exit (the latest wins). Blocks are dispatched in index order, so this is the
+// kernel's first entry and last exit to within the dispatch of a few blocks; exact for smaller grids. The slot may
+// be shared by repeated launches (`repeat N`): it keeps the first entry and the last exit of all of them.
+
+#define STAMP_FIRST_BLOCKS 64u
+#define STAMP_LAST_BLOCKS 256u
+
+namespace {
+
+__device__ __forceinline__ void sampled_entry(uint64_t* stamp) {
+    if (stamp != nullptr && threadIdx.x == 0 && blockIdx.x < STAMP_FIRST_BLOCKS) {
+        const unsigned long long now = globaltimer();
+        unsigned long long* entry = reinterpret_cast<unsigned long long*>(&stamp[0]);
+        const unsigned long long prior = atomicCAS(entry, 0ull, now);
+        if (prior != 0ull && prior > now) {
+            atomicMin(entry, now);
+        }
+        __threadfence_system();
+    }
+}
+
+__device__ __forceinline__ void sampled_exit(uint64_t* stamp) {
+    __syncthreads();
+    if (stamp != nullptr && threadIdx.x == 0 && blockIdx.x + STAMP_LAST_BLOCKS >= gridDim.x) {
+        atomicMax(reinterpret_cast<unsigned long long*>(&stamp[1]), (unsigned long long)globaltimer());
+    }
+    __threadfence_system();
+}
+
+}  // namespace
+
+// Seed 000's vecAdd (its body is elided there): c[i] = a[i] + b[i] for i < n.
+extern "C" __global__ void cc_vecadd(const float* a, const float* b, float* c, uint32_t n, uint64_t* stamp) {
+    sampled_entry(stamp);
+    for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+        c[i] = a[i] + b[i];
+    }
+    sampled_exit(stamp);
+}
+
+// Seed 002's simpleKernel / processChunk, written as the seed writes it: `iterations` times
+// data[i] = sinf(data[i]) * cosf(data[i]).
+extern "C" __global__ void cc_sincos(float* data, uint32_t n, uint32_t iterations, uint64_t* stamp) {
+    sampled_entry(stamp);
+    for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+        for (uint32_t k = 0; k < iterations; k++) {
+            data[i] = sinf(data[i]) * cosf(data[i]);
+        }
+    }
+    sampled_exit(stamp);
+}
+
+// Seed 003's SleepKernel: every thread spins until clock64() has advanced `cycles` SM clock cycles. This is the
+// seed's kernel, so it counts SM cycles (a duration that follows the SM clock); the %globaltimer stamps record how
+// long it actually took.
+extern "C" __global__ void cc_sleep(long long cycles, uint64_t* stamp) {
+    sampled_entry(stamp);
+    long long elapsed = 0;
+    const long long start = clock64();
+    while (elapsed < cycles) {
+        elapsed = clock64() - start;
+    }
+    sampled_exit(stamp);
+}

@@ -46,11 +46,27 @@ static const cc_fatbin_wrapper conditional_wrapper __attribute__((aligned(8))) =
 
 // Host handles: any distinct host addresses work (nvcc uses its stub functions'); cudaLaunchKernel and
 // cudaFuncGetAttributes look the kernel up by this address. Not const, so the compiler cannot merge them.
-enum { GATE, SPIN, LAZY_SPIN, FAULT, FILL, TRANSFORM, COMPARE, SPIN_TRIGGER, SET_CONDITION, COUNTDOWN, KERNELS };
+enum {
+    GATE,
+    SPIN,
+    LAZY_SPIN,
+    FAULT,
+    FILL,
+    TRANSFORM,
+    COMPARE,
+    SPIN_TRIGGER,
+    VECADD,
+    SINCOS,
+    SLEEP,
+    SET_CONDITION,
+    COUNTDOWN,
+    KERNELS
+};
 static char handles[KERNELS];
-static const char* const names[KERNELS] = {"cc_gate",    "cc_spin",         "cc_lazy_spin",     "cc_fault",
-                                           "cc_fill",    "cc_transform",    "cc_compare",       "cc_spin_trigger",
-                                           "cc_set_condition", "cc_countdown"};
+static const char* const names[KERNELS] = {"cc_gate",      "cc_spin",      "cc_lazy_spin",    "cc_fault",
+                                           "cc_fill",      "cc_transform", "cc_compare",      "cc_spin_trigger",
+                                           "cc_vecadd",    "cc_sincos",    "cc_sleep",        "cc_set_condition",
+                                           "cc_countdown"};
 
 // The conditional-node kernels live in a module of their own (kernels/conditional.cu, PTX only).
 enum { FIRST_CONDITIONAL = SET_CONDITION };
@@ -88,6 +104,9 @@ const void* cc_kernel_fill(void) { return &handles[FILL]; }
 const void* cc_kernel_transform(void) { return &handles[TRANSFORM]; }
 const void* cc_kernel_compare(void) { return &handles[COMPARE]; }
 const void* cc_kernel_spin_trigger(void) { return &handles[SPIN_TRIGGER]; }
+const void* cc_kernel_vecadd(void) { return &handles[VECADD]; }
+const void* cc_kernel_sincos(void) { return &handles[SINCOS]; }
+const void* cc_kernel_sleep(void) { return &handles[SLEEP]; }
 const void* cc_kernel_set_condition(void) { return &handles[SET_CONDITION]; }
 const void* cc_kernel_countdown(void) { return &handles[COUNTDOWN]; }
 

@@ -16,6 +16,9 @@ extern "C" {
     fn cc_kernel_transform() -> *const c_void;
     fn cc_kernel_compare() -> *const c_void;
     fn cc_kernel_spin_trigger() -> *const c_void;
+    fn cc_kernel_vecadd() -> *const c_void;
+    fn cc_kernel_sincos() -> *const c_void;
+    fn cc_kernel_sleep() -> *const c_void;
     fn cc_kernel_set_condition() -> *const c_void;
     fn cc_kernel_countdown() -> *const c_void;
 }
@@ -45,6 +48,9 @@ pub fn kernel_table() -> harness::kernels::KernelTable {
             transform: cc_kernel_transform(),
             compare: cc_kernel_compare(),
             spin_trigger: cc_kernel_spin_trigger(),
+            vecadd: cc_kernel_vecadd(),
+            sincos: cc_kernel_sincos(),
+            sleep: cc_kernel_sleep(),
             set_condition: cc_kernel_set_condition(),
             countdown: cc_kernel_countdown(),
         }

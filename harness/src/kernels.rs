@@ -14,6 +14,13 @@
 //! - `cc_fill(u32* buf, u32 n, u32 value, u64* stamp)`: `buf[i] = value`.
 //! - `cc_transform(u32* buf, u32 n, u32 mul, u32 add, u64* stamp)`: `buf[i] = buf[i] * mul + add` (wrapping).
 //! - `cc_compare(const u32* a, const u32* b, u32 n, u32* mismatches, u64* stamp)`: `*mismatches = #{i: a[i] != b[i]}`.
+//! - `cc_vecadd(const f32* a, const f32* b, f32* c, u32 n, u64* stamp)`: any grid and block; `c[i] = a[i] + b[i]`
+//!   for i < n (grid-stride, so any grid is correct).
+//! - `cc_sincos(f32* data, u32 n, u32 iterations, u64* stamp)`: any grid and block; `iterations` times
+//!   `data[i] = sinf(data[i]) * cosf(data[i])`.
+//! - `cc_sleep(i64 cycles, u64* stamp)`: any grid and block; every thread spins until `clock64()` advanced `cycles`.
+//! - The three compute kernels stamp the first entry of the first 64 blocks and the last exit of the last 256
+//!   (`kernels/probes.cu` says why), sharing a slot across repeated launches as `cc_spin` does.
 //! - `cc_set_condition(cudaGraphConditionalHandle h, const u32* src)`: 1 thread, graph kernel nodes only; sets the
 //!   condition of `h` to `src[0]`.
 //! - `cc_countdown(cudaGraphConditionalHandle h, u32* counter)`: 1 thread, graph kernel nodes only; decrements
@@ -41,6 +48,9 @@ pub struct KernelTable {
     pub compare: *const c_void,
     /// `launch spin … trigger`: the spin kernel that lets the next kernel launch early (not a word of its own).
     pub spin_trigger: *const c_void,
+    pub vecadd: *const c_void,
+    pub sincos: *const c_void,
+    pub sleep: *const c_void,
     pub set_condition: *const c_void,
     pub countdown: *const c_void,
 }
@@ -56,6 +66,9 @@ impl KernelTable {
             KernelWord::Fill => self.fill,
             KernelWord::Transform => self.transform,
             KernelWord::Compare => self.compare,
+            KernelWord::VecAdd => self.vecadd,
+            KernelWord::SinCos => self.sincos,
+            KernelWord::Sleep => self.sleep,
             KernelWord::SetCondition => self.set_condition,
             KernelWord::Countdown => self.countdown,
         }
@@ -231,5 +244,49 @@ impl KernelTable {
             &mut [arg(&mut pa), arg(&mut pb), arg(&mut n), arg(&mut m), arg(&mut s)],
             stream,
         )
+    }
+
+    /// # Safety
+    /// `a`, `b`, `c` hold `n` device-accessible f32; `stamp` as for [`Self::launch_spin`].
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn launch_vecadd(
+        &self,
+        (a, b, c): (*const f32, *const f32, *mut f32),
+        n: u32,
+        (grid, block): (u32, u32),
+        stamp: *mut u64,
+        stream: cudaStream_t,
+    ) -> cudaError_t {
+        let (mut pa, mut pb, mut pc, mut n, mut s) = (a, b, c, n, stamp);
+        let args = &mut [arg(&mut pa), arg(&mut pb), arg(&mut pc), arg(&mut n), arg(&mut s)];
+        launch(self.vecadd, grid, block, args, stream)
+    }
+
+    /// # Safety
+    /// `data` holds `n` device-accessible f32; `stamp` as for [`Self::launch_spin`].
+    pub unsafe fn launch_sincos(
+        &self,
+        data: *mut f32,
+        n: u32,
+        iterations: u32,
+        (grid, block): (u32, u32),
+        stamp: *mut u64,
+        stream: cudaStream_t,
+    ) -> cudaError_t {
+        let (mut d, mut n, mut i, mut s) = (data, n, iterations, stamp);
+        launch(self.sincos, grid, block, &mut [arg(&mut d), arg(&mut n), arg(&mut i), arg(&mut s)], stream)
+    }
+
+    /// # Safety
+    /// `stamp` as for [`Self::launch_spin`].
+    pub unsafe fn launch_sleep(
+        &self,
+        cycles: i64,
+        (grid, block): (u32, u32),
+        stamp: *mut u64,
+        stream: cudaStream_t,
+    ) -> cudaError_t {
+        let (mut c, mut s) = (cycles, stamp);
+        launch(self.sleep, grid, block, &mut [arg(&mut c), arg(&mut s)], stream)
     }
 }

@@ -36,6 +36,41 @@ pub struct Observations {
     pub notes: Vec<String>,
     /// Host time from the case's start to the end of its cleanup.
     pub wall_ns: u64,
+    /// Under `timing: events`: the device interval of every copy, memset, kernel launch and graph launch, in script
+    /// order (those not bracketed, e.g. captured ones, are absent).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub timed: Vec<TimedOp>,
+    /// The case's `measure` figures, in the order written: recorded, never judged.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub measures: Vec<MeasureRecord>,
+    /// The case's device work on one clock, one lane per stream, for a picture (`cuda-conformance timeline`); absent
+    /// when nothing has device times.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeline: Option<crate::timeline::Timeline>,
+}
+
+/// The device interval of one operation under `timing: events`: milliseconds from the origin event recorded just
+/// before the script to the events recorded before and after the operation on its stream.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TimedOp {
+    pub op_index: usize,
+    pub label: Option<String>,
+    pub start_ms: f64,
+    pub end_ms: f64,
+}
+
+/// One `measure` of a case: a figure, never a verdict.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MeasureRecord {
+    pub name: String,
+    /// What it computes, as written: `bandwidth c`, `host eager per 100`.
+    pub of: String,
+    /// `None` when the observations did not have what it needs (`why` says what was missing).
+    pub value: Option<f64>,
+    /// `ms`, `us`, `GB/s` or `%`.
+    pub unit: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
 }
 
 /// The creation of one declared object.
@@ -341,6 +376,16 @@ impl Observations {
 
     pub fn graph(&self, name: &str) -> Option<&GraphRecord> {
         self.graphs.iter().find(|g| g.name == name)
+    }
+
+    /// The device interval of operation `op_index` under `timing: events`.
+    pub fn timed_op(&self, op_index: usize) -> Option<&TimedOp> {
+        self.timed.iter().find(|t| t.op_index == op_index)
+    }
+
+    /// The value of measure `name`, if it was computed.
+    pub fn measure(&self, name: &str) -> Option<f64> {
+        self.measures.iter().find(|m| m.name == name).and_then(|m| m.value)
     }
 
     /// Host calls of the operation labelled `label`, in the order they ran.

@@ -104,8 +104,9 @@ mod tests {
             requires,
             env: vec![],
             poisons: vec![],
+            timing: None,
             decls,
-            script: script.into_iter().map(|kind| Op { label: None, thread: None, kind, expect: vec![] }).collect(),
+            script: script.into_iter().map(|kind| Op { label: None, thread: None, kind, expect: vec![], repeat: 1 }).collect(),
             expects: vec![],
             positions: SourceMap::default(),
         }

@@ -76,7 +76,7 @@ fn named(name: String) -> StreamRef {
 }
 
 fn op(label: Option<String>, kind: OpKind) -> ast::Op {
-    ast::Op { label, thread: None, kind, expect: Vec::new() }
+    ast::Op { label, thread: None, kind, expect: Vec::new(), repeat: 1 }
 }
 
 /// The case operation of one body op.
@@ -295,6 +295,7 @@ pub fn lower(program: &Program, variant: Variant, mode: ModelMode) -> ast::Case 
         requires: vec![],
         env: vec![],
         poisons: vec![],
+        timing: None,
         decls,
         script,
         expects: expectations(program, variant, &model, &expected, after.result),

@@ -29,6 +29,10 @@ pub struct Case {
     /// `poisons-context: CODE | ...`: the case leaves a sticky error on purpose; the device synchronize after the
     /// script must return one of these codes. Empty: it must return cudaSuccess.
     pub poisons: Vec<String>,
+    /// `timing: events`: every copy, memset, kernel launch and graph launch of the script is bracketed by two
+    /// events on its stream, so the report has each one's device interval (`measure ... device|bandwidth`, the
+    /// timeline). `None`: only kernels have device times (their `%globaltimer` stamps).
+    pub timing: Option<Timing>,
     pub decls: Vec<Decl>,
     pub script: Vec<Op>,
     pub expects: Vec<Expectation>,
@@ -59,6 +63,15 @@ pub struct SourceMap {
 impl PartialEq for SourceMap {
     fn eq(&self, _: &Self) -> bool {
         true
+    }
+}
+
+words! {
+    /// How a case times its device work (`timing: WORD`).
+    pub enum Timing: "a timing source" {
+        /// cudaEventRecord before and after each operation, read with cudaEventElapsedTime against an origin
+        /// event recorded before the script.
+        Events = "events",
     }
 }
 
@@ -144,6 +157,10 @@ pub enum Decl {
     Pool { name: String, default: bool },
     /// `condition NAME`: a `cudaGraphConditionalHandle` slot, filled by `condition-create NAME in GRAPH`.
     Condition { name: String },
+    /// `slice NAME of BUF at OFFSET size BYTES`: the bytes [OFFSET, OFFSET + BYTES) of buffer BUF under a name of
+    /// their own, usable wherever a buffer is (a copy's operand, a kernel's argument): the `d_A + offset` of a
+    /// program that works on chunks of one allocation. It owns nothing: BUF's memory, kind and contents.
+    Slice { name: String, of: String, offset: u64, bytes: u64 },
 }
 
 impl Decl {
@@ -157,7 +174,8 @@ impl Decl {
             | Decl::Graph { name }
             | Decl::Exec { name }
             | Decl::Pool { name, .. }
-            | Decl::Condition { name } => name,
+            | Decl::Condition { name }
+            | Decl::Slice { name, .. } => name,
         }
     }
 
@@ -172,6 +190,7 @@ impl Decl {
             Decl::Exec { .. } => DeclWord::Exec,
             Decl::Pool { .. } => DeclWord::Pool,
             Decl::Condition { .. } => DeclWord::Condition,
+            Decl::Slice { .. } => DeclWord::Slice,
         }
     }
 
@@ -184,7 +203,8 @@ impl Decl {
             | Decl::Graph { .. }
             | Decl::Exec { .. }
             | Decl::Pool { .. }
-            | Decl::Condition { .. } => false,
+            | Decl::Condition { .. }
+            | Decl::Slice { .. } => false,
         }
     }
 }
@@ -274,6 +294,10 @@ pub struct Op {
     pub kind: OpKind,
     /// Acceptable return codes (cudaError names such as `cudaSuccess`). Empty means `cudaSuccess` only.
     pub expect: Vec<String>,
+    /// `repeat N` before the operation: the call is made N times back to back (1: once). The record spans all N
+    /// calls (host times from the first call to the last return, device times likewise), so a `measure ... per N`
+    /// gives the cost of one.
+    pub repeat: u32,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -294,6 +318,16 @@ pub enum OpKind {
     LaunchTransform { buf: String, mul: u32, add: u32, stream: StreamRef },
     /// `launch compare A B into R on STREAM`: R[0] becomes the number of indices where A and B differ.
     LaunchCompare { a: String, b: String, into: String, stream: StreamRef },
+    /// `launch vecadd A B into C on STREAM [grid N] [block N]`: the seeds' vecAdd, `C[i] = A[i] + B[i]` on floats
+    /// for every i of C, one thread per element (grid defaults to cover C, block to 256).
+    LaunchVecAdd { a: String, b: String, into: String, stream: StreamRef, shape: ComputeShape },
+    /// `launch sincos BUF iterations N on STREAM [grid N] [block N]`: seed 002's kernels, N times
+    /// `x = sinf(x) * cosf(x)` for every float x of BUF, one thread per element.
+    LaunchSinCos { buf: String, iterations: u32, stream: StreamRef, shape: ComputeShape },
+    /// `launch sleep CYCLES on STREAM [grid N] [block N]`: seed 003's SleepKernel, every thread spinning on
+    /// `clock64()` for CYCLES SM clock cycles (a duration that follows the SM clock; the stamps say what it was).
+    /// Grid and block default to 1.
+    LaunchSleep { cycles: u64, stream: StreamRef, shape: ComputeShape },
     /// `memcpy DST SRC [BYTES]` (cudaMemcpy) or `memcpy-async DST SRC [BYTES] on STREAM` (cudaMemcpyAsync).
     /// The cudaMemcpyKind follows from the buffers' kinds. BYTES defaults to the smaller buffer.
     Memcpy { dst: String, src: String, bytes: Option<u64>, stream: Option<StreamRef> },
@@ -439,7 +473,10 @@ impl OpKind {
             | OpKind::LaunchFault { .. }
             | OpKind::LaunchFill { .. }
             | OpKind::LaunchTransform { .. }
-            | OpKind::LaunchCompare { .. } => OpWord::Launch,
+            | OpKind::LaunchCompare { .. }
+            | OpKind::LaunchVecAdd { .. }
+            | OpKind::LaunchSinCos { .. }
+            | OpKind::LaunchSleep { .. } => OpWord::Launch,
             OpKind::Memcpy { stream: None, .. } => OpWord::Memcpy,
             OpKind::Memcpy { stream: Some(_), .. } => OpWord::MemcpyAsync,
             OpKind::Memset { stream: None, .. } => OpWord::Memset,
@@ -511,6 +548,9 @@ impl OpKind {
             | OpKind::LaunchFill { stream, .. }
             | OpKind::LaunchTransform { stream, .. }
             | OpKind::LaunchCompare { stream, .. }
+            | OpKind::LaunchVecAdd { stream, .. }
+            | OpKind::LaunchSinCos { stream, .. }
+            | OpKind::LaunchSleep { stream, .. }
             | OpKind::HostFunc { stream, .. }
             | OpKind::LaunchGraph { stream, .. }
             // Captured stream-ordered allocations become memory-allocation and memory-free nodes.
@@ -573,6 +613,22 @@ impl OpKind {
     /// A kernel launch: it gets a stamp slot, and `before`/`overlaps` may name it.
     pub fn is_kernel_launch(&self) -> bool {
         self.word() == OpWord::Launch
+    }
+
+    /// Work on a stream that `timing: events` brackets with events: kernel launches, copies, memsets (the
+    /// synchronous ones on the legacy stream) and graph launches.
+    pub fn has_device_work(&self) -> bool {
+        self.is_kernel_launch()
+            || matches!(self, OpKind::Memcpy { .. } | OpKind::Memset { .. } | OpKind::LaunchGraph { .. })
+    }
+
+    /// The stream its device work runs on (`legacy` for the synchronous copy and memset), for timelines.
+    pub fn work_stream(&self) -> Option<&StreamRef> {
+        match self {
+            OpKind::Memcpy { stream: None, .. } | OpKind::Memset { stream: None, .. } => Some(&StreamRef::Legacy),
+            _ if self.has_device_work() => self.capture_stream(),
+            _ => None,
+        }
     }
 }
 
@@ -798,6 +854,14 @@ impl Default for LaunchShape {
     }
 }
 
+/// The grid and block of a compute kernel (`launch vecadd|sincos|sleep ... [grid N|full] [block N]`), as written:
+/// `None` takes the kernel's default (see each launch).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct ComputeShape {
+    pub grid: Option<Grid>,
+    pub block: Option<u32>,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Grid {
     Blocks(u32),
@@ -912,6 +976,9 @@ pub enum Expectation {
     /// (it never judges: the verdict is unchanged, and it fails only if none held, e.g. the operation did not run).
     /// Alternatives may cover every outcome (`waited-for` / `not-waited-for`); a `variant` may not.
     Observe(Vec<(String, Predicate)>),
+    /// `measure NAME: ...`: a figure computed from the observations and recorded in the report. It never changes
+    /// the verdict (timing never decides pass or fail).
+    Measure(Measure),
 }
 
 impl Expectation {
@@ -922,6 +989,70 @@ impl Expectation {
             Expectation::Variant(alternatives) | Expectation::Observe(alternatives) => {
                 alternatives.iter().map(|(_, p)| p).collect()
             }
+            Expectation::Measure(_) => Vec::new(),
+        }
+    }
+}
+
+/// `measure NAME: WHAT`: a named figure of the case.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Measure {
+    pub name: String,
+    pub of: MeasureOf,
+}
+
+/// What a measure computes. Labels name script operations; `A to B` spans the operations from A to B in script
+/// order (their device or host interval runs from the earliest start to the latest end).
+#[derive(Debug, Clone, PartialEq)]
+pub enum MeasureOf {
+    /// `elapsed L`: milliseconds, the value of `elapsed` operation L.
+    Elapsed { label: String },
+    /// `device A [to B] [per N]`: milliseconds of device time (events under `timing: events`, else kernel stamps),
+    /// divided by N.
+    Device { from: String, to: Option<String>, per: Option<u32> },
+    /// `bandwidth A [to B]`: GB/s (10^9 bytes per second) of every copy from A to B (repeats counted) over their
+    /// device interval.
+    Bandwidth { from: String, to: Option<String> },
+    /// `host A [to B] [per N]`: microseconds of host time from A's first call to B's last return, divided by N.
+    Host { from: String, to: Option<String>, per: Option<u32> },
+    /// `busy A to B`: percent of the device interval of A..B during which at least one of its kernels ran.
+    Busy { from: String, to: String },
+    /// `spread L ...`: (max − min) / median of the device times of the operations named, in percent.
+    Spread { labels: Vec<String> },
+}
+
+impl MeasureOf {
+    pub fn word(&self) -> super::words::MeasureWord {
+        use super::words::MeasureWord as W;
+        match self {
+            MeasureOf::Elapsed { .. } => W::Elapsed,
+            MeasureOf::Device { .. } => W::Device,
+            MeasureOf::Bandwidth { .. } => W::Bandwidth,
+            MeasureOf::Host { .. } => W::Host,
+            MeasureOf::Busy { .. } => W::Busy,
+            MeasureOf::Spread { .. } => W::Spread,
+        }
+    }
+
+    /// The labels it reads, in the order written.
+    pub fn labels(&self) -> Vec<&String> {
+        match self {
+            MeasureOf::Elapsed { label } => vec![label],
+            MeasureOf::Device { from, to, .. } | MeasureOf::Bandwidth { from, to } | MeasureOf::Host { from, to, .. } => {
+                std::iter::once(from).chain(to.as_ref()).collect()
+            }
+            MeasureOf::Busy { from, to } => vec![from, to],
+            MeasureOf::Spread { labels } => labels.iter().collect(),
+        }
+    }
+
+    /// The unit of its value.
+    pub fn unit(&self) -> &'static str {
+        match self {
+            MeasureOf::Elapsed { .. } | MeasureOf::Device { .. } => "ms",
+            MeasureOf::Bandwidth { .. } => "GB/s",
+            MeasureOf::Host { .. } => "us",
+            MeasureOf::Busy { .. } | MeasureOf::Spread { .. } => "%",
         }
     }
 }

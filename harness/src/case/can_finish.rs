@@ -129,6 +129,9 @@ impl Checker<'_, '_> {
             | OpKind::LaunchFill { .. }
             | OpKind::LaunchTransform { .. }
             | OpKind::LaunchCompare { .. }
+            | OpKind::LaunchVecAdd { .. }
+            | OpKind::LaunchSinCos { .. }
+            | OpKind::LaunchSleep { .. }
             | OpKind::Memcpy { stream: Some(_), .. }
             | OpKind::Memset { stream: Some(_), .. }
             | OpKind::Record { .. }

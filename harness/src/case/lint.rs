@@ -45,6 +45,8 @@ pub enum LintRule {
     UnassertedWait,
     /// A case whose only statements about the GPU are `observe`s: it records and cannot fail.
     ObserveOnly,
+    /// A case that only `measure`s: figures judge nothing, so it cannot fail.
+    MeasureOnly,
 }
 
 impl LintRule {
@@ -57,6 +59,7 @@ impl LintRule {
             LintRule::SingleAlternative => "single-alternative",
             LintRule::UnassertedWait => "unasserted-wait",
             LintRule::ObserveOnly => "observe-only",
+            LintRule::MeasureOnly => "measure-only",
         }
     }
 }
@@ -187,6 +190,8 @@ impl<'c> Lint<'c> {
                 Expectation::Variant(alternatives) => self.variant(line, alternatives, &asserted),
                 // `observe` records behaviour the docs leave open: covering every outcome is its purpose.
                 Expectation::Observe(_) => {}
+                // A figure asserts nothing, so it cannot be vacuous either.
+                Expectation::Measure(_) => {}
             }
         }
         let observes = case.expects.iter().any(|e| matches!(e, Expectation::Observe(_)));
@@ -199,6 +204,17 @@ impl<'c> Lint<'c> {
                 LintRule::ObserveOnly,
                 "this case only observes: add an `expect` for what the docs do promise (the data, the stream order, \
                  the return codes), so that the case can fail"
+                    .to_owned(),
+            );
+        }
+        let measures = case.expects.iter().any(|e| matches!(e, Expectation::Measure(_)));
+        let checks = judges || case.expects.iter().any(|e| matches!(e, Expectation::Quality(_)));
+        if measures && !observes && !checks {
+            self.warn(
+                case.positions.case_line,
+                LintRule::MeasureOnly,
+                "this case only measures: a figure never fails, so add an `expect` on what the timed work must \
+                 produce (the data it computes, the order of its kernels)"
                     .to_owned(),
             );
         }

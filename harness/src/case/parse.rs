@@ -104,6 +104,7 @@ impl<'f> CaseParser<'f> {
             requires: Vec::new(),
             env: Vec::new(),
             poisons: Vec::new(),
+            timing: None,
             decls: Vec::new(),
             script: Vec::new(),
             expects: Vec::new(),
@@ -192,6 +193,16 @@ impl<'f> CaseParser<'f> {
                 while cur.eat("|") {
                     self.case.poisons.push(cur.code()?);
                 }
+                cur.done()
+            }
+            Some(StructureWord::Timing) => {
+                cur.pos = 1;
+                cur.expect(":")?;
+                self.enter(Part::Header, &cur, "`timing:` belongs in the header, before declarations")?;
+                if self.case.timing.is_some() {
+                    return Err(cur.error("second `timing:` line".into()));
+                }
+                self.case.timing = Some(cur.word()?);
                 cur.done()
             }
             Some(StructureWord::Case) => Err(cur.error("expected `end` before the next `case`".into())),
@@ -346,7 +357,8 @@ impl<'f> CaseParser<'f> {
             | DeclWord::Graph
             | DeclWord::Exec
             | DeclWord::Pool
-            | DeclWord::Condition => NameKind::Other,
+            | DeclWord::Condition
+            | DeclWord::Slice => NameKind::Other,
         };
         self.declare(cur, &name, name_kind, col)?;
         let decl = match word {
@@ -387,6 +399,14 @@ impl<'f> CaseParser<'f> {
             DeclWord::Exec => Decl::Exec { name },
             DeclWord::Pool => Decl::Pool { name, default: cur.eat("default") },
             DeclWord::Condition => Decl::Condition { name },
+            DeclWord::Slice => {
+                cur.expect("of")?;
+                let of = cur.ident("a buffer")?;
+                cur.expect("at")?;
+                let offset = cur.size()?;
+                cur.expect("size")?;
+                Decl::Slice { name, of, offset, bytes: cur.size()? }
+            }
         };
         cur.done()?;
         Ok(decl)
@@ -475,6 +495,34 @@ impl<'f> CaseParser<'f> {
         Ok(shape)
     }
 
+    /// `[grid N|full] [block N]` of a compute kernel, each at most once, in any order.
+    fn compute_shape(cur: &mut Cursor) -> Res<ComputeShape> {
+        let mut shape = ComputeShape::default();
+        while let Some(word) = cur.peek_word::<ShapeWord>() {
+            match word {
+                ShapeWord::Grid if shape.grid.is_none() => {
+                    cur.pos += 1;
+                    shape.grid =
+                        Some(if cur.eat("full") { Grid::Full } else { Grid::Blocks(cur.u32("a block count or full")?) })
+                }
+                ShapeWord::Block if shape.block.is_none() => {
+                    cur.pos += 1;
+                    shape.block = Some(cur.u32("a thread count")?)
+                }
+                ShapeWord::Grid | ShapeWord::Block => {
+                    return Err(cur.error(format!("`{}` is given twice", word.word())))
+                }
+                ShapeWord::Shared | ShapeWord::Trigger | ShapeWord::Programmatic => {
+                    return Err(cur.error(format!(
+                        "`{}` is for `launch spin`; a compute kernel takes `grid` and `block`",
+                        word.word()
+                    )))
+                }
+            }
+        }
+        Ok(shape)
+    }
+
     fn op(&mut self, cur: &mut Cursor) -> Res<Op> {
         let mut label = None;
         if cur.tokens.get(1).map(|t| t.text) == Some(":") {
@@ -484,6 +532,14 @@ impl<'f> CaseParser<'f> {
         let mut thread = None;
         if cur.eat("@") {
             thread = Some(cur.ident("a thread name")?);
+        }
+        let mut repeat = 1;
+        if cur.eat("repeat") {
+            let col = cur.col();
+            repeat = cur.u32("a repeat count")?;
+            if repeat == 0 {
+                return Err(diag(self.file, cur.line, col, "expected a repeat count of at least 1, found `0`".into()));
+            }
         }
         let Some(word) = cur.peek_word::<OpWord>() else {
             let col = cur.col();
@@ -536,6 +592,30 @@ impl<'f> CaseParser<'f> {
                     cur.expect("into")?;
                     let into = cur.ident("a buffer")?;
                     OpKind::LaunchCompare { a, b, into, stream: self.on_stream(cur)? }
+                }
+                KernelWord::VecAdd => {
+                    let a = cur.ident("a buffer")?;
+                    let b = cur.ident("a buffer")?;
+                    cur.expect("into")?;
+                    let into = cur.ident("a buffer")?;
+                    let stream = self.on_stream(cur)?;
+                    OpKind::LaunchVecAdd { a, b, into, stream, shape: Self::compute_shape(cur)? }
+                }
+                KernelWord::SinCos => {
+                    let buf = cur.ident("a buffer")?;
+                    cur.expect("iterations")?;
+                    let iterations = cur.u32("an iteration count")?;
+                    let stream = self.on_stream(cur)?;
+                    OpKind::LaunchSinCos { buf, iterations, stream, shape: Self::compute_shape(cur)? }
+                }
+                KernelWord::Sleep => {
+                    let col = cur.col();
+                    let word = cur.next("a number of clock cycles")?;
+                    let cycles = word.parse::<u64>().map_err(|_| {
+                        diag(self.file, cur.line, col, format!("expected a number of clock cycles, found `{word}`"))
+                    })?;
+                    let stream = self.on_stream(cur)?;
+                    OpKind::LaunchSleep { cycles, stream, shape: Self::compute_shape(cur)? }
                 }
             },
             OpWord::Memcpy | OpWord::MemcpyAsync => {
@@ -760,7 +840,7 @@ impl<'f> CaseParser<'f> {
         };
         let expect = cur.codes()?;
         cur.done()?;
-        Ok(Op { label, thread, kind, expect })
+        Ok(Op { label, thread, kind, expect, repeat })
     }
 
     fn expectation(&mut self, cur: &mut Cursor) -> Res<Expectation> {
@@ -791,9 +871,59 @@ impl<'f> CaseParser<'f> {
                     Expectation::Variant(alternatives)
                 }
             }
+            ExpectWord::Measure => Expectation::Measure(Self::measure(cur)?),
         };
         cur.done()?;
         Ok(e)
+    }
+
+    /// `NAME: WHAT` after `measure`.
+    fn measure(cur: &mut Cursor) -> Res<Measure> {
+        let name = cur.ident("a measure name")?;
+        cur.expect(":")?;
+        let range = |cur: &mut Cursor| -> Res<(String, Option<String>)> {
+            let from = cur.ident("a label")?;
+            let to = if cur.eat("to") { Some(cur.ident("a label")?) } else { None };
+            Ok((from, to))
+        };
+        let per = |cur: &mut Cursor| -> Res<Option<u32>> {
+            if !cur.eat("per") {
+                return Ok(None);
+            }
+            let col = cur.col();
+            match cur.u32("a divisor")? {
+                0 => Err(diag(cur.file, cur.line, col, "expected a divisor of at least 1, found `0`".into())),
+                n => Ok(Some(n)),
+            }
+        };
+        let of = match cur.word::<MeasureWord>()? {
+            MeasureWord::Elapsed => MeasureOf::Elapsed { label: cur.ident("a label")? },
+            MeasureWord::Device => {
+                let (from, to) = range(cur)?;
+                MeasureOf::Device { from, to, per: per(cur)? }
+            }
+            MeasureWord::Bandwidth => {
+                let (from, to) = range(cur)?;
+                MeasureOf::Bandwidth { from, to }
+            }
+            MeasureWord::Host => {
+                let (from, to) = range(cur)?;
+                MeasureOf::Host { from, to, per: per(cur)? }
+            }
+            MeasureWord::Busy => {
+                let from = cur.ident("a label")?;
+                cur.expect("to")?;
+                MeasureOf::Busy { from, to: cur.ident("a label")? }
+            }
+            MeasureWord::Spread => {
+                let mut labels = vec![cur.ident("a label")?];
+                while cur.peek().is_some() {
+                    labels.push(cur.ident("a label")?);
+                }
+                MeasureOf::Spread { labels }
+            }
+        };
+        Ok(Measure { name, of })
     }
 
     /// `[after L ...]` up to the end of the line or `=>`.
@@ -851,7 +981,12 @@ impl<'f> CaseParser<'f> {
                         let condition = cur.ident("a condition")?;
                         NodeKernel::Countdown { condition, buf: cur.ident("a buffer")? }
                     }
-                    k @ (KernelWord::LazySpin | KernelWord::Fault | KernelWord::Compare) => {
+                    k @ (KernelWord::LazySpin
+                    | KernelWord::Fault
+                    | KernelWord::Compare
+                    | KernelWord::VecAdd
+                    | KernelWord::SinCos
+                    | KernelWord::Sleep) => {
                         return Err(diag(
                             self.file,
                             cur.line,

@@ -26,6 +26,9 @@ pub fn print_case(case: &Case) -> String {
     if !case.poisons.is_empty() {
         let _ = writeln!(out, "  poisons-context: {}", case.poisons.join(" | "));
     }
+    if let Some(timing) = case.timing {
+        let _ = writeln!(out, "  timing: {}", timing.word());
+    }
     if !case.decls.is_empty() {
         out.push('\n');
     }
@@ -131,6 +134,7 @@ fn decl(d: &Decl) -> String {
         }
         Decl::Pool { name, default } => format!("{w} {name}{}", if *default { " default" } else { "" }),
         Decl::Condition { name } => format!("{w} {name}"),
+        Decl::Slice { name, of, offset, bytes } => format!("{w} {name} of {of} at {} size {}", size(*offset), size(*bytes)),
     }
 }
 
@@ -148,6 +152,19 @@ fn priority(p: Priority) -> String {
         Priority::Greatest => "greatest".into(),
         Priority::Least => "least".into(),
     }
+}
+
+fn compute_shape(shape: &ComputeShape) -> String {
+    let mut s = String::new();
+    match shape.grid {
+        None => {}
+        Some(Grid::Blocks(n)) => s += &format!(" grid {n}"),
+        Some(Grid::Full) => s += " grid full",
+    }
+    if let Some(block) = shape.block {
+        s += &format!(" block {block}");
+    }
+    s
 }
 
 fn launch_shape(shape: &LaunchShape) -> String {
@@ -175,7 +192,8 @@ fn launch_shape(shape: &LaunchShape) -> String {
 /// One operation without its label, e.g. `@t sync s => cudaErrorNotReady`.
 pub fn op(o: &Op) -> String {
     let thread = o.thread.as_ref().map(|t| format!("@{t} ")).unwrap_or_default();
-    format!("{thread}{}{}", op_kind(&o.kind), codes(&o.expect))
+    let repeat = if o.repeat == 1 { String::new() } else { format!("repeat {} ", o.repeat) };
+    format!("{thread}{repeat}{}{}", op_kind(&o.kind), codes(&o.expect))
 }
 
 pub fn op_kind(k: &OpKind) -> String {
@@ -202,6 +220,18 @@ pub fn op_kind(k: &OpKind) -> String {
         }
         OpKind::LaunchCompare { a, b, into, stream: s } => {
             format!("{} {a} {b} into {into} on {}", launch(KernelWord::Compare), s.name())
+        }
+        OpKind::LaunchVecAdd { a, b, into, stream: s, shape } => {
+            format!("{} {a} {b} into {into} on {}{}", launch(KernelWord::VecAdd), s.name(), compute_shape(shape))
+        }
+        OpKind::LaunchSinCos { buf, iterations, stream: s, shape } => format!(
+            "{} {buf} iterations {iterations} on {}{}",
+            launch(KernelWord::SinCos),
+            s.name(),
+            compute_shape(shape)
+        ),
+        OpKind::LaunchSleep { cycles, stream: s, shape } => {
+            format!("{} {cycles} on {}{}", launch(KernelWord::Sleep), s.name(), compute_shape(shape))
         }
         OpKind::Memcpy { dst, src, bytes: b, stream: None } => format!("{w} {dst} {src}{}", bytes(b)),
         OpKind::Memcpy { dst, src, bytes: b, stream: Some(s) } => {
@@ -374,6 +404,23 @@ fn expectation(e: &Expectation) -> String {
             let word = if matches!(e, Expectation::Observe(_)) { ExpectWord::Observe } else { ExpectWord::Variant };
             format!("{} {}", word.word(), parts.join(" | "))
         }
+        Expectation::Measure(m) => format!("{} {}: {}", ExpectWord::Measure.word(), m.name, measure_of(&m.of)),
+    }
+}
+
+/// What a measure computes, as written after `measure NAME:`.
+pub fn measure_of(of: &MeasureOf) -> String {
+    let w = of.word().word();
+    let to = |to: &Option<String>| to.as_ref().map(|t| format!(" to {t}")).unwrap_or_default();
+    let per = |per: &Option<u32>| per.map(|n| format!(" per {n}")).unwrap_or_default();
+    match of {
+        MeasureOf::Elapsed { label } => format!("{w} {label}"),
+        MeasureOf::Device { from, to: t, per: p } | MeasureOf::Host { from, to: t, per: p } => {
+            format!("{w} {from}{}{}", to(t), per(p))
+        }
+        MeasureOf::Bandwidth { from, to: t } => format!("{w} {from}{}", to(t)),
+        MeasureOf::Busy { from, to } => format!("{w} {from} to {to}"),
+        MeasureOf::Spread { labels } => format!("{w} {}", labels.join(" ")),
     }
 }
 

@@ -116,10 +116,54 @@ impl<'c, 'o> Checker<'c, 'o> {
                 Decl::Exec { .. } => Kind::Exec,
                 Decl::Pool { .. } => Kind::Pool,
                 Decl::Condition { .. } => Kind::Condition,
+                Decl::Slice { of, offset, bytes, .. } => self.slice(line, of, *offset, *bytes),
             };
             if self.names.insert(decl.name(), kind).is_some() {
                 self.report(line, format!("`{}` is declared twice", decl.name()));
             }
+        }
+    }
+
+    /// `slice NAME of BUF at OFFSET size BYTES`: BUF a buffer declared above it (not `later`: a slice needs memory
+    /// from the start), the range whole words inside it. The slice has BUF's kind.
+    fn slice(&mut self, line: u32, of: &str, offset: u64, bytes: u64) -> Kind {
+        let parent = self.case.decls.iter().find_map(|d| match d {
+            Decl::Buffer { name, kind, bytes, later } if name == of => Some((*kind, *bytes, *later)),
+            _ => None,
+        });
+        let Some((kind, size, later)) = parent.filter(|_| matches!(self.names.get(of), Some(Kind::Buffer(_)))) else {
+            let hint = did_you_mean(of, self.names.iter().filter(|(_, k)| matches!(k, Kind::Buffer(_))).map(|(n, _)| *n));
+            self.report(line, format!("a slice needs a buffer declared above it; `{of}` is not one{hint}"));
+            return Kind::Buffer(MemKind::Device);
+        };
+        if later {
+            self.report(line, format!("cannot slice `later` buffer `{of}`: a slice needs its memory from the start"));
+        }
+        if bytes == 0 || bytes % 4 != 0 || offset % 4 != 0 {
+            self.report(line, format!("a slice is whole words: offset {offset} and size {bytes} must be multiples of 4, the size positive"));
+        } else if offset.checked_add(bytes).is_none_or(|end| end > size) {
+            self.report(line, format!("the slice [{offset}, {offset} + {bytes}) is not inside `{of}` ({size} bytes)"));
+        }
+        Kind::Buffer(kind)
+    }
+
+    /// Whether `name` is a slice declaration.
+    fn is_slice(&self, name: &str) -> bool {
+        self.case.decls.iter().any(|d| matches!(d, Decl::Slice { name: n, .. } if n == name))
+    }
+
+    /// Whether some slice is a view of buffer `name`.
+    fn has_slices(&self, name: &str) -> bool {
+        self.case.decls.iter().any(|d| matches!(d, Decl::Slice { of, .. } if of == name))
+    }
+
+    /// A buffer whose memory the operation frees or registers: a whole buffer, not a slice, and not one that slices
+    /// still view.
+    fn whole_buffer(&mut self, line: u32, name: &str, what: &str) {
+        if self.is_slice(name) {
+            self.report(line, format!("cannot {what} slice `{name}`: it is part of another buffer"));
+        } else if self.has_slices(name) {
+            self.report(line, format!("cannot {what} `{name}`: slices of it would be left pointing at freed memory"));
         }
     }
 
@@ -183,6 +227,14 @@ impl<'c, 'o> Checker<'c, 'o> {
             }
             self.codes(line, &op.expect);
             self.operands(line, &op.kind);
+            if op.repeat > 1 && !repeatable(&op.kind) {
+                self.report(
+                    line,
+                    "`repeat` runs kernel launches (spin, vecadd, sincos, sleep), copies, memsets, graph launches, \
+                     records and waits; this operation's record could not stand for several calls"
+                        .into(),
+                );
+            }
         }
     }
 
@@ -224,12 +276,17 @@ impl<'c, 'o> Checker<'c, 'o> {
                 self.kernel_buffer(line, buf);
                 self.stream(line, stream);
             }
-            OpKind::LaunchCompare { a, b, into, stream } => {
+            OpKind::LaunchCompare { a, b, into, stream } | OpKind::LaunchVecAdd { a, b, into, stream, .. } => {
                 for buf in [a, b, into] {
                     self.kernel_buffer(line, buf);
                 }
                 self.stream(line, stream);
             }
+            OpKind::LaunchSinCos { buf, stream, .. } => {
+                self.kernel_buffer(line, buf);
+                self.stream(line, stream);
+            }
+            OpKind::LaunchSleep { stream, .. } => self.stream(line, stream),
             OpKind::Memcpy { dst, src, bytes, stream } => {
                 self.name(line, dst, buffer);
                 self.name(line, src, buffer);
@@ -341,6 +398,9 @@ impl<'c, 'o> Checker<'c, 'o> {
                 self.name(line, exec, Kind::Exec);
                 self.stream(line, stream);
             }
+            OpKind::Destroy { name } if self.is_slice(name) || self.has_slices(name) => {
+                self.whole_buffer(line, name, "destroy")
+            }
             OpKind::Destroy { name } => match self.names.get(name.as_str()) {
                 Some(Kind::Buffer(MemKind::Pageable)) => {
                     self.report(line, format!("cannot destroy pageable buffer `{name}`: freeing it is no CUDA call"))
@@ -369,6 +429,7 @@ impl<'c, 'o> Checker<'c, 'o> {
                 self.async_buffer(line, kind, buf, stream);
             }
             OpKind::Register { buf } | OpKind::Unregister { buf } => {
+                self.whole_buffer(line, buf, "register or unregister");
                 if let Some(Kind::Buffer(kind)) = self.name(line, buf, buffer) {
                     if kind != MemKind::Pageable {
                         self.report(line, format!("only pageable buffers are registered; `{buf}` is not"));
@@ -413,6 +474,9 @@ impl<'c, 'o> Checker<'c, 'o> {
             if kind != MemKind::Device {
                 self.report(line, format!("stream-ordered allocation needs a device buffer; `{buf}` is not"));
             }
+        }
+        if matches!(op, OpKind::FreeAsync { .. }) {
+            self.whole_buffer(line, buf, "free");
         }
         let later = self.case.decls.iter().any(|d| d.name() == buf && d.is_later());
         if matches!(op, OpKind::MallocAsync { .. }) && !later {
@@ -526,7 +590,7 @@ impl<'c, 'o> Checker<'c, 'o> {
 
     fn buffer_size(&self, name: &str) -> Option<u64> {
         self.case.decls.iter().find_map(|d| match d {
-            Decl::Buffer { name: n, bytes, .. } if n == name => Some(*bytes),
+            Decl::Buffer { name: n, bytes, .. } | Decl::Slice { name: n, bytes, .. } if n == name => Some(*bytes),
             _ => None,
         })
     }
@@ -580,6 +644,77 @@ impl<'c, 'o> Checker<'c, 'o> {
                             self.report(line, format!("variant `{name}` is named twice"));
                         }
                         self.predicate(line, p);
+                    }
+                }
+                Expectation::Measure(m) => {
+                    let earlier = case.expects[..i].iter().any(|e| matches!(e, Expectation::Measure(o) if o.name == m.name));
+                    if earlier {
+                        self.report(line, format!("measure `{}` is named twice", m.name));
+                    }
+                    self.measure(line, &m.of);
+                }
+            }
+        }
+    }
+
+    /// The labels a measure reads exist, come in script order, and have what it needs: device times (every copy,
+    /// memset and launch under `timing: events`, otherwise only kernel launches, by their stamps), copies for a
+    /// bandwidth, kernels for `busy`.
+    fn measure(&mut self, line: u32, of: &MeasureOf) {
+        let mut indices = Vec::new();
+        for label in of.labels() {
+            if self.label(line, label).is_some() {
+                indices.push(self.labels[label.as_str()]);
+            }
+        }
+        if indices.len() != of.labels().len() {
+            return;
+        }
+        let timed = self.case.timing.is_some();
+        let script = &self.case.script;
+        let device_time = |i: usize| script[i].kind.is_kernel_launch() || (timed && script[i].kind.has_device_work());
+        let range = |from: usize, to: usize| &script[from..=to.max(from)];
+        match of {
+            MeasureOf::Elapsed { label } => {
+                if !matches!(script[indices[0]].kind, OpKind::Elapsed { .. }) {
+                    self.report(line, format!("`{label}` is not an elapsed operation"));
+                }
+            }
+            MeasureOf::Host { .. } => {}
+            MeasureOf::Device { .. } | MeasureOf::Bandwidth { .. } | MeasureOf::Busy { .. } => {
+                let (from, to) = (indices[0], *indices.last().unwrap_or(&indices[0]));
+                if to < from {
+                    self.report(line, "`A to B`: B comes before A in the script".into());
+                    return;
+                }
+                for (i, label) in [(from, of.labels()[0]), (to, *of.labels().last().unwrap_or(&of.labels()[0]))] {
+                    if !device_time(i) {
+                        let why = if timed {
+                            "it does no device work"
+                        } else {
+                            "without `timing: events` only kernel launches have device times"
+                        };
+                        self.report(line, format!("`{label}` has no device time: {why}"));
+                    }
+                }
+                if matches!(of, MeasureOf::Bandwidth { .. }) {
+                    if !timed {
+                        self.report(line, "a bandwidth needs `timing: events` (copies have no device stamps)".into());
+                    } else if !range(from, to).iter().any(|o| matches!(o.kind, OpKind::Memcpy { .. })) {
+                        self.report(line, "no copy between these operations to measure the bandwidth of".into());
+                    }
+                }
+                if matches!(of, MeasureOf::Busy { .. }) && !range(from, to).iter().any(|o| o.kind.is_kernel_launch()) {
+                    self.report(line, "no kernel launch between these operations to be busy with".into());
+                }
+            }
+            MeasureOf::Spread { labels } => {
+                if labels.len() < 3 {
+                    self.report(line, "a spread needs at least 3 operations".into());
+                }
+                for (&i, label) in indices.iter().zip(labels) {
+                    if !device_time(i) {
+                        self.report(line, format!("`{label}` has no device time to spread"));
                     }
                 }
             }
@@ -730,6 +865,23 @@ impl<'c, 'o> Checker<'c, 'o> {
             }
         }
     }
+}
+
+/// Operations `repeat` may run several times: one record (and one stamp slot, whose kernels keep the first entry and
+/// the last exit) can stand for all the calls.
+fn repeatable(kind: &OpKind) -> bool {
+    matches!(
+        kind,
+        OpKind::LaunchSpin { .. }
+            | OpKind::LaunchVecAdd { .. }
+            | OpKind::LaunchSinCos { .. }
+            | OpKind::LaunchSleep { .. }
+            | OpKind::Memcpy { .. }
+            | OpKind::Memset { .. }
+            | OpKind::LaunchGraph { .. }
+            | OpKind::Record { .. }
+            | OpKind::Wait { .. }
+    )
 }
 
 /// Operations whose runs the host log records: host functions, callbacks and graph host nodes.

@@ -63,6 +63,7 @@ words! {
         Requires = "requires",
         Env = "env",
         PoisonsContext = "poisons-context",
+        Timing = "timing",
     }
 }
 
@@ -78,16 +79,18 @@ words! {
         Exec = "exec",
         Pool = "pool",
         Condition = "condition",
+        Slice = "slice",
     }
 }
 
 words! {
-    /// The words that start an expectation.
+    /// The words that start an expectation (`measure` records a figure; it judges nothing).
     pub enum ExpectWord: "an expectation" {
         Expect = "expect",
         Quality = "quality",
         Variant = "variant",
         Observe = "observe",
+        Measure = "measure",
     }
 }
 
@@ -165,6 +168,10 @@ words! {
         Fill = "fill",
         Transform = "transform",
         Compare = "compare",
+        /// The seeds' compute kernels (`kernels/probes.cu`): `c = a + b` on floats, a sin/cos loop, a clock64 sleep.
+        VecAdd = "vecadd",
+        SinCos = "sincos",
+        Sleep = "sleep",
         /// Graph kernel nodes only: they take a conditional handle.
         SetCondition = "set-condition",
         Countdown = "countdown",
@@ -233,6 +240,24 @@ words! {
         AtLeast = ">=",
         Below = "<",
         AtMost = "<=",
+    }
+}
+
+words! {
+    /// What a `measure` computes (`measure NAME: WORD ...`).
+    pub enum MeasureWord: "a measure" {
+        /// `elapsed L`: the milliseconds an `elapsed` operation returned.
+        Elapsed = "elapsed",
+        /// `device A [to B] [per N]`: device milliseconds from A's start to B's end.
+        Device = "device",
+        /// `bandwidth A [to B]`: GB/s of the copies from A to B over their device interval.
+        Bandwidth = "bandwidth",
+        /// `host A [to B] [per N]`: host microseconds from A's call to B's return.
+        Host = "host",
+        /// `busy A to B`: percent of the interval in which a kernel of A..B ran.
+        Busy = "busy",
+        /// `spread L ...`: (max − min) / median of the operations' device times, in percent.
+        Spread = "spread",
     }
 }
 
@@ -327,6 +352,8 @@ mod tests {
         check::<StreamAttr>();
         check::<EventAttr>();
         check::<ShapeWord>();
+        check::<MeasureWord>();
+        check::<crate::case::ast::Timing>();
         check::<MemKind>();
         check::<CaptureMode>();
         check::<CaptureStatus>();

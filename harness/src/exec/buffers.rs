@@ -56,6 +56,9 @@ enum Storage {
     /// The host allocation and its device alias (what kernels get).
     Mapped(HostMemory, *mut c_void),
     Pageable(PageableMemory),
+    /// A slice of another buffer: its pointers, offset; the other buffer owns the memory (and outlives the view:
+    /// the validator refuses to free a buffer that has slices).
+    View { copy: *mut c_void, kernel: Option<*mut u32> },
 }
 
 /// One declared buffer.
@@ -116,6 +119,19 @@ impl Buffer {
         Ok(Buffer { kind, bytes, storage })
     }
 
+    /// A view of `bytes` bytes of `parent` from `offset` (whole words inside it; the validator checked).
+    pub fn view(parent: &Buffer, offset: u64, bytes: u64) -> Result<Buffer, String> {
+        if offset.checked_add(bytes).is_none_or(|end| end > parent.bytes) || offset % 4 != 0 {
+            return Err(format!("the slice [{offset}, {offset} + {bytes}) is not inside its buffer"));
+        }
+        let at = usize::try_from(offset).map_err(|e| e.to_string())?;
+        // SAFETY: offset + bytes is inside the parent's allocation, so both pointers stay inside it (no access).
+        let copy = unsafe { parent.copy_ptr().cast::<u8>().add(at).cast::<c_void>() };
+        // SAFETY: as above, for the kernel alias of the same allocation.
+        let kernel = parent.kernel_ptr().map(|p| unsafe { p.cast::<u8>().add(at).cast::<u32>() });
+        Ok(Buffer { kind: parent.kind, bytes, storage: Storage::View { copy, kernel } })
+    }
+
     /// Number of u32 words.
     pub fn words(&self) -> u64 {
         self.bytes / 4
@@ -129,6 +145,7 @@ impl Buffer {
             Storage::Pinned(m) => Some(m.raw().cast()),
             Storage::Mapped(_, device) => Some(device.cast()),
             Storage::Pageable(_) => None,
+            Storage::View { kernel, .. } => *kernel,
         }
     }
 
@@ -138,6 +155,7 @@ impl Buffer {
             Storage::Device(m) => m.raw(),
             Storage::Pinned(m) | Storage::Mapped(m, _) => m.raw(),
             Storage::Pageable(p) => p.ptr.cast(),
+            Storage::View { copy, .. } => *copy,
         }
     }
 
@@ -146,6 +164,7 @@ impl Buffer {
         match (&self.storage, self.kernel_ptr()) {
             (_, Some(p)) => p.cast(),
             (Storage::Pageable(p), None) => p.ptr.cast(),
+            (Storage::View { copy, .. }, None) => *copy,
             (_, None) => ptr::null_mut(),
         }
     }
@@ -156,7 +175,8 @@ impl Buffer {
         match &self.storage {
             Storage::Pinned(m) | Storage::Mapped(m, _) => Some((m.raw().cast_const().cast(), words)),
             Storage::Pageable(p) => Some((p.ptr.cast_const(), p.words)),
-            Storage::Device(_) => None,
+            Storage::View { copy, .. } if self.kind.is_host() => Some((copy.cast_const().cast(), words)),
+            Storage::Device(_) | Storage::View { .. } => None,
         }
     }
 
@@ -216,7 +236,7 @@ impl Buffer {
         match self.storage {
             Storage::Device(m) => m.release(),
             Storage::Pinned(m) | Storage::Mapped(m, _) => m.release(),
-            Storage::Pageable(_) => sys::cudaError::cudaSuccess,
+            Storage::Pageable(_) | Storage::View { .. } => sys::cudaError::cudaSuccess,
         }
     }
 
@@ -227,6 +247,8 @@ impl Buffer {
             Storage::Device(m) => m.destroy(),
             Storage::Pinned(m) | Storage::Mapped(m, _) => m.destroy(),
             Storage::Pageable(_) => sys::cudaError::cudaSuccess,
+            // The validator refuses `destroy SLICE`: a view has nothing of its own to free.
+            Storage::View { .. } => sys::cudaError::cudaErrorInvalidValue,
         }
     }
 
@@ -253,6 +275,22 @@ mod tests {
         assert_eq!(memcpy_kind(Device, Device), K::cudaMemcpyDeviceToDevice);
         assert_eq!(memcpy_kind(Pinned, Pageable), K::cudaMemcpyHostToHost);
         assert_eq!(memcpy_kind(Mapped, Pinned), K::cudaMemcpyHostToHost);
+    }
+
+    #[test]
+    fn a_view_is_a_window_on_its_buffer() {
+        let b = Buffer::create(MemKind::Pageable, 64).unwrap();
+        let (base, _) = b.host_words().unwrap();
+        let v = Buffer::view(&b, 16, 32).unwrap();
+        assert_eq!((v.kind, v.bytes, v.words()), (MemKind::Pageable, 32, 8));
+        let (ptr, n) = v.host_words().unwrap();
+        assert_eq!((ptr as usize - base as usize, n), (16, 8));
+        assert!(v.kernel_ptr().is_none(), "a view of pageable memory is no kernel buffer either");
+        assert_eq!(v.read().unwrap(), vec![0; 8]);
+        assert!(Buffer::view(&b, 48, 32).is_err(), "past the end");
+        assert!(Buffer::view(&b, 2, 4).is_err(), "not whole words");
+        assert_eq!(v.release(), sys::cudaError::cudaSuccess, "a view frees nothing");
+        assert_eq!(b.release(), sys::cudaError::cudaSuccess);
     }
 
     #[test]

@@ -13,9 +13,10 @@ use super::pools;
 use super::resources::{DeviceMemory, Graph, GraphExec};
 use super::stamps::StampPool;
 use super::sys_words::ToSys;
+use super::timing::EventTiming;
 use super::ExecOptions;
 use crate::case::ast::{
-    CaptureMode, CaptureStatus, Case, Decl, Fault, Grid, InstantiateFlag, InstantiateResult, LaunchShape, MemoryType,
+    CaptureMode, CaptureStatus, Case, ComputeShape, Decl, Fault, Grid, InstantiateFlag, InstantiateResult, MemoryType,
     NodeSpec, Op, OpKind, StreamRef, Target, UpdateResult,
 };
 use crate::case::print::op_kind as op_text;
@@ -43,6 +44,7 @@ pub struct Ctx<'a> {
     pub log: &'a Arc<HostLog>,
     pub state: &'a Mutex<Objects>,
     pub keeper: &'a GateKeeper,
+    pub timing: &'a EventTiming,
 }
 
 /// The record of operation `index` before it runs: code `None` until it does.
@@ -68,8 +70,14 @@ pub fn run_op(ctx: &Ctx, index: usize) -> OpRecord {
     let op = &ctx.case.script[index];
     let mut record = new_record(ctx.case, index);
     let mut state = ctx.state.lock().unwrap_or_else(PoisonError::into_inner);
-    let mut timed = Timed { clock: ctx.clock, record: &mut record };
-    if let Err(why) = interpret(ctx, &mut state, index, op, &mut timed) {
+    // Under `timing: events`, events on the operation's stream before and after it, outside its host timing.
+    let bracket = op.kind.work_stream().and_then(|s| state.stream(s).ok()).and_then(|s| ctx.timing.before(index, s));
+    let mut timed = Timed { clock: ctx.clock, record: &mut record, repeat: op.repeat.max(1) };
+    let outcome = interpret(ctx, &mut state, index, op, &mut timed);
+    if let Some(bracket) = bracket {
+        bracket.finish(outcome.is_ok());
+    }
+    if let Err(why) = outcome {
         record.not_run = Some(why);
         return record;
     }
@@ -89,13 +97,22 @@ pub fn run_op(ctx: &Ctx, index: usize) -> OpRecord {
 struct Timed<'r> {
     clock: CaseClock,
     record: &'r mut OpRecord,
+    /// `repeat N`: the call is made N times, back to back, until one fails.
+    repeat: u32,
 }
 
 impl Timed<'_> {
-    /// Runs and times `f`; true if it returned cudaSuccess.
-    fn call(&mut self, f: impl FnOnce() -> sys::cudaError_t) -> bool {
+    /// Runs and times `f` (`repeat` times, stopping at a failure, whose code is the one recorded); true if it
+    /// returned cudaSuccess every time.
+    fn call(&mut self, mut f: impl FnMut() -> sys::cudaError_t) -> bool {
         self.record.start_ns = self.clock.now_ns();
-        let code = f();
+        let mut code = f();
+        for _ in 1..self.repeat {
+            if code != SUCCESS {
+                break;
+            }
+            code = f();
+        }
         self.record.end_ns = self.clock.now_ns();
         self.record.code = Some(error_name(code));
         code == SUCCESS
@@ -103,8 +120,11 @@ impl Timed<'_> {
 
     /// Host-only operations (open, sleep) cannot fail.
     fn host(&mut self, f: impl FnOnce()) {
+        let mut f = Some(f);
         self.call(|| {
-            f();
+            if let Some(f) = f.take() {
+                f();
+            }
             SUCCESS
         });
     }
@@ -135,7 +155,8 @@ fn interpret(ctx: &Ctx, st: &mut Objects, index: usize, op: &Op, t: &mut Timed) 
             let blocks = match shape.grid {
                 Grid::Blocks(n) => n,
                 Grid::Full => {
-                    let blocks = resident_blocks_per_sm(k, shape).saturating_mul(ctx.device.multiprocessors.max(1));
+                    let per_sm = resident_blocks_per_sm(k.spin, shape.block, shape.shared_bytes);
+                    let blocks = per_sm.saturating_mul(ctx.device.multiprocessors.max(1));
                     t.value(OpValue::GridBlocks(blocks));
                     blocks
                 }
@@ -197,6 +218,34 @@ fn interpret(ctx: &Ctx, st: &mut Objects, index: usize, op: &Op, t: &mut Timed) 
             let (pr, _) = st.kernel_buffer(into)?;
             // SAFETY: see above; both inputs hold at least min(na, nb) words, the result at least one.
             t.call(|| unsafe { k.launch_compare(pa, pb, na.min(nb), pr, stamp, s) });
+            Ok(())
+        }
+        OpKind::LaunchVecAdd { a, b, into, stream, shape } => {
+            let s = st.stream(stream)?;
+            let (pa, na) = st.kernel_buffer(a)?;
+            let (pb, nb) = st.kernel_buffer(b)?;
+            let (pc, nc) = st.kernel_buffer(into)?;
+            let n = nc.min(na).min(nb);
+            let (grid, block) = compute_shape(ctx, t, k.vecadd, shape, Some(n));
+            let buffers = (pa.cast_const().cast::<f32>(), pb.cast_const().cast::<f32>(), pc.cast::<f32>());
+            // SAFETY: see above; each buffer holds at least n words (floats).
+            t.call(|| unsafe { k.launch_vecadd(buffers, n, (grid, block), stamp, s) });
+            Ok(())
+        }
+        OpKind::LaunchSinCos { buf, iterations, stream, shape } => {
+            let s = st.stream(stream)?;
+            let (ptr, n) = st.kernel_buffer(buf)?;
+            let (grid, block) = compute_shape(ctx, t, k.sincos, shape, Some(n));
+            // SAFETY: see above; ptr holds n words (floats).
+            t.call(|| unsafe { k.launch_sincos(ptr.cast(), n, *iterations, (grid, block), stamp, s) });
+            Ok(())
+        }
+        OpKind::LaunchSleep { cycles, stream, shape } => {
+            let s = st.stream(stream)?;
+            let cycles = i64::try_from(*cycles).map_err(|_| format!("{cycles} cycles do not fit a long long"))?;
+            let (grid, block) = compute_shape(ctx, t, k.sleep, shape, None);
+            // SAFETY: see above; the kernel touches only its stamp slot.
+            t.call(|| unsafe { k.launch_sleep(cycles, (grid, block), stamp, s) });
             Ok(())
         }
         OpKind::Memcpy { dst, src, bytes, stream } => {
@@ -933,7 +982,7 @@ fn call_on_stream(
     st: &Objects,
     stream: &StreamRef,
     t: &mut Timed,
-    f: impl FnOnce(sys::cudaStream_t) -> sys::cudaError_t,
+    mut f: impl FnMut(sys::cudaStream_t) -> sys::cudaError_t,
 ) -> Result<(), String> {
     let s = st.stream(stream)?;
     t.call(|| f(s));
@@ -944,21 +993,47 @@ fn call_on_event(
     st: &Objects,
     event: &str,
     t: &mut Timed,
-    f: impl FnOnce(sys::cudaEvent_t) -> sys::cudaError_t,
+    mut f: impl FnMut(sys::cudaEvent_t) -> sys::cudaError_t,
 ) -> Result<(), String> {
     let e = st.event(event)?;
     t.call(|| f(e));
     Ok(())
 }
 
-/// For `grid full`: how many blocks of this shape one SM keeps resident (cudaOccupancyMaxActiveBlocksPerMultiprocessor,
-/// at least 1), to be multiplied by the SM count.
-fn resident_blocks_per_sm(k: &KernelTable, shape: &LaunchShape) -> u32 {
+/// The threads per block of a compute kernel when the case gives none: every seed launches 256.
+const COMPUTE_BLOCK: u32 = 256;
+
+/// The grid and block of a compute kernel: as written, else the block of [`COMPUTE_BLOCK`] threads and a grid of
+/// one thread per element (`elements`; one block for a kernel without elements), as the seeds compute it. A
+/// `grid full` is recorded as the number of blocks it was.
+fn compute_shape(
+    ctx: &Ctx,
+    t: &mut Timed,
+    func: *const c_void,
+    shape: &ComputeShape,
+    elements: Option<u32>,
+) -> (u32, u32) {
+    let block = shape.block.unwrap_or(COMPUTE_BLOCK);
+    let grid = match shape.grid {
+        Some(Grid::Blocks(n)) => n,
+        Some(Grid::Full) => {
+            let blocks = resident_blocks_per_sm(func, block, 0).saturating_mul(ctx.device.multiprocessors.max(1));
+            t.value(OpValue::GridBlocks(blocks));
+            blocks
+        }
+        None => elements.map_or(1, |n| n.div_ceil(block.max(1)).max(1)),
+    };
+    (grid, block)
+}
+
+/// For `grid full`: how many blocks of `block` threads and `shared` bytes one SM keeps resident
+/// (cudaOccupancyMaxActiveBlocksPerMultiprocessor, at least 1), to be multiplied by the SM count.
+fn resident_blocks_per_sm(func: *const c_void, block: u32, shared: u64) -> u32 {
     let mut per_sm = 0;
-    let block = i32::try_from(shape.block).unwrap_or(i32::MAX);
-    let shared = usize::try_from(shape.shared_bytes).unwrap_or(usize::MAX);
-    // SAFETY: per_sm is a valid out-pointer; spin is a kernel handle.
-    let code = unsafe { sys::cudaOccupancyMaxActiveBlocksPerMultiprocessor(&mut per_sm, k.spin, block, shared) };
+    let block = i32::try_from(block).unwrap_or(i32::MAX);
+    let shared = usize::try_from(shared).unwrap_or(usize::MAX);
+    // SAFETY: per_sm is a valid out-pointer; func is a kernel handle.
+    let code = unsafe { sys::cudaOccupancyMaxActiveBlocksPerMultiprocessor(&mut per_sm, func, block, shared) };
     if code == SUCCESS {
         u32::try_from(per_sm).unwrap_or(1).max(1)
     } else {

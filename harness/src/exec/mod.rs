@@ -29,6 +29,7 @@ mod resources;
 mod stamps;
 mod sys_words;
 mod teardown;
+mod timing;
 #[cfg(test)]
 pub(crate) mod test_support;
 #[cfg(test)]
@@ -101,6 +102,8 @@ pub fn run_case(case: &Case, kernels: &KernelTable, device: &DeviceInfo, opts: &
     obs.decls = decls;
     let (stamps, note) = StampPool::create(case);
     obs.notes.extend(note);
+    let (timing, notes) = timing::EventTiming::create(case);
+    obs.notes.extend(notes);
     // Buffers and stamps were zeroed with cudaMemset on the legacy stream: finish that before the script.
     // SAFETY: no arguments.
     let code = unsafe { sys::cudaDeviceSynchronize() };
@@ -123,6 +126,7 @@ pub fn run_case(case: &Case, kernels: &KernelTable, device: &DeviceInfo, opts: &
         log: &log,
         state: &resources.state,
         keeper: &keeper,
+        timing: &timing,
     };
     let deadline = clock.instant_after_start(opts.case_deadline);
     let thread_names: Vec<&str> =
@@ -141,6 +145,7 @@ pub fn run_case(case: &Case, kernels: &KernelTable, device: &DeviceInfo, opts: &
                 Err(why) => obs.notes.push(why),
             }
         }
+        obs.notes.extend(ctx.timing.start());
         for index in 0..case.script.len() {
             let thread = case.script[index].thread.as_deref();
             let ctx = &ctx;
@@ -185,6 +190,10 @@ pub fn run_case(case: &Case, kernels: &KernelTable, device: &DeviceInfo, opts: &
     obs.notes.extend(error);
     obs.gates = resources.gates.records();
     obs.host_calls = log.records(case);
+    let (timed, notes) = timing.read(case);
+    obs.timed = timed;
+    obs.notes.extend(notes);
+    obs.notes.extend(timing.release());
     {
         let mut st = resources.state.lock().unwrap_or_else(PoisonError::into_inner);
         obs.buffers = teardown::read_buffers(case, &st);
@@ -203,6 +212,9 @@ pub fn run_case(case: &Case, kernels: &KernelTable, device: &DeviceInfo, opts: &
     // SAFETY: no arguments.
     let _ = unsafe { sys::cudaGetLastError() };
     obs.wall_ns = clock.now_ns();
+    // Derived from what was recorded, so a saved report carries them: the case's figures and its timeline.
+    obs.measures = crate::measure::compute(case, &obs);
+    obs.timeline = crate::timeline::build(case, &obs);
     obs
 }
 

@@ -156,6 +156,14 @@ pub fn create(case: &Case, device: &DeviceInfo, clock: CaseClock) -> (Objects, G
                 (Some(fill(&mut state.pools, &name, pools::create_pool(device.ordinal))), &[][..])
             }
             Decl::Condition { .. } => (None, &[][..]),
+            // A view of memory its buffer (declared above it) already holds: no CUDA call.
+            Decl::Slice { of, offset, bytes, .. } => {
+                let view = ready(&state.buffers, DeclWord::Buffer.word(), of)
+                    .and_then(|parent| Buffer::view(parent, *offset, *bytes));
+                let slot = view.map_or_else(|why| Slot::NotCreated(why), Slot::Ready);
+                state.buffers.insert(name.clone(), slot);
+                (None, &[][..])
+            }
         };
         records.push(DeclRecord {
             name,
@@ -280,7 +288,8 @@ impl Objects {
             | Decl::Graph { .. }
             | Decl::Exec { .. }
             | Decl::Pool { .. }
-            | Decl::Condition { .. } => {}
+            | Decl::Condition { .. }
+            | Decl::Slice { .. } => {}
         }
     }
 
@@ -307,7 +316,8 @@ impl Objects {
             | Decl::Graph { .. }
             | Decl::Exec { .. }
             | Decl::Pool { .. }
-            | Decl::Condition { .. } => sys::cudaError::cudaErrorInvalidValue,
+            | Decl::Condition { .. }
+            | Decl::Slice { .. } => sys::cudaError::cudaErrorInvalidValue,
         }
     }
 

@@ -90,10 +90,18 @@ pub fn restore_capture_modes<'env>(ctx: &'env Ctx<'env>, threads: &CaseThreads<'
 
 /// Final contents of every declared buffer, in declaration order. Call after the final device synchronize.
 pub fn read_buffers(case: &Case, st: &Objects) -> Vec<BufferRecord> {
+    let kind_of = |buf: &str| {
+        case.decls.iter().find_map(|d| match d {
+            Decl::Buffer { name, kind, .. } if name == buf => Some(*kind),
+            _ => None,
+        })
+    };
     case.decls
         .iter()
         .filter_map(|decl| match decl {
             Decl::Buffer { name, kind, bytes, .. } => Some((name, *kind, *bytes)),
+            // Its buffer is read anyway: a slice only when an expectation names it.
+            Decl::Slice { name, of, bytes, .. } if names_buffer(case, name) => Some((name, kind_of(of)?, *bytes)),
             _ => None,
         })
         .map(|(name, kind, bytes)| {
@@ -107,6 +115,11 @@ pub fn read_buffers(case: &Case, st: &Objects) -> Vec<BufferRecord> {
             BufferRecord { name: name.clone(), kind: kind.word().to_owned(), bytes, contents, read_error }
         })
         .collect()
+}
+
+/// Whether an expectation reads buffer `buf`'s contents.
+fn names_buffer(case: &Case, buf: &str) -> bool {
+    case.expects.iter().flat_map(Expectation::predicates).any(|p| matches!(p, Predicate::BufferEquals { buf: b, .. } if b == buf))
 }
 
 /// The word indices of `buf` that the case's expectations name (`BUF[I] == V`), so they are kept even past the
@@ -126,6 +139,7 @@ fn probe_indices(case: &Case, buf: &str) -> Vec<u64> {
             Expectation::Variant(alternatives) | Expectation::Observe(alternatives) => {
                 alternatives.iter().for_each(|(_, p)| visit(p))
             }
+            Expectation::Measure(_) => {}
         }
     }
     indices

@@ -24,7 +24,7 @@ pub fn h100() -> DeviceInfo {
 }
 
 pub fn op(label: Option<&str>, thread: Option<&str>, kind: OpKind) -> Op {
-    Op { label: label.map(Into::into), thread: thread.map(Into::into), kind, expect: vec![] }
+    Op { label: label.map(Into::into), thread: thread.map(Into::into), kind, expect: vec![], repeat: 1 }
 }
 
 pub fn case(decls: Vec<Decl>, script: Vec<Op>, expects: Vec<Expectation>) -> Case {
@@ -35,6 +35,7 @@ pub fn case(decls: Vec<Decl>, script: Vec<Op>, expects: Vec<Expectation>) -> Cas
         requires: vec![],
         env: vec![],
         poisons: vec![],
+        timing: None,
         positions: SourceMap {
             file: "test.case".into(),
             case_line: 1,

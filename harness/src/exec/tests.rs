@@ -265,6 +265,9 @@ fn null_kernels() -> KernelTable {
         transform: null,
         compare: null,
         spin_trigger: null,
+        vecadd: null,
+        sincos: null,
+        sleep: null,
         set_condition: null,
         countdown: null,
     }

@@ -11,7 +11,7 @@ fn s(name: &str) -> StreamRef {
 }
 
 fn op(label: &str, kind: OpKind) -> Op {
-    Op { label: Some(label.into()), thread: None, kind, expect: vec![] }
+    Op { label: Some(label.into()), thread: None, kind, expect: vec![], repeat: 1 }
 }
 
 /// The fixture script; `obs()` below is a run of it.
@@ -38,6 +38,7 @@ fn case(expects: Vec<Expectation>) -> Case {
         requires: vec![],
         env: vec![],
         poisons: vec![],
+        timing: None,
         decls: vec![Decl::Gate { name: "g".into() }],
         positions: SourceMap {
             op_lines: (10..10 + script.len() as u32).collect(),

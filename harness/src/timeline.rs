@@ -1,0 +1,216 @@
+//! A case's device work on one clock, for people to look at: one lane per stream, kernels and copies as bars,
+//! gate openings and host functions as marks. Built from a run's observations (pure, no CUDA) and stored in them, so
+//! a saved report can be drawn again ([`crate::report::timeline`] draws it as SVG).
+//!
+//! The clock is the case's: under `timing: events`, every bracketed operation (copies included) from the events
+//! around it; otherwise the kernels' `%globaltimer` stamps, and copies are not shown. Host functions run on the
+//! host's clock: they are placed by the offset between a gate's opening (host) and its kernel's end (device), when
+//! the case has a gate that was opened; otherwise they are left out and a note says so.
+
+use crate::case::ast::{Case, MemKind, Op, OpKind, StreamRef};
+use crate::measure::{device_interval, memory_kind};
+use crate::observations::Observations;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Timeline {
+    /// `events` (cudaEventRecord brackets read against an origin event) or `stamps` (kernels' %globaltimer).
+    pub clock: String,
+    /// The lanes, top to bottom: one per stream, in the order the script first uses them.
+    pub lanes: Vec<String>,
+    pub bars: Vec<Bar>,
+    pub marks: Vec<Mark>,
+    /// Nanoseconds from the earliest start to the latest end; bar and mark times are relative to that start.
+    pub span_ns: u64,
+    pub notes: Vec<String>,
+}
+
+/// One operation's device interval.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Bar {
+    pub lane: usize,
+    pub start_ns: u64,
+    pub end_ns: u64,
+    pub kind: BarKind,
+    /// The operation's label, or `line N` without one.
+    pub label: String,
+    /// The operation as written.
+    pub text: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BarKind {
+    Kernel,
+    /// A gate kernel: its stream held until the gate opened.
+    Gate,
+    CopyH2d,
+    CopyD2h,
+    CopyD2d,
+    CopyH2h,
+    Memset,
+    Graph,
+}
+
+impl BarKind {
+    /// The word a picture's legend and CSS class use.
+    pub fn word(self) -> &'static str {
+        match self {
+            BarKind::Kernel => "kernel",
+            BarKind::Gate => "gate",
+            BarKind::CopyH2d => "copy-h2d",
+            BarKind::CopyD2h => "copy-d2h",
+            BarKind::CopyD2d => "copy-d2d",
+            BarKind::CopyH2h => "copy-h2h",
+            BarKind::Memset => "memset",
+            BarKind::Graph => "graph",
+        }
+    }
+
+    pub const ALL: [BarKind; 8] = [
+        BarKind::Kernel,
+        BarKind::Gate,
+        BarKind::CopyH2d,
+        BarKind::CopyD2h,
+        BarKind::CopyD2d,
+        BarKind::CopyH2h,
+        BarKind::Memset,
+        BarKind::Graph,
+    ];
+}
+
+/// A moment on a lane.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Mark {
+    pub lane: usize,
+    pub at_ns: u64,
+    pub kind: MarkKind,
+    pub label: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MarkKind {
+    /// The host opened a gate: the end of its gate kernel.
+    GateOpen,
+    /// A host function or stream callback ran (host clock, aligned through a gate).
+    HostCall,
+}
+
+/// The timeline of a run, or `None` when nothing in it has a device time.
+pub fn build(case: &Case, obs: &Observations) -> Option<Timeline> {
+    let events = case.timing.is_some() && !obs.timed.is_empty();
+    let indices: Vec<usize> = if events {
+        obs.timed.iter().map(|t| t.op_index).collect()
+    } else {
+        obs.kernels.iter().filter(|k| k.entry_ns.is_some() && k.exit_ns.is_some()).map(|k| k.op_index).collect()
+    };
+    let spans: Vec<(usize, (f64, f64))> =
+        indices.into_iter().filter_map(|i| Some((i, device_interval(case, obs, i)?))).collect();
+    if spans.is_empty() {
+        return None;
+    }
+    let mut notes = Vec::new();
+    if !events && case.script.iter().any(|op| matches!(op.kind, OpKind::Memcpy { .. } | OpKind::Memset { .. })) {
+        notes.push("copies and memsets are not shown: only kernels have device times without `timing: events`".into());
+    }
+    let lanes = lanes_of(case);
+    let origin_ms = spans.iter().map(|(_, (s, _))| *s).fold(f64::INFINITY, f64::min);
+    let ns = |ms: f64| ((ms - origin_ms) * 1e6).max(0.0).round() as u64;
+    let lane_of = |op: &Op| {
+        let stream = op.kind.work_stream().map_or("legacy", StreamRef::name);
+        lanes.iter().position(|l| l == stream).unwrap_or(0)
+    };
+    let mut bars: Vec<Bar> = spans
+        .iter()
+        .map(|&(i, (start, end))| {
+            let op = &case.script[i];
+            Bar {
+                lane: lane_of(op),
+                start_ns: ns(start),
+                end_ns: ns(end).max(ns(start)),
+                kind: bar_kind(case, &op.kind),
+                label: label(case, i),
+                text: crate::case::print::op(op),
+            }
+        })
+        .collect();
+    bars.sort_by_key(|b| (b.lane, b.start_ns));
+    let mut marks = Vec::new();
+    for bar in bars.iter().filter(|b| b.kind == BarKind::Gate) {
+        marks.push(Mark { lane: bar.lane, at_ns: bar.end_ns, kind: MarkKind::GateOpen, label: format!("{} opened", bar.label) });
+    }
+    // device time = host time + offset, from the first gate whose opening and kernel end are both known.
+    let offset_ns = case.script.iter().enumerate().find_map(|(i, op)| {
+        let OpKind::LaunchGate { gate, .. } = &op.kind else { return None };
+        let opened = obs.gate(gate)?.opened_ns? as i128;
+        let (_, end) = spans.iter().find(|(j, _)| *j == i)?.1;
+        Some(ns(end) as i128 - opened)
+    });
+    let host_calls: Vec<_> = obs.host_calls.iter().collect();
+    match offset_ns {
+        Some(offset) => {
+            for call in host_calls {
+                let Some(op) = case.script.get(call.op_index) else { continue };
+                let at = call.at_ns as i128 + offset;
+                if at >= 0 {
+                    marks.push(Mark {
+                        lane: lane_of(op),
+                        at_ns: at as u64,
+                        kind: MarkKind::HostCall,
+                        label: label(case, call.op_index),
+                    });
+                }
+            }
+            if !obs.host_calls.is_empty() {
+                notes.push("host functions are placed by the host clock, aligned by a gate's opening (within microseconds)".into());
+            }
+        }
+        None if !host_calls.is_empty() => {
+            notes.push("host functions are not shown: no gate opening aligns the host clock with the device's".into())
+        }
+        None => {}
+    }
+    let span_ns = bars.iter().map(|b| b.end_ns).chain(marks.iter().map(|m| m.at_ns)).max().unwrap_or(0).max(1);
+    let clock = if events { "events" } else { "stamps" }.to_owned();
+    Some(Timeline { clock, lanes, bars, marks, span_ns, notes })
+}
+
+/// Every stream the script puts work on, in order of first use (`legacy` for synchronous copies and memsets).
+fn lanes_of(case: &Case) -> Vec<String> {
+    let mut lanes: Vec<String> = Vec::new();
+    for op in &case.script {
+        let stream = op.kind.work_stream().or(match &op.kind {
+            OpKind::HostFunc { stream, .. } | OpKind::Callback { stream } => Some(stream),
+            _ => None,
+        });
+        if let Some(s) = stream {
+            if !lanes.iter().any(|l| l == s.name()) {
+                lanes.push(s.name().to_owned());
+            }
+        }
+    }
+    lanes
+}
+
+fn label(case: &Case, index: usize) -> String {
+    case.script[index].label.clone().unwrap_or_else(|| format!("line {}", case.positions.op_lines.get(index).copied().unwrap_or(0)))
+}
+
+fn bar_kind(case: &Case, kind: &OpKind) -> BarKind {
+    match kind {
+        OpKind::LaunchGate { .. } => BarKind::Gate,
+        OpKind::Memcpy { dst, src, .. } => {
+            let host = |name: &str| memory_kind(case, name).is_some_and(MemKind::is_host);
+            match (host(src), host(dst)) {
+                (true, false) => BarKind::CopyH2d,
+                (false, true) => BarKind::CopyD2h,
+                (false, false) => BarKind::CopyD2d,
+                (true, true) => BarKind::CopyH2h,
+            }
+        }
+        OpKind::Memset { .. } => BarKind::Memset,
+        OpKind::LaunchGraph { .. } => BarKind::Graph,
+        _ => BarKind::Kernel,
+    }
+}
