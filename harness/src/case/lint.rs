@@ -163,8 +163,20 @@ impl<'c> Lint<'c> {
 
     /// Whether operation `index` names `name` (a gate, buffer, graph...). Names are unique across kinds and are
     /// never keywords, so a word of the printed operation equal to the name is a use of it, whatever the operation.
+    /// A slice shares memory with its buffer and the buffer's other slices, so an operation on any of them counts.
     fn mentions(&self, index: usize, name: &str) -> bool {
-        self.op_words[index].iter().any(|w| w == name)
+        let base = |n: &str| {
+            self.case
+                .decls
+                .iter()
+                .find_map(|d| match d {
+                    Decl::Slice { name: s, of, .. } if s == n => Some(of.clone()),
+                    _ => None,
+                })
+                .unwrap_or_else(|| n.to_owned())
+        };
+        let memory = base(name);
+        self.op_words[index].iter().any(|w| w == name || base(w) == memory)
     }
 
     // -----------------------------------------------------------------------------------------------------------
