@@ -48,12 +48,14 @@
 //! works from a saved JSON report too), and a flag or a `summary --format` value in `src/main.rs`.
 
 pub mod case;
+pub mod claims;
 pub mod exec;
 pub mod figures;
 pub mod gpu;
 pub mod kernels;
 pub mod measure;
 pub mod observations;
+pub mod programs;
 pub mod report;
 pub mod requirements;
 pub mod runner;

@@ -214,3 +214,106 @@ fn bar_kind(case: &Case, kind: &OpKind) -> BarKind {
         _ => BarKind::Kernel,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::observations::{GateOpener, GateRecord, HostCallKind, HostCallRecord, KernelRecord, TimedOp};
+
+    const CASE: &str = "\
+case perf/one
+  rule: r
+  source: s
+  timing: events
+
+  stream up
+  stream comp
+  gate g
+  buffer h pinned 4KiB
+  buffer d device 4KiB
+
+  held: launch gate g on up
+  c:    memcpy-async d h on up
+  k:    launch spin on comp
+  hf:   host-func on comp
+        open g
+        sync up
+        memcpy h d
+
+  expect d == 0
+end
+";
+
+    fn case() -> Case {
+        let file = crate::case::parse_file("perf.case", CASE).unwrap();
+        assert_eq!(crate::case::validate(&file), vec![]);
+        file.cases.into_iter().next().unwrap()
+    }
+
+    fn timed(op_index: usize, start_ms: f64, end_ms: f64) -> TimedOp {
+        TimedOp { op_index, label: None, start_ms, end_ms }
+    }
+
+    #[test]
+    fn events_give_every_operation_a_bar_on_its_streams_lane() {
+        let case = case();
+        let obs = Observations {
+            timed: vec![timed(0, 1.0, 3.0), timed(1, 3.0, 4.0), timed(2, 1.5, 1.75), timed(6, 4.5, 5.0)],
+            gates: vec![GateRecord { name: "g".into(), opened_ns: Some(10_000_000), opened_by: Some(GateOpener::Script), timed_out: false }],
+            host_calls: vec![HostCallRecord {
+                op_index: 3,
+                label: Some("hf".into()),
+                kind: HostCallKind::HostFunc,
+                at_ns: 9_000_000,
+                status: None,
+                snapshot: None,
+            }],
+            ..Observations::default()
+        };
+        let t = build(&case, &obs).unwrap();
+        assert_eq!(t.clock, "events");
+        assert_eq!(t.lanes, ["up", "comp", "legacy"], "streams in order of first use; the synchronous copy's is legacy");
+        let bars: Vec<(usize, &str, BarKind, u64, u64)> =
+            t.bars.iter().map(|b| (b.lane, b.label.as_str(), b.kind, b.start_ns, b.end_ns)).collect();
+        assert_eq!(
+            bars,
+            [
+                (0, "held", BarKind::Gate, 0, 2_000_000),
+                (0, "c", BarKind::CopyH2d, 2_000_000, 3_000_000),
+                (1, "k", BarKind::Kernel, 500_000, 750_000),
+                (2, "line 18", BarKind::CopyD2h, 3_500_000, 4_000_000),
+            ]
+        );
+        assert_eq!(t.span_ns, 4_000_000);
+        // The gate opened at host 10 ms and its kernel ended at device 2 ms: the host function at host 9 ms is at
+        // device 1 ms, on its stream's lane.
+        let marks: Vec<(usize, MarkKind, u64)> = t.marks.iter().map(|m| (m.lane, m.kind, m.at_ns)).collect();
+        assert_eq!(marks, [(0, MarkKind::GateOpen, 2_000_000), (1, MarkKind::HostCall, 1_000_000)]);
+    }
+
+    #[test]
+    fn without_events_kernels_come_from_stamps_and_copies_are_left_out() {
+        let mut case = case();
+        case.timing = None;
+        let stamp = |op_index, a, b| KernelRecord { op_index, label: None, entry_ns: Some(a), exit_ns: Some(b) };
+        let obs = Observations {
+            kernels: vec![stamp(0, 100, 2_000), stamp(2, 500, 900)],
+            host_calls: vec![HostCallRecord {
+                op_index: 3,
+                label: Some("hf".into()),
+                kind: HostCallKind::HostFunc,
+                at_ns: 1,
+                status: None,
+                snapshot: None,
+            }],
+            ..Observations::default()
+        };
+        let t = build(&case, &obs).unwrap();
+        assert_eq!(t.clock, "stamps");
+        assert_eq!(t.bars.len(), 2);
+        assert_eq!((t.bars[0].start_ns, t.bars[0].end_ns), (0, 1_900));
+        assert!(t.notes.iter().any(|n| n.contains("copies and memsets are not shown")), "{:?}", t.notes);
+        assert!(t.notes.iter().any(|n| n.contains("host functions are not shown")), "no gate opened: {:?}", t.notes);
+        assert!(build(&case, &Observations::default()).is_none(), "nothing timed, no timeline");
+    }
+}

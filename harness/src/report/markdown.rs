@@ -97,6 +97,9 @@ impl Report {
         if let Some(figures) = &self.figures {
             out.push_str(&figures.markdown());
         }
+        if let Some(seeds) = &self.seeds {
+            out.push_str(&seeds.markdown());
+        }
         for kind in kinds.iter().filter(|k| **k != VerdictKind::Pass) {
             let cases: Vec<&CaseResult> = self.cases.iter().filter(|c| c.verdict.kind == *kind).collect();
             if cases.is_empty() {

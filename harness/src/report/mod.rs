@@ -10,6 +10,7 @@ mod markdown;
 pub mod matrix;
 mod provenance;
 mod table;
+pub mod timeline;
 pub mod trace;
 
 pub use provenance::{KernelImage, Provenance};
@@ -142,6 +143,10 @@ pub struct Report {
     /// --no-figures`, a filter that selects no figure, a report from before figures existed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub figures: Option<Figures>,
+    /// The seeds' performance claims judged against the bounds measured in the run, with the seeds' programs when
+    /// `cuda-conformance seeds` ran them (see [`crate::claims`]); absent when no `performance/` case ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seeds: Option<crate::claims::SeedClaims>,
 }
 
 impl Report {
@@ -153,7 +158,7 @@ impl Report {
             *totals.entry(kind.clone()).or_insert(0) += 1;
             *by_area.entry(case.area.clone()).or_default().entry(kind).or_insert(0) += 1;
         }
-        Report { provenance, filter, complete: false, wall_ms, totals, by_area, run: None, cases, figures: None }
+        Report { provenance, filter, complete: false, wall_ms, totals, by_area, run: None, cases, figures: None, seeds: None }
     }
 
     /// True when no case failed, crashed, timed out or passed against a baseline that expected it to fail.

@@ -36,6 +36,9 @@ impl Report {
         if let Some(figures) = &self.figures {
             let _ = write!(out, "\n{}", figures.console());
         }
+        if let Some(seeds) = &self.seeds {
+            let _ = write!(out, "\n{}", seeds.console());
+        }
         for case in self.cases.iter().filter(|c| c.verdict.kind != VerdictKind::Pass) {
             let variant = case.verdict.variant.as_deref().map(|v| format!(" ({v})")).unwrap_or_default();
             let _ = writeln!(out, "\n{} {}{variant}  [{}]", case.verdict.kind, case.id, case.location);

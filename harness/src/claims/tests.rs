@@ -1,0 +1,122 @@
+//! Claims from made-up results: each verdict from the figures that decide it, and a missing figure.
+
+use super::*;
+use crate::observations::MeasureRecord;
+use crate::report::test_support::{report, result};
+use crate::verdict::VerdictKind;
+
+/// A passed performance case that measured `figures`.
+fn measured(case: &str, figures: &[(&str, f64)]) -> CaseResult {
+    let mut r = result(&format!("{AREA}{case}"), VerdictKind::Pass, None);
+    let measures = figures
+        .iter()
+        .map(|(name, value)| MeasureRecord {
+            name: (*name).into(),
+            of: String::new(),
+            value: Some(*value),
+            unit: String::new(),
+            why: None,
+        })
+        .collect();
+    r.observations = Some(Observations { measures, ..Observations::default() });
+    r
+}
+
+/// The serial version of seed 000 with stages H2D 1.2, vecAdd 0.05, D2H 0.6 ms (and a one-stream total of 7.4 ms):
+/// its pipeline bound is 4 × 1.2 + 0.05 + 0.6 = 5.45 ms.
+fn serial() -> CaseResult {
+    let mut figures = vec![("serial", 7.4)];
+    let names: Vec<(String, f64)> = (0..4)
+        .flat_map(|i| [(format!("h2d-{i}"), 1.2), (format!("kernel-{i}"), 0.05), (format!("d2h-{i}"), 0.6)])
+        .collect();
+    figures.extend(names.iter().map(|(n, v)| (n.as_str(), *v)));
+    measured("seed000-serial", &figures)
+}
+
+fn claims(cases: Vec<CaseResult>) -> SeedClaims {
+    let r = report("GPU", 13000, cases);
+    evaluate(&r.cases, &[], &r.provenance)
+}
+
+fn claim<'a>(c: &'a SeedClaims, id: &str) -> &'a ClaimRow {
+    c.claims.iter().find(|r| r.id == id).unwrap()
+}
+
+#[test]
+fn the_pipeline_bound_is_the_slowest_stage_plus_fill_and_drain() {
+    assert!((pipeline_bound(&[1.2, 0.05, 0.6], 4) - 5.45).abs() < 1e-9);
+    // A compute-bound pipeline: the kernel stage decides.
+    assert!((pipeline_bound(&[0.1, 1.0, 0.1], 4) - 4.2).abs() < 1e-9);
+    assert!((pipeline_bound(&[1.0, 1.0, 1.0], 4) - 6.0).abs() < 1e-9, "3 equal stages: (n + 2) t");
+}
+
+#[test]
+fn the_pipeline_claim_against_its_bound_and_the_serial_time() {
+    for (pipeline, verdict) in
+        [(5.9, ClaimVerdict::Holds), (6.1, ClaimVerdict::HoldsPartly), (7.5, ClaimVerdict::DoesNotHold)]
+    {
+        let c = claims(vec![measured("seed000-pipeline", &[("pipeline", pipeline)]), serial()]);
+        let row = claim(&c, "seed000/pipeline");
+        assert_eq!(row.verdict, verdict, "{pipeline} ms: {row:?}");
+        assert!((row.bound.as_ref().unwrap().value - 5.45).abs() < 1e-9);
+        assert!((row.ratio.unwrap() - pipeline / 5.45).abs() < 1e-9);
+    }
+}
+
+#[test]
+fn a_claim_without_its_figures_is_not_measured_and_says_why() {
+    let c = claims(vec![serial()]);
+    let row = claim(&c, "seed000/pipeline");
+    assert_eq!(row.verdict, ClaimVerdict::NotMeasured);
+    assert!(row.why.contains("performance/seed000-pipeline did not run"), "{}", row.why);
+    assert!(c.claims.iter().all(|r| r.verdict == ClaimVerdict::NotMeasured || r.id == "seed003/device-overlap" || r.figure.is_some()));
+}
+
+#[test]
+fn the_graph_submission_claim_compares_one_launch_with_a_hundred() {
+    let figures = |graph: f64| -> Vec<(String, f64)> {
+        (1..=5).flat_map(|i| [(format!("eager-host-{i}"), 2.0), (format!("graph-host-{i}"), graph)]).collect()
+    };
+    for (graph, verdict) in [(15.0, ClaimVerdict::Holds), (150.0, ClaimVerdict::HoldsPartly), (250.0, ClaimVerdict::DoesNotHold)] {
+        let f = figures(graph);
+        let refs: Vec<(&str, f64)> = f.iter().map(|(n, v)| (n.as_str(), *v)).collect();
+        let c = claims(vec![measured("seed004-launch-cost", &refs)]);
+        let row = claim(&c, "seed004/submission-cost");
+        assert_eq!(row.verdict, verdict, "{graph} us against 200 us: {row:?}");
+        assert_eq!(row.bound.as_ref().unwrap().value, 200.0);
+    }
+}
+
+#[test]
+fn priorities_read_the_observed_variant_and_the_overtaking_case() {
+    let running = |seen: &str| {
+        let mut r = result(OTHER_CASES[1], VerdictKind::Pass, None);
+        r.verdict.observed = Some(seen.into());
+        r
+    };
+    let pending = |kind| result(OTHER_CASES[0], kind, None);
+    let verdict = |seen, kind| claim(&claims(vec![running(seen), pending(kind)]), "seed001/priority").verdict;
+    assert_eq!(verdict("preempts", VerdictKind::Pass), ClaimVerdict::Holds);
+    assert_eq!(verdict("waits", VerdictKind::Pass), ClaimVerdict::HoldsPartly);
+    assert_eq!(verdict("waits", VerdictKind::QualityWarning), ClaimVerdict::DoesNotHold);
+}
+
+#[test]
+fn bounds_put_the_suite_beside_the_program() {
+    let program = ProgramRun {
+        name: "bandwidth".into(),
+        variant: String::new(),
+        exit: Some(0),
+        output: String::new(),
+        figures: vec![crate::programs::ProgramFigure { name: "pinned-h2d".into(), value: 55.0, unit: "GB/s".into() }],
+        error: None,
+        wall_ms: 1,
+    };
+    let r = report("GPU", 13000, vec![measured("bound-pinned-h2d", &[("h2d", 54.0)])]);
+    let c = evaluate(&r.cases, &[program], &r.provenance);
+    let row = &c.bounds[0];
+    assert_eq!((row.suite, row.program), (Some(54.0), Some(55.0)));
+    let md = c.markdown();
+    assert!(md.contains("| pinned host→device, 4 × 256 MiB, gated | 54.0 GB/s | 55.0 GB/s | 0.982 |"), "{md}");
+    assert!(md.contains("| **not measured** |"), "{md}");
+}
