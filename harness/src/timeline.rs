@@ -118,7 +118,7 @@ pub fn build(case: &Case, obs: &Observations) -> Option<Timeline> {
     let origin_ms = spans.iter().map(|(_, (s, _))| *s).fold(f64::INFINITY, f64::min);
     let ns = |ms: f64| ((ms - origin_ms) * 1e6).max(0.0).round() as u64;
     let lane_of = |op: &Op| {
-        let stream = op.kind.work_stream().map_or("legacy", StreamRef::name);
+        let stream = lane_stream(&op.kind).map_or("legacy", StreamRef::name);
         lanes.iter().position(|l| l == stream).unwrap_or(0)
     };
     let mut bars: Vec<Bar> = spans
@@ -180,17 +180,21 @@ pub fn build(case: &Case, obs: &Observations) -> Option<Timeline> {
 fn lanes_of(case: &Case) -> Vec<String> {
     let mut lanes: Vec<String> = Vec::new();
     for op in &case.script {
-        let stream = op.kind.work_stream().or(match &op.kind {
-            OpKind::HostFunc { stream, .. } | OpKind::Callback { stream } => Some(stream),
-            _ => None,
-        });
-        if let Some(s) = stream {
+        if let Some(s) = lane_stream(&op.kind) {
             if !lanes.iter().any(|l| l == s.name()) {
                 lanes.push(s.name().to_owned());
             }
         }
     }
     lanes
+}
+
+/// The stream whose lane shows an operation: where its device work runs, or where a host function is queued.
+fn lane_stream(kind: &OpKind) -> Option<&StreamRef> {
+    kind.work_stream().or(match kind {
+        OpKind::HostFunc { stream, .. } | OpKind::Callback { stream } => Some(stream),
+        _ => None,
+    })
 }
 
 fn label(case: &Case, index: usize) -> String {
