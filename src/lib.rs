@@ -78,3 +78,18 @@ pub fn cases_dir() -> std::path::PathBuf {
         .find(|d| d.is_dir())
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("cases"))
 }
+
+/// The folder of the seeds' programs (`scripts/build-seeds.sh` builds them): `$CUDA_CONFORMANCE_SEED_PROGRAMS`, else
+/// `../seeds` beside the executable (the bundle's `bin/` and `seeds/`; for a build in the source tree,
+/// `target/debug/..` is `target/`, where the script writes `target/seeds/`), else `target/seeds` of the source tree.
+pub fn seed_programs_dir() -> std::path::PathBuf {
+    use std::path::PathBuf;
+    if let Some(dir) = std::env::var_os("CUDA_CONFORMANCE_SEED_PROGRAMS") {
+        return PathBuf::from(dir);
+    }
+    std::env::current_exe()
+        .ok()
+        .and_then(|exe| Some(exe.parent()?.parent()?.join("seeds")))
+        .filter(|d| d.is_dir())
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/seeds"))
+}

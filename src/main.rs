@@ -5,6 +5,8 @@
 //! cuda-conformance run [FILTER]        run the suite in worker processes, write a JSON report (and JUnit)
 //! cuda-conformance bench [FILTER]      run it several ways (process per case, workers, all GPUs) and print figures
 //! cuda-conformance measure staging     measure the pageable staging threshold (a figure: recorded, not asserted)
+//! cuda-conformance seeds               the seeds' programs and their claims against the bounds, in one report
+//! cuda-conformance timeline REPORT     every case's timeline as an SVG
 //! cuda-conformance check               parse, validate and lint every case file (no GPU needed)
 //! cuda-conformance list [FILTER]       list case ids with their rules
 //! cuda-conformance summary REPORT      a report's Markdown summary (or its table, or JUnit XML)
@@ -15,7 +17,7 @@
 //! ```
 
 use clap::{Parser, Subcommand};
-use cuda_conformance::{cases_dir, kernel_table, BUILD_COMMIT};
+use cuda_conformance::{cases_dir, kernel_table, seed_programs_dir, BUILD_COMMIT};
 use harness::case::ast::Case;
 use harness::figures::{self, staging, Figures};
 use harness::gpu;
@@ -119,13 +121,48 @@ enum Command {
         #[arg(long)]
         print_cases: bool,
     },
+    /// The seeds' performance claims: run the seeds' programs as written (seeds/, built by scripts/build-seeds.sh),
+    /// then the cases that measure the claims and their bounds (performance/ and a few the claims read), and judge
+    /// each claim against its bound (holds / holds partly / does not hold: quality, never pass/fail). Writes one
+    /// JSON report (with the programs' output), and optionally the HTML page and the timelines as SVG.
+    Seeds {
+        #[command(flatten)]
+        how: RunArgs,
+        /// Where to write the JSON report (default: reports/seeds-<gpu>-driver-<driver>-<time>.json).
+        #[arg(long)]
+        report: Option<PathBuf>,
+        /// The self-contained HTML page (claims, bounds, every timeline).
+        #[arg(long)]
+        html: Option<PathBuf>,
+        /// A folder for one SVG per case with a timeline.
+        #[arg(long)]
+        svg: Option<PathBuf>,
+        /// Where the seeds' programs are (default: $CUDA_CONFORMANCE_SEED_PROGRAMS, ../seeds beside the binary, or
+        /// target/seeds).
+        #[arg(long)]
+        programs: Option<PathBuf>,
+        /// Run only the cases, not the programs.
+        #[arg(long)]
+        no_programs: bool,
+        /// Seconds after which a program is killed.
+        #[arg(long, default_value_t = 120)]
+        program_deadline: u64,
+    },
+    /// Write the timeline of every case in REPORT that has one (and whose id contains FILTER) as a standalone SVG
+    /// into OUT (named after the case: performance_seed000-pipeline.svg).
+    Timeline {
+        report: PathBuf,
+        filter: Option<String>,
+        #[arg(long)]
+        out: PathBuf,
+    },
     /// Parse, validate and lint every case file; print diagnostics as file:line:col and weak checks as
     /// file:line: case ID: warning (exit 1 on any warning, 2 on invalid files).
     Check,
     /// List the case ids (and rules) that FILTER selects.
     List { filter: Option<String> },
     /// Print a report's summary: Markdown (provenance, verdicts by area, variants, failures), the console table,
-    /// or JUnit XML.
+    /// JUnit XML, or one self-contained HTML page with the seed claims and every case's timeline.
     Summary {
         report: PathBuf,
         #[arg(long, value_enum, default_value_t = SummaryFormat::Markdown)]
@@ -176,6 +213,7 @@ enum SummaryFormat {
     Markdown,
     Table,
     Junit,
+    Html,
 }
 
 /// The figures `measure` knows.
@@ -199,8 +237,10 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         })
     };
-    let needs_cases =
-        matches!(cli.command, Command::Run { .. } | Command::Bench { .. } | Command::Check | Command::List { .. });
+    let needs_cases = matches!(
+        cli.command,
+        Command::Run { .. } | Command::Bench { .. } | Command::Check | Command::List { .. } | Command::Seeds { .. }
+    );
     let cases = if needs_cases {
         match load() {
             Ok(cases) => cases,
@@ -243,6 +283,7 @@ fn main() -> ExitCode {
                 SummaryFormat::Markdown => r.markdown(),
                 SummaryFormat::Table => r.summary_table(),
                 SummaryFormat::Junit => r.junit(),
+                SummaryFormat::Html => r.html(),
             }),
             Err(e) => fail(e),
         },
@@ -289,7 +330,116 @@ fn main() -> ExitCode {
         Command::Measure { figure: FigureName::Staging, device, deadline, json, print_cases } => {
             measure_staging(device, Duration::from_secs(deadline), json, print_cases)
         }
+        Command::Seeds { how, report, html, svg, programs, no_programs, program_deadline } => {
+            let programs = (!no_programs).then(|| programs.unwrap_or_else(seed_programs_dir));
+            let outputs = SeedOutputs { report, html, svg };
+            seeds(&cases, &dir, &how, programs.as_deref(), Duration::from_secs(program_deadline), &outputs)
+        }
+        Command::Timeline { report, filter, out } => timelines(&report, filter.as_deref(), &out),
     }
+}
+
+/// Where `seeds` writes what it found.
+struct SeedOutputs {
+    report: Option<PathBuf>,
+    html: Option<PathBuf>,
+    svg: Option<PathBuf>,
+}
+
+/// `seeds`: the programs first (each alone on the GPU, before any worker holds a context), then the cases the claims
+/// read, then the claims, into one report.
+fn seeds(
+    cases: &[Case],
+    dir: &Path,
+    how: &RunArgs,
+    programs_dir: Option<&Path>,
+    program_deadline: Duration,
+    outputs: &SeedOutputs,
+) -> ExitCode {
+    let (devices, opts, _) = match prepare(dir, how) {
+        Ok(p) => p,
+        Err(e) => return fail(e),
+    };
+    let mut runs = Vec::new();
+    if let Some(programs_dir) = programs_dir {
+        // The programs use their process's device 0: make it the device the cases run on.
+        let env = vec![("CUDA_VISIBLE_DEVICES".to_owned(), devices[0].uuid.clone())];
+        for program in &harness::programs::PROGRAMS {
+            let run = harness::programs::run(programs_dir, program, program_deadline, &env);
+            eprintln!("===== {} ({:.1} s)", run.title(), run.wall_ms as f64 / 1000.0);
+            eprint!("{}", run.output);
+            if let Some(e) = &run.error {
+                eprintln!("({e})");
+            }
+            runs.push(run);
+        }
+    }
+    let selected: Vec<&Case> = cases.iter().filter(|c| harness::claims::reads_case(&c.id)).collect();
+    eprintln!("===== {} cases (performance/ and the cases the claims read)", selected.len());
+    let started_at = now_rfc3339();
+    let provenance = Provenance::new(&devices[0], BUILD_COMMIT, started_at.clone());
+    let path = outputs.report.clone().unwrap_or_else(|| {
+        let default = default_report_path(&provenance);
+        default.with_file_name(format!("seeds-{}", default.file_name().unwrap_or_default().to_string_lossy()))
+    });
+    let header = ReportHeader {
+        commit: BUILD_COMMIT.to_owned(),
+        started_at,
+        filter: "seeds".to_owned(),
+        shard: None,
+        baseline: None,
+        kernel_image: cuda_conformance::kernel_image(),
+    };
+    let start = std::time::Instant::now();
+    let mut report = runner::run_to_report(&selected, &devices, &opts, &header, Some(&path), |result, _| {
+        eprintln!("{:<16} {}", result.outcome(), result.id);
+    });
+    report.seeds = Some(harness::claims::evaluate(&report.cases, &runs, &report.provenance));
+    report.wall_ms = start.elapsed().as_millis() as u64;
+    report.complete = true;
+    emit(&report.summary_table());
+    if let Err(e) = report.write(&path) {
+        return fail(format!("cannot write the report to {}: {e}", path.display()));
+    }
+    eprintln!("report: {}", path.display());
+    if let Some(html) = &outputs.html {
+        if let Err(e) = harness::report::write_atomic(html, report.html().as_bytes()) {
+            return fail(format!("cannot write {}: {e}", html.display()));
+        }
+        eprintln!("html: {}", html.display());
+    }
+    if let Some(folder) = &outputs.svg {
+        if let Err(e) = write_timelines(&report, None, folder) {
+            return fail(e);
+        }
+    }
+    // Claims are quality verdicts: only a case that failed (its data was wrong) makes the exit status 1.
+    if report.passed() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+/// `timeline REPORT --out DIR`.
+fn timelines(report: &Path, filter: Option<&str>, out: &Path) -> ExitCode {
+    match Report::read(report).and_then(|r| write_timelines(&r, filter, out)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => fail(e),
+    }
+}
+
+/// One SVG per case of `report` with a timeline (whose id contains `filter`) into `folder`.
+fn write_timelines(report: &Report, filter: Option<&str>, folder: &Path) -> Result<(), String> {
+    let mut written = 0;
+    for (id, timeline) in report.timelines().filter(|(id, _)| filter.is_none_or(|f| id.contains(f))) {
+        let path = folder.join(harness::report::timeline::file_name(id));
+        harness::report::write_atomic(&path, harness::report::timeline::svg(id, timeline).as_bytes())
+            .map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
+        written += 1;
+    }
+    eprintln!("{written} timeline(s) in {}", folder.display());
+    Ok(())
 }
 
 /// Prints `text` on stdout; a closed pipe (`... | head`) is not an error.
@@ -475,6 +625,10 @@ fn run(
         .then(|| measure_figures(&devices[0], figure_filter, opts.case_deadline))
         .filter(|staging| !staging.is_empty())
         .map(|staging| Figures { staging });
+    // The claims, from whatever performance cases ran (`seeds` adds the seeds' own programs beside them).
+    if report.cases.iter().any(|c| c.id.starts_with(harness::claims::AREA)) {
+        report.seeds = Some(harness::claims::evaluate(&report.cases, &[], &report.provenance));
+    }
     report.wall_ms = start.elapsed().as_millis() as u64;
     report.complete = true;
     emit(&report.summary_table());

@@ -82,8 +82,9 @@ impl ProgramRun {
     }
 }
 
-/// Runs `program` from `dir` with a deadline, on the device the caller's environment makes visible.
-pub fn run(dir: &Path, program: &Program, deadline: Duration) -> ProgramRun {
+/// Runs `program` from `dir` with a deadline, with `env` added to its environment (e.g. `CUDA_VISIBLE_DEVICES`, so
+/// it runs on the device the suite's cases ran on).
+pub fn run(dir: &Path, program: &Program, deadline: Duration, env: &[(String, String)]) -> ProgramRun {
     let path = dir.join(program.name);
     let started = Instant::now();
     let mut result = ProgramRun {
@@ -100,7 +101,7 @@ pub fn run(dir: &Path, program: &Program, deadline: Duration) -> ProgramRun {
         return result;
     }
     let mut command = Command::new(&path);
-    command.envs(program.env.iter().copied()).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    command.envs(program.env.iter().copied()).envs(env.iter().map(|(k, v)| (k, v))).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
     let mut child = match command.spawn() {
         Ok(c) => c,
         Err(e) => {
@@ -314,7 +315,7 @@ mod tests {
 
     #[test]
     fn a_missing_program_says_how_to_build_it() {
-        let r = run(Path::new("/nonexistent"), &PROGRAMS[0], Duration::from_secs(1));
+        let r = run(Path::new("/nonexistent"), &PROGRAMS[0], Duration::from_secs(1), &[]);
         assert!(r.error.as_deref().unwrap().contains("scripts/build-seeds.sh"), "{r:?}");
         assert_eq!(r.exit, None);
     }
@@ -327,7 +328,7 @@ mod tests {
         std::fs::write(&script, "#!/bin/sh\necho 'Pipelined execution time: 7.5 ms'\necho oops >&2\nexit 3\n").unwrap();
         use std::os::unix::fs::PermissionsExt as _;
         std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
-        let r = run(&dir, &PROGRAMS[1], Duration::from_secs(10));
+        let r = run(&dir, &PROGRAMS[1], Duration::from_secs(10), &[]);
         std::fs::remove_dir_all(&dir).ok();
         assert_eq!(r.exit, Some(3));
         assert_eq!(r.error.as_deref(), Some("exited with status 3"));
