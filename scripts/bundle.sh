@@ -3,6 +3,7 @@
 #   bin/cuda-conformance   the CLI
 #   tests/<name>           every [[test]] target of the root package (smoke, ...), release build
 #   cases/                 the case files
+#   seeds/                 the seeds' programs as written (scripts/build-seeds.sh; not in the fleet bundle)
 #   run-tests.sh           runs each test binary from inside the bundle (arguments go to every binary)
 #   MANIFEST               commit, build date, toolchain, runtime, kernels, sizes, checksums, ldd output
 # Two kinds:
@@ -73,6 +74,11 @@ done <<<"$artifacts"
 [ -x "$out/bin/cuda-conformance" ] || { say "no cuda-conformance binary among the artifacts" >&2; exit 1; }
 compgen -G "$out/tests/*" >/dev/null || { say "no test binaries among the artifacts" >&2; exit 1; }
 cp -r cases "$out/cases"
+if [ -z "$fleet" ]; then
+    # The seeds' programs as written (nvcc 13: drivers R580 and newer, like this bundle), for `bin/cuda-conformance
+    # seeds`, which looks for them in seeds/ beside bin/. PyPI has no nvcc 12, so the fleet bundle has none.
+    bash scripts/build-seeds.sh "$out/seeds"
+fi
 
 cat >"$out/run-tests.sh" <<'EOF'
 #!/usr/bin/env bash
@@ -106,11 +112,11 @@ chmod +x "$out/run-tests.sh"
     echo "kernels:    $(bin/cuda-conformance info --kernels 2>/dev/null || echo "CUDA_CONFORMANCE_ARCHS=${CUDA_CONFORMANCE_ARCHS:-90 (default)}")"
     echo
     echo "files (bytes, sha256, needs glibc):"
-    for f in bin/* tests/*; do
+    for f in bin/* tests/* $(compgen -G 'seeds/*' || true); do
         glibc=$(objdump -T "$f" | grep -o 'GLIBC_[0-9.]*' | sort -uV | tail -n 1)
         printf '  %-40s %10d  %s  %s\n' "$f" "$(stat -c %s "$f")" "$(sha256sum "$f" | cut -c1-16)" "${glibc#GLIBC_}"
     done
-    for f in bin/* tests/*; do
+    for f in bin/* tests/* $(compgen -G 'seeds/*' || true); do
         echo
         echo "ldd $f:"
         ldd "$f" | sed 's/^/  /'

@@ -144,6 +144,9 @@ struct Inputs<'a> {
 /// A figure a claim needs, or why it is missing.
 type Need<T> = Result<T, String>;
 
+/// Seed 003 at one MAX_ITER: one stream, four streams (ms), and the stages of a task (H2D, kernel, D2H).
+type SleepTimes = (f64, f64, [f64; 3]);
+
 impl Inputs<'_> {
     fn case(&self, id: &str) -> Need<&CaseResult> {
         self.cases.iter().find(|c| c.id == id).ok_or_else(|| format!("{id} did not run"))
@@ -203,9 +206,11 @@ impl Inputs<'_> {
             row("pageable host→device, cudaMemcpy 4 × 256 MiB", "GB/s", "bound-pageable", "h2d", bw("pageable-h2d")),
             row("pageable device→host, cudaMemcpy 4 × 256 MiB", "GB/s", "bound-pageable", "d2h", bw("pageable-d2h")),
         ];
-        for (what, name) in
-            [("seed 000 chunk alone: 2 × 32 MiB host→device", "h2d"), ("seed 000 chunk alone: vecAdd 8 Mi floats", "kernel"), ("seed 000 chunk alone: 32 MiB device→host", "d2h")]
-        {
+        for (what, name) in [
+            ("seed 000 chunk alone: 2 × 32 MiB host→device", "h2d"),
+            ("seed 000 chunk alone: vecAdd 8 Mi floats", "kernel"),
+            ("seed 000 chunk alone: 32 MiB device→host", "d2h"),
+        ] {
             rows.push(BoundRow {
                 what: what.into(),
                 unit: "ms".into(),
@@ -289,7 +294,8 @@ impl Inputs<'_> {
             Ok((busy, stages)) => {
                 let best = 4.0 * stages[1] / pipeline_bound(&stages, 4) * 100.0;
                 row.figure = Some(Quantity::new(busy, "%", "kernel-busy share of seed 002's 4-stream staircase"));
-                row.bound = Some(Quantity::new(best, "%", "the most this work allows: compute time / its pipeline bound"));
+                row.bound =
+                    Some(Quantity::new(best, "%", "the most this work allows: compute time / its pipeline bound"));
                 row.ratio = Some(busy / best);
                 row.verdict = if busy >= 90.0 {
                     ClaimVerdict::Holds
@@ -356,10 +362,12 @@ impl Inputs<'_> {
         match (pinned, pageable) {
             (Ok(pinned), Ok(pageable)) => {
                 let at_once = pinned.verdict.kind == VerdictKind::Pass;
-                let early: Vec<&String> = pageable.iter().filter(|(_, s)| s == "returns-early").map(|(n, _)| n).collect();
+                let early: Vec<&String> =
+                    pageable.iter().filter(|(_, s)| s == "returns-early").map(|(n, _)| n).collect();
                 let list: Vec<String> = pageable.iter().map(|(n, s)| format!("{n} {s}")).collect();
                 let pinned_seen = if at_once { "returns at once".to_owned() } else { pinned.outcome() };
-                row.figure = Some(Quantity::text(&format!("pinned 4 MiB: {pinned_seen}; pageable: {}", list.join(", "))));
+                row.figure =
+                    Some(Quantity::text(&format!("pinned 4 MiB: {pinned_seen}; pageable: {}", list.join(", "))));
                 row.verdict = match (at_once, early.is_empty()) {
                     (false, _) => ClaimVerdict::DoesNotHold,
                     (true, true) => ClaimVerdict::Holds,
@@ -389,8 +397,16 @@ impl Inputs<'_> {
         })();
         match measured {
             Ok((pin_up, pin_down, page_up, page_down)) => {
-                row.figure = Some(Quantity::new(pin_up, "GB/s", &format!("pinned host→device (device→host {pin_down:.1} GB/s)")));
-                row.bound = Some(Quantity::new(page_up, "GB/s", &format!("pageable host→device (device→host {page_down:.1} GB/s)")));
+                row.figure = Some(Quantity::new(
+                    pin_up,
+                    "GB/s",
+                    &format!("pinned host→device (device→host {pin_down:.1} GB/s)"),
+                ));
+                row.bound = Some(Quantity::new(
+                    page_up,
+                    "GB/s",
+                    &format!("pageable host→device (device→host {page_down:.1} GB/s)"),
+                ));
                 row.ratio = Some(pin_up / page_up);
                 let faster = [pin_up >= 1.1 * page_up, pin_down >= 1.1 * page_down];
                 row.verdict = match faster {
@@ -458,12 +474,15 @@ impl Inputs<'_> {
             }
             Err(why) => row.not_measured(why),
         }
-        row.program = self.figures_text("002_multi_stream", &[("single", "ms one stream"), ("multi", "ms 4 streams"), ("speedup", "×")]);
+        row.program = self.figures_text(
+            "002_multi_stream",
+            &[("single", "ms one stream"), ("multi", "ms 4 streams"), ("speedup", "×")],
+        );
         row
     }
 
     /// The three MAX_ITER cases of seed 003: (cycles, one stream, four streams, stages).
-    fn seed003(&self) -> Vec<(u64, Need<(f64, f64, [f64; 3])>)> {
+    fn seed003(&self) -> Vec<(u64, Need<SleepTimes>)> {
         [(10_000, "10k"), (100_000, "100k"), (10_000_000, "10m")]
             .into_iter()
             .map(|(cycles, name)| {
@@ -488,15 +507,28 @@ impl Inputs<'_> {
         let all = self.seed003();
         let text: Vec<String> = all
             .iter()
-            .filter_map(|(c, f)| f.as_ref().ok().map(|(one, four, _)| format!("10^{}: {one:.3} → {four:.3} ms ({:.2}×)", (*c as f64).log10().round(), one / four)))
+            .filter_map(|(c, f)| {
+                f.as_ref().ok().map(|(one, four, _)| {
+                    format!("10^{}: {one:.3} → {four:.3} ms ({:.2}×)", (*c as f64).log10().round(), one / four)
+                })
+            })
             .collect();
         match &all[1].1 {
             Ok((one, four, stages)) => {
                 let bound = pipeline_bound(stages, 4);
-                row.judge_time(*four, bound, *one, "4 streams, MAX_ITER = 10^5", &format!(
-                    "pipeline bound of 4 tasks of {:.3} / {:.3} / {:.3} ms; all: {}",
-                    stages[0], stages[1], stages[2], text.join("; ")
-                ));
+                row.judge_time(
+                    *four,
+                    bound,
+                    *one,
+                    "4 streams, MAX_ITER = 10^5",
+                    &format!(
+                        "pipeline bound of 4 tasks of {:.3} / {:.3} / {:.3} ms; all: {}",
+                        stages[0],
+                        stages[1],
+                        stages[2],
+                        text.join("; ")
+                    ),
+                );
             }
             Err(why) => row.not_measured(why.clone()),
         }
@@ -508,7 +540,8 @@ impl Inputs<'_> {
                 Some(format!("10^{}: {one:.3} → {four:.3} ms", (*c as f64).log10().round()))
             })
             .collect();
-        row.program = if printed.is_empty() { self.program_failure("003_sleep_streams") } else { Some(printed.join("; ")) };
+        row.program =
+            if printed.is_empty() { self.program_failure("003_sleep_streams") } else { Some(printed.join("; ")) };
         row
     }
 
@@ -575,11 +608,16 @@ impl Inputs<'_> {
             "100 small kernels: the host time of one cudaGraphLaunch against 100 cudaLaunchKernel (medians of 5): \
              holds if ≤ 10% of it; holds partly if less; does not hold otherwise",
         );
-        match (self.median("seed004-launch-cost", "graph-host", 5), self.median("seed004-launch-cost", "eager-host", 5)) {
+        match (self.median("seed004-launch-cost", "graph-host", 5), self.median("seed004-launch-cost", "eager-host", 5))
+        {
             (Ok(graph), Ok(per_kernel)) => {
                 let eager = per_kernel * 100.0;
                 row.figure = Some(Quantity::new(graph, "us", "one graph launch of 100 kernels (host)"));
-                row.bound = Some(Quantity::new(eager, "us", &format!("100 launches on a stream (host; {per_kernel:.2} us each)")));
+                row.bound = Some(Quantity::new(
+                    eager,
+                    "us",
+                    &format!("100 launches on a stream (host; {per_kernel:.2} us each)"),
+                ));
                 let ratio = graph / eager;
                 row.ratio = Some(ratio);
                 row.verdict = if ratio <= 0.10 {
@@ -628,7 +666,10 @@ impl Inputs<'_> {
             }
             (Err(why), _) | (_, Err(why)) => row.not_measured(why),
         }
-        row.program = self.figures_text("004_dag_graph", &[("eager-spread", "% spread eager DAG (host)"), ("graph-spread", "% as a graph")]);
+        row.program = self.figures_text(
+            "004_dag_graph",
+            &[("eager-spread", "% spread eager DAG (host)"), ("graph-spread", "% as a graph")],
+        );
         row
     }
 
@@ -721,7 +762,8 @@ fn escape(cell: &str) -> String {
 impl SeedClaims {
     /// The Markdown section of a report's summary: the bounds, then the claims.
     pub fn markdown(&self) -> String {
-        let mut out = String::from("\n## The seeds' performance claims (figures, judged against the bound; never pass/fail)\n\n");
+        let mut out =
+            String::from("\n## The seeds' performance claims (figures, judged against the bound; never pass/fail)\n\n");
         out.push_str("### Bounds measured in this run\n\n| bound | suite | C++ program | suite / program | measured by |\n|---|---|---|---|---|\n");
         for b in &self.bounds {
             let shown = |v: Option<f64>| v.map_or("—".into(), |v| Quantity::new(v, &b.unit, "").shown());
@@ -729,7 +771,8 @@ impl SeedClaims {
                 (Some(s), Some(p)) if p > 0.0 => format!("{:.3}", s / p),
                 _ => "—".into(),
             };
-            let _ = writeln!(out, "| {} | {} | {} | {ratio} | `{}` |", b.what, shown(b.suite), shown(b.program), b.source);
+            let _ =
+                writeln!(out, "| {} | {} | {} | {ratio} | `{}` |", b.what, shown(b.suite), shown(b.program), b.source);
         }
         out.push_str("\n### Claims\n\n| claim | seed's words | figure | bound | ratio | verdict | seed's program as written |\n|---|---|---|---|---|---|---|\n");
         for c in &self.claims {
@@ -750,10 +793,11 @@ impl SeedClaims {
         out.push_str("\nHow each verdict is decided, and what the figures are:\n\n");
         for c in &self.claims {
             let what = |q: &Option<Quantity>| q.as_ref().filter(|q| !q.value.is_nan()).map(|q| q.what.clone());
-            let detail: Vec<String> = [what(&c.figure).map(|w| format!("figure: {w}")), what(&c.bound).map(|w| format!("bound: {w}"))]
-                .into_iter()
-                .flatten()
-                .collect();
+            let detail: Vec<String> =
+                [what(&c.figure).map(|w| format!("figure: {w}")), what(&c.bound).map(|w| format!("bound: {w}"))]
+                    .into_iter()
+                    .flatten()
+                    .collect();
             let detail = if detail.is_empty() { String::new() } else { format!(" ({})", detail.join("; ")) };
             let _ = writeln!(out, "- `{}` — {}{detail}", c.id, c.why);
         }
@@ -765,7 +809,8 @@ impl SeedClaims {
 
     /// For the console: one line per claim.
     pub fn console(&self) -> String {
-        let mut out = String::from("seed claims (figure against the bound measured in this run; quality, never pass/fail)\n");
+        let mut out =
+            String::from("seed claims (figure against the bound measured in this run; quality, never pass/fail)\n");
         for c in &self.claims {
             let shown = |q: &Option<Quantity>| q.as_ref().map_or("—".into(), Quantity::shown);
             let _ = writeln!(

@@ -93,7 +93,8 @@ impl Figures<'_> {
     fn hull(&self, range: &std::ops::RangeInclusive<usize>) -> Result<(f64, f64), String> {
         for end in [*range.start(), *range.end()] {
             if self.interval(end).is_none() {
-                let what = self.case.script.get(end).map(|op| crate::case::print::op_kind(&op.kind)).unwrap_or_default();
+                let what =
+                    self.case.script.get(end).map(|op| crate::case::print::op_kind(&op.kind)).unwrap_or_default();
                 return Err(format!("`{what}` has no device time (not run, captured, or its stamps were not read)"));
             }
         }
@@ -245,7 +246,8 @@ end
     }
 
     fn obs(case: &Case) -> Observations {
-        let mut ops: Vec<OpRecord> = (0..case.script.len()).map(|i| record(case, i, (i as u64 * 1000, i as u64 * 1000 + 500))).collect();
+        let mut ops: Vec<OpRecord> =
+            (0..case.script.len()).map(|i| record(case, i, (i as u64 * 1000, i as u64 * 1000 + 500))).collect();
         ops[6].value = Some(OpValue::ElapsedMs(2.5));
         let timed = |op_index: usize, start_ms: f64, end_ms: f64| TimedOp { op_index, label: None, start_ms, end_ms };
         Observations {

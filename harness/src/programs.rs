@@ -101,7 +101,12 @@ pub fn run(dir: &Path, program: &Program, deadline: Duration, env: &[(String, St
         return result;
     }
     let mut command = Command::new(&path);
-    command.envs(program.env.iter().copied()).envs(env.iter().map(|(k, v)| (k, v))).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    command
+        .envs(program.env.iter().copied())
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
     let mut child = match command.spawn() {
         Ok(c) => c,
         Err(e) => {
@@ -165,7 +170,11 @@ pub fn numbers(text: &str) -> Vec<f64> {
             digits.starts_with(|c: char| c.is_ascii_digit())
         })
         .filter_map(|word| {
-            let end = word.char_indices().skip(1).find(|(_, c)| !(c.is_ascii_digit() || *c == '.')).map_or(word.len(), |(i, _)| i);
+            let end = word
+                .char_indices()
+                .skip(1)
+                .find(|(_, c)| !(c.is_ascii_digit() || *c == '.'))
+                .map_or(word.len(), |(i, _)| i);
             word[..end].trim_end_matches('.').parse().ok()
         })
         .collect()

@@ -106,7 +106,10 @@ mod tests {
             poisons: vec![],
             timing: None,
             decls,
-            script: script.into_iter().map(|kind| Op { label: None, thread: None, kind, expect: vec![], repeat: 1 }).collect(),
+            script: script
+                .into_iter()
+                .map(|kind| Op { label: None, thread: None, kind, expect: vec![], repeat: 1 })
+                .collect(),
             expects: vec![],
             positions: SourceMap::default(),
         }

@@ -138,7 +138,12 @@ pub fn build(case: &Case, obs: &Observations) -> Option<Timeline> {
     bars.sort_by_key(|b| (b.lane, b.start_ns));
     let mut marks = Vec::new();
     for bar in bars.iter().filter(|b| b.kind == BarKind::Gate) {
-        marks.push(Mark { lane: bar.lane, at_ns: bar.end_ns, kind: MarkKind::GateOpen, label: format!("{} opened", bar.label) });
+        marks.push(Mark {
+            lane: bar.lane,
+            at_ns: bar.end_ns,
+            kind: MarkKind::GateOpen,
+            label: format!("{} opened", bar.label),
+        });
     }
     // device time = host time + offset, from the first gate whose opening and kernel end are both known.
     let offset_ns = case.script.iter().enumerate().find_map(|(i, op)| {
@@ -163,7 +168,10 @@ pub fn build(case: &Case, obs: &Observations) -> Option<Timeline> {
                 }
             }
             if !obs.host_calls.is_empty() {
-                notes.push("host functions are placed by the host clock, aligned by a gate's opening (within microseconds)".into());
+                notes.push(
+                    "host functions are placed by the host clock, aligned by a gate's opening (within microseconds)"
+                        .into(),
+                );
             }
         }
         None if !host_calls.is_empty() => {
@@ -198,7 +206,10 @@ fn lane_stream(kind: &OpKind) -> Option<&StreamRef> {
 }
 
 fn label(case: &Case, index: usize) -> String {
-    case.script[index].label.clone().unwrap_or_else(|| format!("line {}", case.positions.op_lines.get(index).copied().unwrap_or(0)))
+    case.script[index]
+        .label
+        .clone()
+        .unwrap_or_else(|| format!("line {}", case.positions.op_lines.get(index).copied().unwrap_or(0)))
 }
 
 fn bar_kind(case: &Case, kind: &OpKind) -> BarKind {
@@ -263,7 +274,12 @@ end
         let case = case();
         let obs = Observations {
             timed: vec![timed(0, 1.0, 3.0), timed(1, 3.0, 4.0), timed(2, 1.5, 1.75), timed(6, 4.5, 5.0)],
-            gates: vec![GateRecord { name: "g".into(), opened_ns: Some(10_000_000), opened_by: Some(GateOpener::Script), timed_out: false }],
+            gates: vec![GateRecord {
+                name: "g".into(),
+                opened_ns: Some(10_000_000),
+                opened_by: Some(GateOpener::Script),
+                timed_out: false,
+            }],
             host_calls: vec![HostCallRecord {
                 op_index: 3,
                 label: Some("hf".into()),
@@ -276,7 +292,11 @@ end
         };
         let t = build(&case, &obs).unwrap();
         assert_eq!(t.clock, "events");
-        assert_eq!(t.lanes, ["up", "comp", "legacy"], "streams in order of first use; the synchronous copy's is legacy");
+        assert_eq!(
+            t.lanes,
+            ["up", "comp", "legacy"],
+            "streams in order of first use; the synchronous copy's is legacy"
+        );
         let bars: Vec<(usize, &str, BarKind, u64, u64)> =
             t.bars.iter().map(|b| (b.lane, b.label.as_str(), b.kind, b.start_ns, b.end_ns)).collect();
         assert_eq!(

@@ -1038,9 +1038,9 @@ impl MeasureOf {
     pub fn labels(&self) -> Vec<&String> {
         match self {
             MeasureOf::Elapsed { label } => vec![label],
-            MeasureOf::Device { from, to, .. } | MeasureOf::Bandwidth { from, to } | MeasureOf::Host { from, to, .. } => {
-                std::iter::once(from).chain(to.as_ref()).collect()
-            }
+            MeasureOf::Device { from, to, .. }
+            | MeasureOf::Bandwidth { from, to }
+            | MeasureOf::Host { from, to, .. } => std::iter::once(from).chain(to.as_ref()).collect(),
             MeasureOf::Busy { from, to } => vec![from, to],
             MeasureOf::Spread { labels } => labels.iter().collect(),
         }

@@ -134,7 +134,9 @@ fn decl(d: &Decl) -> String {
         }
         Decl::Pool { name, default } => format!("{w} {name}{}", if *default { " default" } else { "" }),
         Decl::Condition { name } => format!("{w} {name}"),
-        Decl::Slice { name, of, offset, bytes } => format!("{w} {name} of {of} at {} size {}", size(*offset), size(*bytes)),
+        Decl::Slice { name, of, offset, bytes } => {
+            format!("{w} {name} of {of} at {} size {}", size(*offset), size(*bytes))
+        }
     }
 }
 

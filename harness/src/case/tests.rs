@@ -156,6 +156,42 @@ case area/one
   expect elapsed el <= -0.5
   expect snapshot rd == 3
 end
+
+case area/two
+  rule: Chunks of one buffer, timed by events.
+  source: somewhere
+  timing: events
+
+  stream s
+  event a
+  event b
+  buffer h pinned 1MiB
+  buffer d device 1MiB
+  buffer o device 1MiB
+  slice h1 of h at 512KiB size 512KiB
+  slice d1 of d at 512KiB size 512KiB
+
+        record a on s
+  up:   repeat 4 memcpy-async d1 h1 on s
+  v:    launch vecadd d d into o on s
+  v2:   launch vecadd d1 d1 into d1 on s grid full block 128
+  sc:   launch sincos d iterations 100 on s grid 1024
+  sl:   launch sleep 100000 on s block 256
+  many: repeat 100 launch spin on s
+        memcpy-async h1 d1 on s
+        record b on s
+  t:    elapsed a b
+
+  expect o == 0
+  measure seed: elapsed t
+  measure gpu: device up to sl per 2
+  measure bw: bandwidth up
+  measure both: bandwidth up to v
+  measure submit: host many per 100
+  measure cpu: host up to sl
+  measure busy: busy up to sl
+  measure jitter: spread v v2 sc
+end
 ";
 
 fn parse(text: &str) -> Result<CaseFile, Vec<Diagnostic>> {
@@ -199,6 +235,37 @@ fn parses_every_construct() {
     assert_eq!(case.script[16].kind, OpKind::DeviceSync);
     assert_eq!(case.script[19].thread.as_deref(), Some("t"));
     assert_eq!(case.positions.op_lines[0], 31);
+}
+
+#[test]
+fn parses_slices_repeats_timing_and_measures() {
+    let file = parse(VALID).unwrap_or_else(|e| panic!("{e:?}"));
+    let case = &file.cases[1];
+    assert_eq!(validate(&CaseFile { path: file.path.clone(), cases: vec![case.clone()] }), vec![]);
+    assert_eq!(case.timing, Some(Timing::Events));
+    assert_eq!(file.cases[0].timing, None);
+    assert_eq!(case.decls[7], Decl::Slice { name: "d1".into(), of: "d".into(), offset: 512 << 10, bytes: 512 << 10 });
+    assert_eq!(case.script[1].repeat, 4);
+    assert_eq!(case.script[0].repeat, 1);
+    let s = StreamRef::Named("s".into());
+    assert_eq!(
+        case.script[3].kind,
+        OpKind::LaunchVecAdd {
+            a: "d1".into(),
+            b: "d1".into(),
+            into: "d1".into(),
+            stream: s.clone(),
+            shape: ComputeShape { grid: Some(Grid::Full), block: Some(128) }
+        }
+    );
+    assert_eq!(
+        case.script[5].kind,
+        OpKind::LaunchSleep { cycles: 100_000, stream: s, shape: ComputeShape { grid: None, block: Some(256) } }
+    );
+    let Expectation::Measure(m) = &case.expects[2] else { panic!("{:?}", case.expects[2]) };
+    assert_eq!(m.of, MeasureOf::Device { from: "up".into(), to: Some("sl".into()), per: Some(2) });
+    assert_eq!(m.of.unit(), "ms");
+    assert_eq!(case.expects.len(), 9);
 }
 
 #[test]
@@ -288,6 +355,58 @@ fn scripts_that_can_never_finish_are_rejected() {
     assert!(validate(&parse(&ok).unwrap()).is_empty());
     let ok = case_with(decls, &format!("  open g\n{graph}\n  sync s"), "");
     assert!(validate(&parse(&ok).unwrap()).is_empty());
+}
+
+#[test]
+fn slices_repeats_and_measures_are_checked() {
+    let buffers = "  stream s\n  buffer d device 4KiB\n  buffer h pinned 4KiB";
+    let d = first_error(&case_with(&format!("{buffers}\n  slice x of d at 2KiB size 4KiB"), "", ""));
+    assert!(d.message.contains("is not inside `d`"), "{d}");
+    let d = first_error(&case_with(&format!("{buffers}\n  slice x of d at 2 size 4"), "", ""));
+    assert!(d.message.contains("multiples of 4"), "{d}");
+    let d = first_error(&case_with(&format!("{buffers}\n  slice x of s at 0 size 4"), "", ""));
+    assert!(d.message.contains("needs a buffer declared above it"), "{d}");
+    let d = first_error(&case_with("  buffer d device 4KiB later\n  slice x of d at 0 size 4", "  create d", ""));
+    assert!(d.message.contains("cannot slice `later` buffer"), "{d}");
+    let sliced = format!("{buffers}\n  slice x of d at 0 size 1KiB");
+    let d = first_error(&case_with(&sliced, "  destroy d", ""));
+    assert!(d.message.contains("slices of it would be left pointing at freed memory"), "{d}");
+    let d = first_error(&case_with(&sliced, "  destroy x", ""));
+    assert!(d.message.contains("it is part of another buffer"), "{d}");
+    // A slice has its buffer's kind, and copies into it are bounded by its own size.
+    let d = first_error(&case_with(&sliced, "  memcpy-async x h 2KiB on s", ""));
+    assert!(d.message.contains("exceed buffer `x`"), "{d}");
+    let ok = case_with(&sliced, "  memcpy-async x h on s\n  launch vecadd x x into x on s", "");
+    assert!(validate(&parse(&ok).unwrap()).is_empty());
+
+    let d = first_error(&case_with(buffers, "  repeat 0 launch spin on s", ""));
+    assert!(d.message.contains("repeat count of at least 1"), "{d}");
+    let d = first_error(&case_with(buffers, "  repeat 2 sync s", ""));
+    assert!(d.message.contains("`repeat` runs kernel launches"), "{d}");
+    let d = first_error(&case_with(buffers, "  launch vecadd d d into d on s shared 1KiB", ""));
+    assert!(d.message.contains("is for `launch spin`"), "{d}");
+    let d = first_error(&case_with(buffers, "  launch sincos d 100 on s", ""));
+    assert!(d.message.contains("expected `iterations`"), "{d}");
+
+    let d = first_error(&case_with(buffers, "  c: memcpy-async d h on s", "  measure bw: bandwidth c"));
+    assert!(d.message.contains("needs `timing: events`"), "{d}");
+    let d = first_error(&case_with(buffers, "  c: memcpy-async d h on s", "  measure t: device c"));
+    assert!(d.message.contains("only kernel launches have device times"), "{d}");
+    let d = first_error(&case_with(buffers, "  k: launch spin on s", "  measure t: device k\n  measure t: host k"));
+    assert!(d.message.contains("measure `t` is named twice"), "{d}");
+    let d =
+        first_error(&case_with(buffers, "  k: launch spin on s\n  j: launch spin on s", "  measure t: device j to k"));
+    assert!(d.message.contains("B comes before A"), "{d}");
+    let d = first_error(&case_with(buffers, "  k: launch spin on s", "  measure t: elapsed k"));
+    assert!(d.message.contains("not an elapsed operation"), "{d}");
+    let d = first_error(&case_with(buffers, "  k: launch spin on s", "  measure t: spread k k"));
+    assert!(d.message.contains("at least 3"), "{d}");
+    let d = first_error(&case_with(buffers, "  k: launch spin on s", "  measure t: host k per 0"));
+    assert!(d.message.contains("divisor of at least 1"), "{d}");
+    let d = first_error("case area/x\n  rule: r\n  source: s\n  timing: cupti\nend\n");
+    assert!(d.message.contains("expected a timing source (events)"), "{d}");
+    let d = first_error("case area/x\n  rule: r\n  source: s\n  timing: events\n  timing: events\nend\n");
+    assert!(d.message.contains("second `timing:`"), "{d}");
 }
 
 #[test]

@@ -132,7 +132,8 @@ impl<'c, 'o> Checker<'c, 'o> {
             _ => None,
         });
         let Some((kind, size, later)) = parent.filter(|_| matches!(self.names.get(of), Some(Kind::Buffer(_)))) else {
-            let hint = did_you_mean(of, self.names.iter().filter(|(_, k)| matches!(k, Kind::Buffer(_))).map(|(n, _)| *n));
+            let hint =
+                did_you_mean(of, self.names.iter().filter(|(_, k)| matches!(k, Kind::Buffer(_))).map(|(n, _)| *n));
             self.report(line, format!("a slice needs a buffer declared above it; `{of}` is not one{hint}"));
             return Kind::Buffer(MemKind::Device);
         };
@@ -647,7 +648,8 @@ impl<'c, 'o> Checker<'c, 'o> {
                     }
                 }
                 Expectation::Measure(m) => {
-                    let earlier = case.expects[..i].iter().any(|e| matches!(e, Expectation::Measure(o) if o.name == m.name));
+                    let earlier =
+                        case.expects[..i].iter().any(|e| matches!(e, Expectation::Measure(o) if o.name == m.name));
                     if earlier {
                         self.report(line, format!("measure `{}` is named twice", m.name));
                     }
@@ -681,6 +683,9 @@ impl<'c, 'o> Checker<'c, 'o> {
                 }
             }
             MeasureOf::Host { .. } => {}
+            MeasureOf::Bandwidth { .. } if !timed => {
+                self.report(line, "a bandwidth needs `timing: events` (copies have no device stamps)".into());
+            }
             MeasureOf::Device { .. } | MeasureOf::Bandwidth { .. } | MeasureOf::Busy { .. } => {
                 let (from, to) = (indices[0], *indices.last().unwrap_or(&indices[0]));
                 if to < from {
@@ -697,12 +702,10 @@ impl<'c, 'o> Checker<'c, 'o> {
                         self.report(line, format!("`{label}` has no device time: {why}"));
                     }
                 }
-                if matches!(of, MeasureOf::Bandwidth { .. }) {
-                    if !timed {
-                        self.report(line, "a bandwidth needs `timing: events` (copies have no device stamps)".into());
-                    } else if !range(from, to).iter().any(|o| matches!(o.kind, OpKind::Memcpy { .. })) {
-                        self.report(line, "no copy between these operations to measure the bandwidth of".into());
-                    }
+                if matches!(of, MeasureOf::Bandwidth { .. })
+                    && !range(from, to).iter().any(|o| matches!(o.kind, OpKind::Memcpy { .. }))
+                {
+                    self.report(line, "no copy between these operations to measure the bandwidth of".into());
                 }
                 if matches!(of, MeasureOf::Busy { .. }) && !range(from, to).iter().any(|o| o.kind.is_kernel_launch()) {
                     self.report(line, "no kernel launch between these operations to be busy with".into());

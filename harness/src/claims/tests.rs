@@ -69,7 +69,10 @@ fn a_claim_without_its_figures_is_not_measured_and_says_why() {
     let row = claim(&c, "seed000/pipeline");
     assert_eq!(row.verdict, ClaimVerdict::NotMeasured);
     assert!(row.why.contains("performance/seed000-pipeline did not run"), "{}", row.why);
-    assert!(c.claims.iter().all(|r| r.verdict == ClaimVerdict::NotMeasured || r.id == "seed003/device-overlap" || r.figure.is_some()));
+    assert!(c
+        .claims
+        .iter()
+        .all(|r| r.verdict == ClaimVerdict::NotMeasured || r.id == "seed003/device-overlap" || r.figure.is_some()));
 }
 
 #[test]
@@ -77,7 +80,9 @@ fn the_graph_submission_claim_compares_one_launch_with_a_hundred() {
     let figures = |graph: f64| -> Vec<(String, f64)> {
         (1..=5).flat_map(|i| [(format!("eager-host-{i}"), 2.0), (format!("graph-host-{i}"), graph)]).collect()
     };
-    for (graph, verdict) in [(15.0, ClaimVerdict::Holds), (150.0, ClaimVerdict::HoldsPartly), (250.0, ClaimVerdict::DoesNotHold)] {
+    for (graph, verdict) in
+        [(15.0, ClaimVerdict::Holds), (150.0, ClaimVerdict::HoldsPartly), (250.0, ClaimVerdict::DoesNotHold)]
+    {
         let f = figures(graph);
         let refs: Vec<(&str, f64)> = f.iter().map(|(n, v)| (n.as_str(), *v)).collect();
         let c = claims(vec![measured("seed004-launch-cost", &refs)]);

@@ -58,7 +58,10 @@ enum Storage {
     Pageable(PageableMemory),
     /// A slice of another buffer: its pointers, offset; the other buffer owns the memory (and outlives the view:
     /// the validator refuses to free a buffer that has slices).
-    View { copy: *mut c_void, kernel: Option<*mut u32> },
+    View {
+        copy: *mut c_void,
+        kernel: Option<*mut u32>,
+    },
 }
 
 /// One declared buffer.

@@ -29,12 +29,12 @@ mod resources;
 mod stamps;
 mod sys_words;
 mod teardown;
-mod timing;
 #[cfg(test)]
 pub(crate) mod test_support;
 #[cfg(test)]
 mod tests;
 mod threads;
+mod timing;
 
 use crate::case::ast::{Case, Decl};
 use crate::case::words::{KernelWord, Word};

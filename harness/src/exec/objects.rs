@@ -160,7 +160,7 @@ pub fn create(case: &Case, device: &DeviceInfo, clock: CaseClock) -> (Objects, G
             Decl::Slice { of, offset, bytes, .. } => {
                 let view = ready(&state.buffers, DeclWord::Buffer.word(), of)
                     .and_then(|parent| Buffer::view(parent, *offset, *bytes));
-                let slot = view.map_or_else(|why| Slot::NotCreated(why), Slot::Ready);
+                let slot = view.map_or_else(Slot::NotCreated, Slot::Ready);
                 state.buffers.insert(name.clone(), slot);
                 (None, &[][..])
             }

@@ -119,7 +119,10 @@ pub fn read_buffers(case: &Case, st: &Objects) -> Vec<BufferRecord> {
 
 /// Whether an expectation reads buffer `buf`'s contents.
 fn names_buffer(case: &Case, buf: &str) -> bool {
-    case.expects.iter().flat_map(Expectation::predicates).any(|p| matches!(p, Predicate::BufferEquals { buf: b, .. } if b == buf))
+    case.expects
+        .iter()
+        .flat_map(Expectation::predicates)
+        .any(|p| matches!(p, Predicate::BufferEquals { buf: b, .. } if b == buf))
 }
 
 /// The word indices of `buf` that the case's expectations name (`BUF[I] == V`), so they are kept even past the

@@ -5,8 +5,9 @@
 use super::test_support::{case, h100, op};
 use super::*;
 use crate::case::ast::{
-    CacheConfig, CaptureMode, CaptureStatus, ConditionalKind, EventFlags, Fault, GraphMemAttr, Grid, InstantiateFlag,
-    LaunchShape, Limit, ListWord, MemKind, NodeKernel, NodeSpec, OpKind, PoolAttr, Priority, StreamRef, Target,
+    CacheConfig, CaptureMode, CaptureStatus, ComputeShape, ConditionalKind, EventFlags, Fault, GraphMemAttr, Grid,
+    InstantiateFlag, LaunchShape, Limit, ListWord, MemKind, NodeKernel, NodeSpec, Op, OpKind, PoolAttr, Priority,
+    StreamRef, Target, Timing,
 };
 use std::time::Instant;
 
@@ -250,7 +251,36 @@ fn every_operation() -> Case {
         op(None, None, OpKind::Sleep { ns: 1_000_000 }),
         op(Some("pageable-kernel"), None, OpKind::LaunchFill { buf: name("p"), value: 3, stream: StreamRef::Legacy }),
         op(Some("too-big"), None, OpKind::Memcpy { dst: name("p"), src: name("p"), bytes: Some(8192), stream: None }),
+        op(None, None, OpKind::Memcpy { dst: name("part"), src: name("h"), bytes: None, stream: Some(s()) }),
+        op(
+            Some("vecadd"),
+            None,
+            OpKind::LaunchVecAdd {
+                a: name("d"),
+                b: name("part"),
+                into: name("d"),
+                stream: s(),
+                shape: ComputeShape::default(),
+            },
+        ),
+        op(
+            None,
+            None,
+            OpKind::LaunchSinCos {
+                buf: name("part"),
+                iterations: 10,
+                stream: t(),
+                shape: ComputeShape { grid: Some(Grid::Full), block: Some(64) },
+            },
+        ),
+        op(None, None, OpKind::LaunchSleep { cycles: 1000, stream: s(), shape: ComputeShape::default() }),
+        Op {
+            repeat: 3,
+            ..op(Some("thrice"), None, OpKind::LaunchSpin { ns: 0, stream: s(), shape: LaunchShape::default() })
+        },
     ];
+    let mut decls = decls;
+    decls.push(Decl::Slice { name: name("part"), of: name("d"), offset: 1024, bytes: 1024 });
     case(decls, script, vec![])
 }
 
@@ -270,6 +300,26 @@ fn null_kernels() -> KernelTable {
         sleep: null,
         set_condition: null,
         countdown: null,
+    }
+}
+
+/// The same, with every operation's device work bracketed by events: without a GPU nothing is timed, and nothing
+/// panics or hangs either; with one, every operation that ran has an interval.
+#[test]
+fn a_timed_case_runs_without_panic_or_hang() {
+    let mut case = every_operation();
+    case.timing = Some(Timing::Events);
+    let opts =
+        ExecOptions { gate_timeout_ns: 1_000_000_000, case_deadline: Duration::from_secs(5), ..ExecOptions::default() };
+    let obs = run_case(&case, &null_kernels(), &h100(), &opts);
+    assert_eq!(obs.ops.len(), case.script.len());
+    for t in &obs.timed {
+        assert!(case.script[t.op_index].kind.has_device_work(), "{t:?}");
+        assert!(t.start_ms <= t.end_ms, "{t:?}");
+    }
+    if crate::gpu::probe(0).is_err() {
+        assert!(obs.timed.is_empty());
+        assert!(obs.notes.iter().any(|n| n.starts_with("timing:")), "{:?}", obs.notes);
     }
 }
 
@@ -294,7 +344,7 @@ fn every_operation_is_recorded_without_panic_or_hang() {
     assert!(by_label("pageable-kernel").not_run.as_deref().unwrap().contains("pageable buffer p"));
     assert!(by_label("too-big").not_run.as_deref().unwrap().contains("8192 bytes do not fit"));
     let launches = case.script.iter().filter(|o| o.kind.is_kernel_launch()).count();
-    assert_eq!((obs.kernels.len(), launches), (10, 10), "one stamp record per kernel launch operation");
+    assert_eq!((obs.kernels.len(), launches), (14, 14), "one stamp record per kernel launch operation");
     assert_eq!(obs.gates.len(), 1);
     assert!(obs.gates[0].opened_ns.is_some());
     assert_eq!(obs.buffers.len(), 8);

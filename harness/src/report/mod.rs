@@ -158,7 +158,18 @@ impl Report {
             *totals.entry(kind.clone()).or_insert(0) += 1;
             *by_area.entry(case.area.clone()).or_default().entry(kind).or_insert(0) += 1;
         }
-        Report { provenance, filter, complete: false, wall_ms, totals, by_area, run: None, cases, figures: None, seeds: None }
+        Report {
+            provenance,
+            filter,
+            complete: false,
+            wall_ms,
+            totals,
+            by_area,
+            run: None,
+            cases,
+            figures: None,
+            seeds: None,
+        }
     }
 
     /// True when no case failed, crashed, timed out or passed against a baseline that expected it to fail.

@@ -63,11 +63,11 @@ pub fn svg(id: &str, timeline: &Timeline) -> String {
     let legend_y = lanes_bottom + 24.0;
     let height = legend_y + 16.0 + 16.0 * timeline.notes.len() as f64 + 8.0;
     let mut out = String::new();
-    let _ = write!(
+    let _ = writeln!(
         out,
         "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"timeline\" width=\"{WIDTH}\" height=\"{height}\" \
          viewBox=\"0 0 {WIDTH} {height}\" data-case=\"{}\" data-clock=\"{}\" data-lanes=\"{}\" data-bars=\"{}\" \
-         data-marks=\"{}\" data-plot=\"{LEFT},{TOP},{plot},{}\" font-family=\"DejaVu Sans, sans-serif\" font-size=\"11\">\n",
+         data-marks=\"{}\" data-plot=\"{LEFT},{TOP},{plot},{}\" font-family=\"DejaVu Sans, sans-serif\" font-size=\"11\">",
         xml(id),
         xml(&timeline.clock),
         timeline.lanes.len(),
@@ -91,8 +91,13 @@ pub fn svg(id: &str, timeline: &Timeline) -> String {
     let mut t = 0.0;
     while t <= span + 1e-9 {
         let tx = LEFT + t / span * plot;
-        let _ = writeln!(out, "<line class=\"tick\" x1=\"{tx:.1}\" y1=\"{:.1}\" x2=\"{tx:.1}\" y2=\"{lanes_bottom:.1}\"/>", TOP - 4.0);
-        let _ = writeln!(out, "<text x=\"{tx:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>", TOP - 7.0, time_text(t));
+        let _ = writeln!(
+            out,
+            "<line class=\"tick\" x1=\"{tx:.1}\" y1=\"{:.1}\" x2=\"{tx:.1}\" y2=\"{lanes_bottom:.1}\"/>",
+            TOP - 4.0
+        );
+        let _ =
+            writeln!(out, "<text x=\"{tx:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>", TOP - 7.0, time_text(t));
         t += step;
     }
     out.push_str("</g>\n");
@@ -100,7 +105,8 @@ pub fn svg(id: &str, timeline: &Timeline) -> String {
         let y = TOP + LANE * i as f64;
         let _ = writeln!(out, "<g class=\"lane\" data-lane=\"{i}\" data-name=\"{}\">", xml(name));
         let odd = if i % 2 == 1 { " odd" } else { "" };
-        let _ = writeln!(out, "<rect class=\"lane-bg{odd}\" x=\"0\" y=\"{y:.1}\" width=\"{WIDTH}\" height=\"{LANE}\"/>");
+        let _ =
+            writeln!(out, "<rect class=\"lane-bg{odd}\" x=\"0\" y=\"{y:.1}\" width=\"{WIDTH}\" height=\"{LANE}\"/>");
         let _ = writeln!(out, "<text x=\"6\" y=\"{:.1}\">{}</text>", y + LANE / 2.0 + 4.0, xml(name));
         for bar in timeline.bars.iter().filter(|b| b.lane == i) {
             let (x0, x1) = (x(bar.start_ns), x(bar.end_ns));
@@ -172,7 +178,12 @@ pub fn svg(id: &str, timeline: &Timeline) -> String {
     }
     out.push_str("</g>\n");
     for (i, note) in timeline.notes.iter().enumerate() {
-        let _ = writeln!(out, "<text class=\"note\" x=\"4\" y=\"{:.1}\">{}</text>", legend_y + 18.0 + 16.0 * i as f64, xml(note));
+        let _ = writeln!(
+            out,
+            "<text class=\"note\" x=\"4\" y=\"{:.1}\">{}</text>",
+            legend_y + 18.0 + 16.0 * i as f64,
+            xml(note)
+        );
     }
     out.push_str("</svg>\n");
     out
@@ -194,7 +205,8 @@ impl Report {
     pub fn html(&self) -> String {
         let p = &self.provenance;
         let mut out = String::from("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">");
-        let _ = write!(out, "<title>cuda-conformance: {} — driver {}</title>", xml(&p.gpu_name), xml(&p.driver_release));
+        let _ =
+            write!(out, "<title>cuda-conformance: {} — driver {}</title>", xml(&p.gpu_name), xml(&p.driver_release));
         out.push_str("<style>body{font-family:'DejaVu Sans',sans-serif;margin:16px;color:#222}table{border-collapse:collapse;margin:8px 0}\
             td,th{border:1px solid #ccc;padding:3px 6px;font-size:12px;vertical-align:top}th{background:#eee}\
             .verdict-holds{background:#d8f0d8}.verdict-holds-partly{background:#fff3c4}.verdict-does-not-hold{background:#f8d0d0}\
@@ -261,8 +273,15 @@ impl Report {
             if !obs.measures.is_empty() {
                 out.push_str("<table class=\"measures\"><tr><th>measure</th><th>of</th><th>value</th></tr>");
                 for m in &obs.measures {
-                    let value = m.value.map_or_else(|| m.why.clone().unwrap_or_default(), |v| format!("{v:.3} {}", m.unit));
-                    let _ = write!(out, "<tr><td>{}</td><td><code>{}</code></td><td>{}</td></tr>", xml(&m.name), xml(&m.of), xml(&value));
+                    let value =
+                        m.value.map_or_else(|| m.why.clone().unwrap_or_default(), |v| format!("{v:.3} {}", m.unit));
+                    let _ = write!(
+                        out,
+                        "<tr><td>{}</td><td><code>{}</code></td><td>{}</td></tr>",
+                        xml(&m.name),
+                        xml(&m.of),
+                        xml(&value)
+                    );
                 }
                 out.push_str("</table>\n");
             }
@@ -320,7 +339,13 @@ mod tests {
         assert!(s.contains("op a0 &lt;&amp;&gt;"), "operation text is escaped");
         // a0 spans the first half of the plot: x from LEFT, width half the plot.
         let half = (WIDTH - LEFT - RIGHT) / 2.0;
-        assert!(s.contains(&format!("data-label=\"a0\" x=\"{LEFT:.2}\" y=\"{:.1}\" width=\"{half:.2}\"", TOP + (LANE - BAR) / 2.0)), "{s}");
+        assert!(
+            s.contains(&format!(
+                "data-label=\"a0\" x=\"{LEFT:.2}\" y=\"{:.1}\" width=\"{half:.2}\"",
+                TOP + (LANE - BAR) / 2.0
+            )),
+            "{s}"
+        );
         assert!(s.contains(">a note</text>"));
         assert!(s.contains(">2 ms</text>"), "the axis ends at the span: {s}");
     }
@@ -348,6 +373,10 @@ mod tests {
         assert_eq!(page.matches("<section class=\"case\"").count(), 1);
         assert!(page.contains("data-case=\"perf/one\""));
         assert!(page.contains("data-rendered"), "the script marks the page once it ran");
-        assert!(!page.contains("http://") || page.matches("http://").count() == page.matches("xmlns=\"http://www.w3.org/2000/svg\"").count(), "no network");
+        assert!(
+            !page.contains("http://")
+                || page.matches("http://").count() == page.matches("xmlns=\"http://www.w3.org/2000/svg\"").count(),
+            "no network"
+        );
     }
 }
