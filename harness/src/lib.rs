@@ -1,7 +1,9 @@
 //! The conformance engine. Data flows one way:
 //! case file → [`case::parse`] → [`case::validate`] → [`exec`] (cuda-sys calls) → [`observations`] →
 //! [`verdict`] → [`report`]. [`figures`] records what the docs leave open (measured with generated cases, never
-//! asserted). The harness does not know how kernels were built: it receives a
+//! asserted). A case's `measure`s ([`measure`]) and its [`timeline`] are derived from its observations; [`claims`]
+//! judges the seeds' performance claims against bounds measured in the same run, beside the seeds' own programs
+//! ([`programs`]). The harness does not know how kernels were built: it receives a
 //! [`kernels::KernelTable`] from the root package. [`runner`] runs cases in worker processes and [`report`] writes
 //! what they found.
 //!

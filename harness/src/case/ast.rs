@@ -322,11 +322,11 @@ pub enum OpKind {
     /// for every i of C, one thread per element (grid defaults to cover C, block to 256).
     LaunchVecAdd { a: String, b: String, into: String, stream: StreamRef, shape: ComputeShape },
     /// `launch sincos BUF iterations N on STREAM [grid N] [block N]`: seed 002's kernels, N times
-    /// `x = sinf(x) * cosf(x)` for every float x of BUF, one thread per element.
+    /// `x = sinf(x) * cosf(x)` for every float x of BUF, one thread per element (grid and block as for vecadd).
     LaunchSinCos { buf: String, iterations: u32, stream: StreamRef, shape: ComputeShape },
     /// `launch sleep CYCLES on STREAM [grid N] [block N]`: seed 003's SleepKernel, every thread spinning on
     /// `clock64()` for CYCLES SM clock cycles (a duration that follows the SM clock; the stamps say what it was).
-    /// Grid and block default to 1.
+    /// Grid defaults to 1 block, block to 256 threads.
     LaunchSleep { cycles: u64, stream: StreamRef, shape: ComputeShape },
     /// `memcpy DST SRC [BYTES]` (cudaMemcpy) or `memcpy-async DST SRC [BYTES] on STREAM` (cudaMemcpyAsync).
     /// The cudaMemcpyKind follows from the buffers' kinds. BYTES defaults to the smaller buffer.
