@@ -9,7 +9,7 @@
 //! 10% of the bound holds, between the bound and the sum holds partly); none is tuned to a GPU.
 
 use crate::observations::Observations;
-use crate::programs::ProgramRun;
+use crate::programs::{ProgramRun, EAGER};
 use crate::report::{CaseResult, Provenance};
 use crate::verdict::VerdictKind;
 use serde::{Deserialize, Serialize};
@@ -58,7 +58,9 @@ pub struct ClaimRow {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Quantity {
-    pub value: f64,
+    /// `None` for an observation that is not a number (then `what` says what was seen).
+    #[serde(default)]
+    pub value: Option<f64>,
     pub unit: String,
     /// What was measured: `pipeline time (seed000-pipeline: elapsed start..stop)`.
     pub what: String,
@@ -253,8 +255,11 @@ impl Inputs<'_> {
             "holds if the pipeline is within 1.10× of the bound max(copy, compute) + one chunk's fill and drain (the \
              stages timed alone); holds partly if it is faster than the same work on one stream (T_copy + T_compute)",
         );
+        // The figure is the twin without the suite's events around every operation (the closest to the seed's own
+        // program); the timed twin, which gives the timeline, is shown beside it.
+        let timed = self.m("seed000-pipeline", "pipeline").ok();
         let measured = (|| {
-            let pipeline = self.m("seed000-pipeline", "pipeline")?;
+            let pipeline = self.m("seed000-pipeline-untimed", "pipeline")?;
             let stages = [
                 self.mean("seed000-serial", "h2d", 4)?,
                 self.mean("seed000-serial", "kernel", 4)?,
@@ -265,7 +270,9 @@ impl Inputs<'_> {
         match measured {
             Ok((pipeline, stages, serial)) => {
                 let bound = pipeline_bound(&stages, 4);
-                row.judge_time(pipeline, bound, serial, "pipeline time (start..stop events, as the seed times it)", &format!(
+                let with_events =
+                    timed.map(|t| format!("; {t:.3} ms with events around every operation")).unwrap_or_default();
+                row.judge_time(pipeline, bound, serial, &format!("pipeline time (start..stop events, as the seed times it{with_events})"), &format!(
                     "max(copy, compute) + fill + drain: chunk stages alone {:.3} / {:.3} / {:.3} ms (H2D / vecAdd / D2H), 4 chunks; one stream takes {serial:.3} ms",
                     stages[0], stages[1], stages[2]
                 ));
@@ -273,7 +280,7 @@ impl Inputs<'_> {
             Err(why) => row.not_measured(why),
         }
         let as_written = self.program("000_stream_pipeline", "").and_then(|p| p.figure("pipeline"));
-        let eager = self.program("000_stream_pipeline", "CUDA_MODULE_LOADING=EAGER").and_then(|p| p.figure("pipeline"));
+        let eager = self.program("000_stream_pipeline", EAGER).and_then(|p| p.figure("pipeline"));
         row.program = match (as_written, eager) {
             (Some(a), Some(e)) => Some(format!("{a:.3} ms as written; {e:.3} ms with CUDA_MODULE_LOADING=EAGER")),
             (Some(a), None) => Some(format!("{a:.3} ms as written")),
@@ -305,7 +312,7 @@ impl Inputs<'_> {
                 row.figure = Some(Quantity::new(busy, "%", "kernel-busy share of seed 002's 4-stream staircase"));
                 row.bound =
                     Some(Quantity::new(best, "%", "the most this work allows: compute time / its pipeline bound"));
-                row.ratio = Some(busy / best);
+                row.ratio = finite(busy / best);
                 row.verdict = if busy >= 90.0 {
                     ClaimVerdict::Holds
                 } else if busy >= 0.9 * best {
@@ -416,7 +423,7 @@ impl Inputs<'_> {
                     "GB/s",
                     &format!("pageable host→device (device→host {page_down:.1} GB/s)"),
                 ));
-                row.ratio = Some(pin_up / page_up);
+                row.ratio = finite(pin_up / page_up);
                 let faster = [pin_up >= 1.1 * page_up, pin_down >= 1.1 * page_down];
                 row.verdict = match faster {
                     [true, true] => ClaimVerdict::Holds,
@@ -442,7 +449,7 @@ impl Inputs<'_> {
                 row.figure = Some(Quantity::new(asynchronous, "ms", "cudaMemcpyAsync on one created stream"));
                 row.bound = Some(Quantity::new(synchronous, "ms", "cudaMemcpy on the default stream"));
                 let ratio = asynchronous / synchronous;
-                row.ratio = Some(ratio);
+                row.ratio = finite(ratio);
                 row.verdict = if (ratio - 1.0).abs() <= 0.10 {
                     ClaimVerdict::Holds
                 } else if (ratio - 1.0).abs() <= 0.25 {
@@ -453,7 +460,7 @@ impl Inputs<'_> {
             }
             (Err(why), _) | (_, Err(why)) => row.not_measured(why),
         }
-        row.program = self.figures_text("002_sync_async", &[("synchronous", "ms sync"), ("asynchronous", "ms async")]);
+        row.program = self.with_eager("002_sync_async", &[("synchronous", "ms sync"), ("asynchronous", "ms async")]);
         row
     }
 
@@ -483,7 +490,7 @@ impl Inputs<'_> {
             }
             Err(why) => row.not_measured(why),
         }
-        row.program = self.figures_text(
+        row.program = self.with_eager(
             "002_multi_stream",
             &[("single", "ms one stream"), ("multi", "ms 4 streams"), ("speedup", "×")],
         );
@@ -557,16 +564,23 @@ impl Inputs<'_> {
             }
             Err(why) => row.not_measured(why.clone()),
         }
-        let printed: Vec<String> = [10_000u64, 100_000, 10_000_000]
-            .iter()
-            .filter_map(|c| {
-                let one = self.p("003_sleep_streams", &format!("one-stream-{c}"))?;
-                let four = self.p("003_sleep_streams", &format!("four-streams-{c}"))?;
-                Some(format!("10^{}: {one:.3} → {four:.3} ms", (*c as f64).log10().round()))
-            })
-            .collect();
-        row.program =
-            if printed.is_empty() { self.program_failure("003_sleep_streams") } else { Some(printed.join("; ")) };
+        let printed = |variant: &str| -> Option<String> {
+            let run = self.program("003_sleep_streams", variant)?;
+            let lines: Vec<String> = [10_000u64, 100_000, 10_000_000]
+                .iter()
+                .filter_map(|c| {
+                    let one = run.figure(&format!("one-stream-{c}"))?;
+                    let four = run.figure(&format!("four-streams-{c}"))?;
+                    Some(format!("10^{}: {one:.3} → {four:.3} ms", (*c as f64).log10().round()))
+                })
+                .collect();
+            (!lines.is_empty()).then(|| lines.join("; "))
+        };
+        row.program = match (printed(""), printed(EAGER)) {
+            (Some(a), Some(e)) => Some(format!("{a} as written; {e} with {EAGER}")),
+            (Some(a), None) => Some(a),
+            _ => self.program_failure("003_sleep_streams"),
+        };
         row
     }
 
@@ -585,7 +599,7 @@ impl Inputs<'_> {
             Some((cycles, best)) => {
                 row.figure = Some(Quantity::new(best, "×", &format!("best speed-up (MAX_ITER = {cycles})")));
                 row.bound = Some(Quantity::new(3.0, "×", "the seed's 3×"));
-                row.ratio = Some(best / 3.0);
+                row.ratio = finite(best / 3.0);
                 row.verdict = if best >= 2.7 {
                     ClaimVerdict::Holds
                 } else if best > 1.05 {
@@ -644,7 +658,7 @@ impl Inputs<'_> {
                     &format!("100 launches on a stream (host; {per_kernel:.2} us each)"),
                 ));
                 let ratio = graph / eager;
-                row.ratio = Some(ratio);
+                row.ratio = finite(ratio);
                 row.verdict = if ratio <= 0.10 {
                     ClaimVerdict::Holds
                 } else if ratio < 1.0 {
@@ -680,7 +694,7 @@ impl Inputs<'_> {
                 row.figure = Some(Quantity::new(graph, "%", "spread of 5 graph launches (device time)"));
                 row.bound = Some(Quantity::new(eager, "%", "spread of 5 batches launched one by one"));
                 let ratio = if eager > 0.0 { graph / eager } else { f64::INFINITY };
-                row.ratio = Some(ratio);
+                row.ratio = finite(ratio);
                 row.verdict = if ratio <= 0.5 {
                     ClaimVerdict::Holds
                 } else if ratio < 1.0 {
@@ -700,13 +714,23 @@ impl Inputs<'_> {
 
     /// `V1 UNIT1, V2 UNIT2` of a program's figures, or why it has none.
     fn figures_text(&self, program: &str, figures: &[(&str, &str)]) -> Option<String> {
-        let parts: Vec<String> =
-            figures.iter().filter_map(|(f, unit)| Some(format!("{:.3} {unit}", self.p(program, f)?))).collect();
-        if parts.is_empty() {
-            self.program_failure(program)
-        } else {
-            Some(parts.join(", "))
+        self.variant_text(program, "", figures).or_else(|| self.program_failure(program))
+    }
+
+    /// The figures as written, then with eager module loading.
+    fn with_eager(&self, program: &str, figures: &[(&str, &str)]) -> Option<String> {
+        match (self.variant_text(program, "", figures), self.variant_text(program, EAGER, figures)) {
+            (Some(a), Some(e)) => Some(format!("{a} as written; {e} with {EAGER}")),
+            (Some(a), None) => Some(a),
+            _ => self.program_failure(program),
         }
+    }
+
+    fn variant_text(&self, program: &str, variant: &str, figures: &[(&str, &str)]) -> Option<String> {
+        let run = self.program(program, variant)?;
+        let parts: Vec<String> =
+            figures.iter().filter_map(|(f, unit)| Some(format!("{:.3} {unit}", run.figure(f)?))).collect();
+        (!parts.is_empty()).then(|| parts.join(", "))
     }
 
     fn program_failure(&self, program: &str) -> Option<String> {
@@ -740,7 +764,7 @@ impl ClaimRow {
     fn judge_time(&mut self, time: f64, bound: f64, serial: f64, what: &str, bound_what: &str) {
         self.figure = Some(Quantity::new(time, "ms", what));
         self.bound = Some(Quantity::new(bound, "ms", bound_what));
-        self.ratio = Some(time / bound);
+        self.ratio = finite(time / bound);
         self.verdict = if time <= 1.10 * bound {
             ClaimVerdict::Holds
         } else if time < serial {
@@ -753,26 +777,29 @@ impl ClaimRow {
 
 impl Quantity {
     fn new(value: f64, unit: &str, what: &str) -> Quantity {
-        Quantity { value, unit: unit.into(), what: what.into() }
+        Quantity { value: Some(value), unit: unit.into(), what: what.into() }
     }
 
     /// An observation without a number.
     fn text(what: &str) -> Quantity {
-        Quantity { value: f64::NAN, unit: String::new(), what: what.into() }
+        Quantity { value: None, unit: String::new(), what: what.into() }
     }
 
     /// `5.123 ms`, or the text of an observation.
     pub fn shown(&self) -> String {
-        if self.value.is_nan() {
-            return self.what.clone();
-        }
+        let Some(value) = self.value else { return self.what.clone() };
         let digits = match self.unit.as_str() {
             "GB/s" | "%" => 1,
             "us" | "×" => 2,
             _ => 3,
         };
-        format!("{:.*} {}", digits, self.value, self.unit)
+        format!("{:.*} {}", digits, value, self.unit)
     }
+}
+
+/// A ratio JSON can hold (it has no infinity or NaN): `None` for a division by zero.
+fn finite(ratio: f64) -> Option<f64> {
+    ratio.is_finite().then_some(ratio)
 }
 
 /// `1.23×` or `—`.
@@ -817,7 +844,7 @@ impl SeedClaims {
         }
         out.push_str("\nHow each verdict is decided, and what the figures are:\n\n");
         for c in &self.claims {
-            let what = |q: &Option<Quantity>| q.as_ref().filter(|q| !q.value.is_nan()).map(|q| q.what.clone());
+            let what = |q: &Option<Quantity>| q.as_ref().filter(|q| q.value.is_some()).map(|q| q.what.clone());
             let detail: Vec<String> =
                 [what(&c.figure).map(|w| format!("figure: {w}")), what(&c.bound).map(|w| format!("bound: {w}"))]
                     .into_iter()

@@ -301,6 +301,7 @@ end
     fn without_timing_kernels_are_timed_by_their_stamps() {
         let mut case = case();
         case.timing = None;
+        assert!(!case.is_timed(1));
         let mut o = obs(&case);
         o.timed.clear();
         let stamp = |op_index: usize, a: u64, b: u64| KernelRecord {

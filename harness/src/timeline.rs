@@ -319,6 +319,7 @@ end
     fn without_events_kernels_come_from_stamps_and_copies_are_left_out() {
         let mut case = case();
         case.timing = None;
+        assert!(!case.is_timed(1));
         let stamp = |op_index, a, b| KernelRecord { op_index, label: None, entry_ns: Some(a), exit_ns: Some(b) };
         let obs = Observations {
             kernels: vec![stamp(0, 100, 2_000), stamp(2, 500, 900)],

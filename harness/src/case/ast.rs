@@ -29,10 +29,11 @@ pub struct Case {
     /// `poisons-context: CODE | ...`: the case leaves a sticky error on purpose; the device synchronize after the
     /// script must return one of these codes. Empty: it must return cudaSuccess.
     pub poisons: Vec<String>,
-    /// `timing: events`: every copy, memset, kernel launch and graph launch of the script is bracketed by two
-    /// events on its stream, so the report has each one's device interval (`measure ... device|bandwidth`, the
-    /// timeline). `None`: only kernels have device times (their `%globaltimer` stamps).
-    pub timing: Option<Timing>,
+    /// `timing: events [from LABEL]`: every copy, memset, kernel launch and graph launch of the script (from the
+    /// operation labelled LABEL on) is bracketed by two events on its stream, so the report has each one's device
+    /// interval (`measure ... device|bandwidth`, the timeline). `None`: only kernels have device times (their
+    /// `%globaltimer` stamps).
+    pub timing: Option<TimingSpec>,
     pub decls: Vec<Decl>,
     pub script: Vec<Op>,
     pub expects: Vec<Expectation>,
@@ -44,6 +45,22 @@ impl Case {
     pub fn area(&self) -> &str {
         self.id.split('/').next().unwrap_or(&self.id)
     }
+
+    /// Whether `timing:` brackets operation `index` with events: it does device work, at or after the `from` label.
+    pub fn is_timed(&self, index: usize) -> bool {
+        let Some(timing) = &self.timing else { return false };
+        let from = timing.from.as_ref().and_then(|l| self.script.iter().position(|o| o.label.as_ref() == Some(l)));
+        index >= from.unwrap_or(0) && self.script.get(index).is_some_and(|o| o.kind.has_device_work())
+    }
+}
+
+/// `timing: SOURCE [from LABEL]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TimingSpec {
+    pub source: Timing,
+    /// The first operation timed (earlier ones, such as a long initialisation, are not: their events would only
+    /// stretch the timeline).
+    pub from: Option<String>,
 }
 
 /// Line/column of each part of a case, for error messages. Ignored by `==`.

@@ -202,7 +202,9 @@ impl<'f> CaseParser<'f> {
                 if self.case.timing.is_some() {
                     return Err(cur.error("second `timing:` line".into()));
                 }
-                self.case.timing = Some(cur.word()?);
+                let source = cur.word()?;
+                let from = if cur.eat("from") { Some(cur.ident("a label")?) } else { None };
+                self.case.timing = Some(TimingSpec { source, from });
                 cur.done()
             }
             Some(StructureWord::Case) => Err(cur.error("expected `end` before the next `case`".into())),

@@ -26,8 +26,9 @@ pub fn print_case(case: &Case) -> String {
     if !case.poisons.is_empty() {
         let _ = writeln!(out, "  poisons-context: {}", case.poisons.join(" | "));
     }
-    if let Some(timing) = case.timing {
-        let _ = writeln!(out, "  timing: {}", timing.word());
+    if let Some(timing) = &case.timing {
+        let from = timing.from.as_ref().map(|l| format!(" from {l}")).unwrap_or_default();
+        let _ = writeln!(out, "  timing: {}{from}", timing.source.word());
     }
     if !case.decls.is_empty() {
         out.push('\n');

@@ -160,7 +160,7 @@ end
 case area/two
   rule: Chunks of one buffer, timed by events.
   source: somewhere
-  timing: events
+  timing: events from up
 
   stream s
   event a
@@ -242,7 +242,7 @@ fn parses_slices_repeats_timing_and_measures() {
     let file = parse(VALID).unwrap_or_else(|e| panic!("{e:?}"));
     let case = &file.cases[1];
     assert_eq!(validate(&CaseFile { path: file.path.clone(), cases: vec![case.clone()] }), vec![]);
-    assert_eq!(case.timing, Some(Timing::Events));
+    assert_eq!(case.timing, Some(TimingSpec { source: Timing::Events, from: Some("up".into()) }));
     assert_eq!(file.cases[0].timing, None);
     assert_eq!(case.decls[7], Decl::Slice { name: "d1".into(), of: "d".into(), offset: 512 << 10, bytes: 512 << 10 });
     assert_eq!(case.script[1].repeat, 4);
@@ -407,6 +407,13 @@ fn slices_repeats_and_measures_are_checked() {
     assert!(d.message.contains("expected a timing source (events)"), "{d}");
     let d = first_error("case area/x\n  rule: r\n  source: s\n  timing: events\n  timing: events\nend\n");
     assert!(d.message.contains("second `timing:`"), "{d}");
+    let d = first_error("case area/x\n  rule: r\n  source: s\n  timing: events from nowhere\nend\n");
+    assert!(d.message.contains("no operation is labelled `nowhere`"), "{d}");
+    // Before `from`, a copy has no device time.
+    let timed_from = "case area/x\n  rule: r\n  source: s\n  timing: events from k\n  buffer d device 4KiB\n  \
+                      buffer h pinned 4KiB\n\n  c: memcpy d h\n  k: launch spin on legacy\n\n  expect d == 0\n  \
+                      measure t: device c\nend\n";
+    assert!(first_error(timed_from).message.contains("`c` has no device time"));
 }
 
 #[test]

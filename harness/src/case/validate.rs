@@ -84,6 +84,9 @@ impl<'c, 'o> Checker<'c, 'o> {
         self.declarations();
         self.codes(case.positions.case_line, &case.poisons);
         self.operations();
+        if let Some(from) = case.timing.as_ref().and_then(|t| t.from.as_ref()) {
+            self.label(case.positions.case_line, from);
+        }
         self.later_objects_created();
         self.expectations();
         self.gates_can_finish();
@@ -674,7 +677,7 @@ impl<'c, 'o> Checker<'c, 'o> {
         }
         let timed = self.case.timing.is_some();
         let script = &self.case.script;
-        let device_time = |i: usize| script[i].kind.is_kernel_launch() || (timed && script[i].kind.has_device_work());
+        let device_time = |i: usize| script[i].kind.is_kernel_launch() || self.case.is_timed(i);
         let range = |from: usize, to: usize| &script[from..=to.max(from)];
         match of {
             MeasureOf::Elapsed { label } => {

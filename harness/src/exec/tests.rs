@@ -7,7 +7,7 @@ use super::*;
 use crate::case::ast::{
     CacheConfig, CaptureMode, CaptureStatus, ComputeShape, ConditionalKind, EventFlags, Fault, GraphMemAttr, Grid,
     InstantiateFlag, LaunchShape, Limit, ListWord, MemKind, NodeKernel, NodeSpec, Op, OpKind, PoolAttr, Priority,
-    StreamRef, Target, Timing,
+    StreamRef, Target, Timing, TimingSpec,
 };
 use std::time::Instant;
 
@@ -308,7 +308,7 @@ fn null_kernels() -> KernelTable {
 #[test]
 fn a_timed_case_runs_without_panic_or_hang() {
     let mut case = every_operation();
-    case.timing = Some(Timing::Events);
+    case.timing = Some(TimingSpec { source: Timing::Events, from: None });
     let opts =
         ExecOptions { gate_timeout_ns: 1_000_000_000, case_deadline: Duration::from_secs(5), ..ExecOptions::default() };
     let obs = run_case(&case, &null_kernels(), &h100(), &opts);

@@ -45,7 +45,7 @@ impl EventTiming {
                 return (timing, notes);
             }
         }
-        for (index, op) in case.script.iter().enumerate().filter(|(_, op)| op.kind.has_device_work()) {
+        for (index, op) in case.script.iter().enumerate().filter(|(i, _)| case.is_timed(*i)) {
             match Event::create(0).and_then(|a| Ok((a, Event::create(0)?))) {
                 Ok(pair) => drop(timing.pairs.insert(index, pair)),
                 Err(code) => notes.push(format!(
