@@ -18,7 +18,8 @@ pub(crate) fn unmet_requirement_in(
     launch_blocking: bool,
     connections: u32,
 ) -> Option<String> {
-    if let Some(reason) = case.requires.iter().find_map(|r| unmet(r, device, connections)) {
+    let devices = case.devices_required();
+    if let Some(reason) = case.requires.iter().find_map(|r| unmet(r, device, connections, devices)) {
         return Some(reason);
     }
     if let Some(gate) = case.decls.iter().find(|d| matches!(d, Decl::Gate { .. })) {
@@ -40,8 +41,9 @@ pub(crate) fn unmet_requirement_in(
     None
 }
 
-/// Why `requirement` is not met on `d`, if it is not. Exhaustive: a new requirement must say how it is checked.
-fn unmet(requirement: &Requirement, d: &DeviceInfo, connections: u32) -> Option<String> {
+/// Why `requirement` is not met on `d`, if it is not, for a case that uses `devices` devices. Exhaustive: a new
+/// requirement must say how it is checked.
+fn unmet(requirement: &Requirement, d: &DeviceInfo, connections: u32, devices: u32) -> Option<String> {
     match *requirement {
         Requirement::Connections(n) => (connections < n).then(|| {
             format!(
@@ -87,7 +89,32 @@ fn unmet(requirement: &Requirement, d: &DeviceInfo, connections: u32) -> Option<
         Requirement::MemoryPools => {
             (!d.memory_pools).then(|| "requires memory-pools; this device has memoryPoolsSupported = 0".to_owned())
         }
+        Requirement::PeerAccess => peer_access_unmet(d, devices),
     }
+}
+
+/// Why the case's `devices` devices (counted from `d`) cannot all access each other's memory, if they cannot.
+fn peer_access_unmet(d: &DeviceInfo, devices: u32) -> Option<String> {
+    let ordinals: Option<Vec<i32>> = (0..devices.max(2)).map(|i| d.case_device(i)).collect();
+    let Some(ordinals) = ordinals else {
+        return Some(format!("requires peer-access between {} devices; {} visible", devices.max(2), d.device_count));
+    };
+    for &from in &ordinals {
+        for &to in ordinals.iter().filter(|&&to| to != from) {
+            match d.link(from, to).and_then(|l| l.can_access_peer) {
+                Some(true) => {}
+                Some(false) => {
+                    return Some(format!("requires peer-access; cudaDeviceCanAccessPeer({from}, {to}) is 0"));
+                }
+                None => {
+                    return Some(format!(
+                        "requires peer-access; cudaDeviceCanAccessPeer({from}, {to}) could not be asked"
+                    ))
+                }
+            }
+        }
+    }
+    None
 }
 
 #[cfg(test)]

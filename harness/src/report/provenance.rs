@@ -1,6 +1,6 @@
 //! Where a report came from: the GPU, driver, runtime, build and environment of the run.
 
-use crate::gpu::{self, DeviceInfo};
+use crate::gpu::{self, DeviceInfo, PeerLink, VisibleDevice};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -47,6 +47,14 @@ pub struct Provenance {
     /// The probe kernels as registered with cudart (set by the binary that embeds them; empty in older reports).
     #[serde(default)]
     pub kernel_image: KernelImage,
+    /// Every device the run could see (name, UUID, PCI bus id), by ordinal: cases that need several devices use
+    /// the ones after their own. Empty in older reports.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub devices: Vec<VisibleDevice>,
+    /// The link between each ordered pair of those devices: peer access possible, access supported, performance
+    /// rank, native atomics, CUDA array access (cudaDeviceCanAccessPeer, cudaDeviceGetP2PAttribute).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub peer_links: Vec<PeerLink>,
 }
 
 /// What the probe kernels were built into: which driver can load them depends on the PTX ISA and the cubins'.
@@ -85,6 +93,8 @@ impl Provenance {
             driver_version_reported: gpu::reported_driver_version().map(gpu::version_string),
             call_forms: cuda_sys::compat::call_forms().to_owned(),
             kernel_image: KernelImage::default(),
+            devices: device.visible.clone(),
+            peer_links: device.links.clone(),
         }
     }
 }

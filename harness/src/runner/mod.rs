@@ -469,5 +469,7 @@ pub fn mock_device() -> DeviceInfo {
         device_count: 1,
         driver_version: 13000,
         runtime_version: 13000,
+        visible: Vec::new(),
+        links: Vec::new(),
     }
 }
