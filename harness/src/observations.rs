@@ -3,7 +3,8 @@
 //!
 //! Host times (`*_ns` of ops, gates, host calls) are nanoseconds since the case started, from one monotonic host
 //! clock. Kernel stamps are `%globaltimer` nanoseconds relative to the earliest stamp of the case: a different
-//! clock, so host and device times are never compared with each other.
+//! clock, so host and device times are never compared with each other (nor the stamps of kernels of two devices:
+//! each GPU has its own timer, and the validator refuses `before`/`overlaps` across devices).
 
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;

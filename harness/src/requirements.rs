@@ -197,6 +197,48 @@ mod tests {
     }
 
     #[test]
+    fn peer_access_needs_every_pair_of_the_cases_devices() {
+        use crate::exec::test_support::h200_pair;
+        let needs = |n| case(vec![Requirement::Devices(n), Requirement::PeerAccess], vec![], vec![]);
+        for ordinal in [0, 1] {
+            assert_eq!(unmet_requirement_in(&needs(2), &h200_pair(ordinal), false, 8), None);
+        }
+        let reason = unmet_requirement_in(&needs(3), &h200_pair(0), false, 8).unwrap();
+        assert!(reason.contains("requires devices >= 3; 2 visible"), "{reason}");
+        let reason = unmet_requirement_in(&case(vec![Requirement::PeerAccess], vec![], vec![]), &h100(), false, 8);
+        assert!(reason.is_some_and(|r| r.contains("requires peer-access between 2 devices; 1 visible")));
+        let mut no_link = h200_pair(1);
+        no_link.links[0].can_access_peer = Some(false);
+        let reason = unmet_requirement_in(&needs(2), &no_link, false, 8).unwrap();
+        assert!(reason.contains("cudaDeviceCanAccessPeer(0, 1) is 0"), "{reason}");
+        no_link.links[0].can_access_peer = None;
+        let reason = unmet_requirement_in(&needs(2), &no_link, false, 8).unwrap();
+        assert!(reason.contains("could not be asked"), "{reason}");
+    }
+
+    /// Issue 11: on a host with one GPU every `multi-gpu/` case is not-supported, saying how many devices it needs;
+    /// on two H200s joined by NVLink every one of them can run, on either GPU.
+    #[test]
+    fn every_multi_gpu_case_is_not_supported_on_one_gpu_and_runs_on_two() {
+        use crate::exec::test_support::h200_pair;
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../cases/multi-gpu.case");
+        let text = std::fs::read_to_string(path).unwrap();
+        let cases = crate::case::parse_file(path, &text).unwrap_or_else(|e| panic!("{e:?}")).cases;
+        assert!(cases.len() >= 20, "{} cases", cases.len());
+        for c in &cases {
+            let reason = unmet_requirement_in(c, &h100(), false, 8);
+            assert!(
+                reason.as_deref().is_some_and(|r| r.contains("requires devices >= 2; 1 visible")),
+                "{}: {reason:?}",
+                c.id
+            );
+            for ordinal in [0, 1] {
+                assert_eq!(unmet_requirement_in(c, &h200_pair(ordinal), false, 8), None, "{} on {ordinal}", c.id);
+            }
+        }
+    }
+
+    #[test]
     fn launch_blocking_rules_out_gate_launches_only() {
         let reason = unmet_requirement_in(&gate_case(), &h100(), true, 8).unwrap();
         assert!(reason.contains("CUDA_LAUNCH_BLOCKING=1"), "{reason}");
