@@ -106,6 +106,20 @@ pub struct SuiteStats {
     pub processes_started: u64,
     /// Runs beyond one per case.
     pub extra_runs: u64,
+    /// Where each device's time went (the benchmark prints it).
+    pub lanes: Vec<LaneTimes>,
+}
+
+/// One device's timeline in a run, in seconds from its start: when its own-process cases were done, when its batch
+/// worker was ready, and when its last case ended.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct LaneTimes {
+    pub device: i32,
+    pub cases: usize,
+    pub own_cases: usize,
+    pub own_phase_end_s: f64,
+    pub batch_start_s: f64,
+    pub end_s: f64,
 }
 
 /// Runs `cases` on `devices` (probed already), calling `on_result` with each result as it comes (in completion
@@ -137,6 +151,7 @@ pub fn run_suite(
     let queue: Arc<Mutex<VecDeque<usize>>> = Arc::new(Mutex::new(plan.shared.iter().copied().collect()));
     let barrier = std::sync::Barrier::new(if plan.needs_barrier { devices.len() } else { 1 });
     let (plan, barrier) = (&plan, &barrier);
+    let run_start = Instant::now();
     let (sender, receiver) = mpsc::channel::<(usize, CaseResult)>();
     let mut slots: Vec<Option<CaseResult>> = vec![None; cases.len()];
     let mut stats = SuiteStats::default();
@@ -159,17 +174,26 @@ pub fn run_suite(
                             break;
                         }
                     }
+                    let mut times = LaneTimes { device: device.ordinal, own_cases: own.len(), ..LaneTimes::default() };
+                    times.own_phase_end_s = run_start.elapsed().as_secs_f64();
                     if plan.needs_barrier {
                         barrier.wait();
                     }
                     lane.begin_batch_phase();
+                    times.batch_start_s = run_start.elapsed().as_secs_f64();
+                    let mut batch_cases = 0;
                     while sent_all {
                         let next = queue.lock().unwrap_or_else(|p| p.into_inner()).pop_front();
                         let Some(index) = next else { break };
                         let result = lane.run_case(cases[index]);
+                        batch_cases += 1;
                         sent_all = sender.send((index, result)).is_ok();
                     }
-                    lane.finish()
+                    times.end_s = run_start.elapsed().as_secs_f64();
+                    times.cases = own.len() + batch_cases;
+                    let mut stats = lane.finish();
+                    stats.lanes.push(times);
+                    stats
                 })
             })
             .collect();
@@ -182,6 +206,7 @@ pub fn run_suite(
             if let Ok(s) = h.join() {
                 stats.processes_started += s.processes_started;
                 stats.extra_runs += s.extra_runs;
+                stats.lanes.extend(s.lanes);
             }
         }
     });
@@ -418,11 +443,11 @@ impl<'a> DeviceRunner<'a> {
     /// Ends the batch worker and returns what this runner did.
     pub fn finish(mut self) -> SuiteStats {
         self.end_own_phase();
-        self.batch.retire();
-        self.stats.processes_started += self.batch.started;
-        if let Some(mut spare) = self.spare.take() {
-            spare.retire();
-            self.stats.processes_started += spare.started;
+        // Every process ends at once: a context's teardown takes a while, and they need not queue.
+        let batch = std::mem::replace(&mut self.batch, Worker::new(self.spec.clone()));
+        self.retire_worker(batch);
+        if let Some(spare) = self.spare.take() {
+            self.retire_worker(spare);
         }
         for handle in self.exiting.drain(..) {
             let _ = handle.join();
