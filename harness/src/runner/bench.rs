@@ -156,13 +156,14 @@ pub fn table(figures: &[Figure]) -> String {
         for l in &f.lanes {
             let _ = writeln!(
                 out,
-                "\n{} on GPU {}: {} cases ({} in processes of their own, done at {:.2} s), batch cases from {:.2} s, \
-                 last case ended at {:.2} s",
+                "\n{} on GPU {}: {} cases ({} in processes of their own, done at {:.2} s, {:.2} s of it waiting for \
+                 contexts), batch cases from {:.2} s, last case ended at {:.2} s",
                 f.mode.word(),
                 l.device,
                 l.cases,
                 l.own_cases,
                 l.own_phase_end_s,
+                l.own_ready_wait_s,
                 l.batch_start_s,
                 l.end_s
             );

@@ -20,8 +20,9 @@
 //!   a worker must never see another process create one on its device in the middle of a case (its free-memory
 //!   check would call the case dirty). So a run goes in two phases per device. First the cases that need a
 //!   process of their own, each in a process started ahead of time (a few at once, [`WARM_AHEAD`]), which has
-//!   created its context while the case before it ran; meanwhile the batch worker and a spare (to replace a
-//!   worker that a case ends) warm up. Then, once every process that phase started is up or gone, the shared
+//!   created its context while the case before it ran; the batch worker and a spare (to replace a worker that a
+//!   case ends) warm up last. Such a case whose pick a short gate delay could decide starts at the written
+//!   delays (it would be confirmed there anyway, in one more process). Then, once every process that phase started is up or gone, the shared
 //!   queue of batch cases. Cases that use several devices run first, all on the first device's runner, and the
 //!   other devices start their batch cases only after them (a barrier): they touch every GPU.
 
@@ -53,7 +54,7 @@ pub const WRITTEN_GATE_DELAY: Duration = Duration::from_millis(300);
 pub const DEFAULT_GATE_DELAY: Duration = Duration::from_millis(30);
 /// How many processes a device's runner starts ahead for the cases that need their own: enough to hide a context
 /// creation behind the case before, few enough not to make every creation contend with the others.
-pub const WARM_AHEAD: usize = 3;
+pub const WARM_AHEAD: usize = 2;
 
 /// How a suite runs.
 #[derive(Debug, Clone)]
@@ -118,6 +119,8 @@ pub struct LaneTimes {
     pub cases: usize,
     pub own_cases: usize,
     pub own_phase_end_s: f64,
+    /// Time the own-process cases waited for their processes' contexts (not hidden by the warm pipeline).
+    pub own_ready_wait_s: f64,
     pub batch_start_s: f64,
     pub end_s: f64,
 }
@@ -166,7 +169,9 @@ pub fn run_suite(
                     let own: Vec<&Case> = plan.own[lane_index].iter().map(|&i| cases[i]).collect();
                     lane.start_processes(&own);
                     let mut sent_all = true;
+                    let mut ready_wait = Duration::ZERO;
                     for (&index, case) in plan.own[lane_index].iter().zip(&own) {
+                        ready_wait += lane.await_own_ready(case);
                         let result = lane.run_case(case);
                         lane.start_processes(&own);
                         if sender.send((index, result)).is_err() {
@@ -176,6 +181,7 @@ pub fn run_suite(
                     }
                     let mut times = LaneTimes { device: device.ordinal, own_cases: own.len(), ..LaneTimes::default() };
                     times.own_phase_end_s = run_start.elapsed().as_secs_f64();
+                    times.own_ready_wait_s = ready_wait.as_secs_f64();
                     if plan.needs_barrier {
                         barrier.wait();
                     }
@@ -269,18 +275,22 @@ impl Plan {
     }
 }
 
-/// How many runs a case will most likely take: one, a second for variant stability when it can pick a variant, and a
-/// confirmation at the written delays when a short delay could decide what it picks.
+/// How many runs an own-process case will most likely take: one, and a second for variant stability when it can
+/// pick a variant (one whose pick a short delay could decide starts at the written delays: see `run_case`).
 fn expected_runs(case: &Case) -> usize {
-    let variant = case.expects.iter().any(|e| matches!(e, Expectation::Variant(_)));
-    let timed_pick = has_delayed_open(case)
+    1 + usize::from(case.expects.iter().any(|e| matches!(e, Expectation::Variant(_))))
+}
+
+/// True when the case schedules a gate open and picks a variant or an observation by `waited-for` or `before`:
+/// a result at a shortened delay may have to be confirmed at the written ones.
+fn short_delay_can_decide(case: &Case) -> bool {
+    has_delayed_open(case)
         && case.expects.iter().any(|e| match e {
             Expectation::Variant(alts) | Expectation::Observe(alts) => {
                 alts.iter().any(|(_, p)| matches!(p, Predicate::WaitedFor { .. } | Predicate::Before { .. }))
             }
             _ => false,
-        });
-    1 + usize::from(variant) + usize::from(timed_pick)
+        })
 }
 
 /// One device's share of a run: its batch worker, and the processes of its own that some cases get. [`run_suite`]
@@ -335,13 +345,6 @@ impl<'a> DeviceRunner<'a> {
         if self.opts.process_per_case {
             return;
         }
-        if !self.batch_started {
-            self.batch_started = true;
-            self.batch.start_warm(&[]);
-            let mut spare = Worker::new(self.spec.clone());
-            spare.start_warm(&[]);
-            self.spare = Some(spare);
-        }
         let runs: Vec<&Case> = own
             .iter()
             .filter(|c| unmet_requirement(c, self.device).is_none())
@@ -354,6 +357,26 @@ impl<'a> DeviceRunner<'a> {
             self.warm.push_back((case.id.clone(), worker));
             self.warmed += 1;
         }
+        // The batch worker and its spare come last in the pipeline: started with the last own-process ones, they
+        // do not compete with the first cases' context creations.
+        if self.warmed == runs.len() && !self.batch_started {
+            self.batch_started = true;
+            self.batch.start_warm(&[]);
+            let mut spare = Worker::new(self.spec.clone());
+            spare.start_warm(&[]);
+            self.spare = Some(spare);
+        }
+    }
+
+    /// Waits until the process started for `case`'s next run (if any) has its context, and returns how long that
+    /// took: the part of a case's time that the warm pipeline did not hide (the benchmark reports it).
+    pub fn await_own_ready(&mut self, case: &Case) -> Duration {
+        let start = Instant::now();
+        let deadline = self.opts.case_deadline;
+        if let Some((_, worker)) = self.warm.iter_mut().find(|(id, _)| *id == case.id) {
+            worker.await_ready(deadline);
+        }
+        start.elapsed()
     }
 
     /// Ends the processes started for own-process runs that did not happen, and waits until the batch worker and
@@ -361,6 +384,9 @@ impl<'a> DeviceRunner<'a> {
     pub fn begin_batch_phase(&mut self) {
         self.end_own_phase();
         let deadline = self.opts.case_deadline;
+        if !self.batch_started {
+            self.start_processes(&[]);
+        }
         if self.batch.is_running() {
             self.batch.await_ready(deadline);
         }
@@ -396,7 +422,10 @@ impl<'a> DeviceRunner<'a> {
             return r;
         }
         let timed = has_delayed_open(case);
-        let fast = if timed { self.opts.gate_delay_scale() } else { 1.0 };
+        // A case in a process of its own whose pick a short delay could decide would be confirmed at the written
+        // delays anyway: it starts there, which saves a process (a context creation) per run of the suite.
+        let straight_to_written = needs_own_process(case) && short_delay_can_decide(case);
+        let fast = if timed && !straight_to_written { self.opts.gate_delay_scale() } else { 1.0 };
         let mut scale = fast;
         let mut attempts = Vec::new();
         let mut result = self.attempt(case, scale, "first", &mut attempts);
