@@ -109,6 +109,8 @@ pub struct SuiteStats {
     pub extra_runs: u64,
     /// Where each device's time went (the benchmark prints it).
     pub lanes: Vec<LaneTimes>,
+    /// What the warm processes that were waited for said about their start.
+    pub ready: Vec<worker::Ready>,
 }
 
 /// One device's timeline in a run, in seconds from its start: when its own-process cases were done, when its batch
@@ -213,6 +215,7 @@ pub fn run_suite(
                 stats.processes_started += s.processes_started;
                 stats.extra_runs += s.extra_runs;
                 stats.lanes.extend(s.lanes);
+                stats.ready.extend(s.ready);
             }
         }
     });
@@ -399,8 +402,8 @@ impl<'a> DeviceRunner<'a> {
     /// contexts, which must not go on while batch cases run).
     fn end_own_phase(&mut self) {
         for (_, mut worker) in std::mem::take(&mut self.warm) {
-            self.stats.processes_started += worker.started;
             self.exiting.extend(worker.kill_in_background());
+            self.count(&worker);
         }
     }
 
@@ -496,8 +499,7 @@ impl<'a> DeviceRunner<'a> {
                 None => Worker::new(self.own_spec(case)),
             };
             let r = own.run(case, scale, deadline);
-            self.exiting.extend(own.retire_in_background());
-            self.stats.processes_started += own.started;
+            self.retire_worker(own);
             r
         } else {
             let r = self.batch.run(case, scale, deadline);
@@ -523,7 +525,12 @@ impl<'a> DeviceRunner<'a> {
 impl DeviceRunner<'_> {
     fn retire_worker(&mut self, mut worker: Worker) {
         self.exiting.extend(worker.retire_in_background());
+        self.count(&worker);
+    }
+
+    fn count(&mut self, worker: &Worker) {
         self.stats.processes_started += worker.started;
+        self.stats.ready.extend(worker.ready.iter().copied());
     }
 }
 

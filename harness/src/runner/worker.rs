@@ -53,6 +53,17 @@ struct Request {
     gate_delay_scale: f64,
 }
 
+/// What a warm child says when its context exists: how long the driver's initialisation and the context took.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
+pub struct Ready {
+    pub init_ms: f64,
+    pub context_ms: f64,
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
 #[derive(Debug, Serialize, Deserialize)]
 pub(super) struct Reply {
     pub result: CaseResult,
@@ -86,6 +97,14 @@ fn serve(dir: &Path, ordinal: i32, kernels: impl FnOnce() -> KernelTable, mock: 
         let lines: Vec<String> = diags.iter().map(|d| d.to_string()).collect();
         lines.join("\n")
     })?;
+    let started = Instant::now();
+    if mock.is_none() {
+        // The driver's initialisation (cuInit) happens in the first runtime call; timed apart from the context.
+        let mut count = 0;
+        // SAFETY: a valid out-pointer.
+        let _ = unsafe { sys::cudaGetDeviceCount(&mut count) };
+    }
+    let initialised = started.elapsed();
     let mut gpu = match &mock {
         Some(_) => None,
         None => Some((gpu::probe(ordinal).map_err(|e| e.to_string())?, kernels())),
@@ -99,8 +118,12 @@ fn serve(dir: &Path, ordinal: i32, kernels: impl FnOnce() -> KernelTable, mock: 
                 return Err(format!("cannot create the CUDA context: cudaFree(NULL) returned {code}"));
             }
         }
+        let ready = Ready { init_ms: ms(initialised), context_ms: ms(started.elapsed() - initialised) };
+        let json = serde_json::to_string(&ready).unwrap_or_default();
         let mut out = std::io::stdout().lock();
-        writeln!(out, "{READY_LINE}").and_then(|()| out.flush()).map_err(|e| format!("cannot say ready: {e}"))?;
+        writeln!(out, "{READY_LINE} {json}")
+            .and_then(|()| out.flush())
+            .map_err(|e| format!("cannot say ready: {e}"))?;
     }
     let mut mock = mock;
     for line in std::io::stdin().lock().lines() {
@@ -213,6 +236,8 @@ pub struct Worker {
     exiting: Vec<JoinHandle<()>>,
     /// Processes started so far.
     pub started: u64,
+    /// What each warm process said when it was ready.
+    pub ready: Vec<Ready>,
 }
 
 struct Running {
@@ -224,7 +249,7 @@ struct Running {
 
 impl Worker {
     pub fn new(spec: ChildSpec) -> Worker {
-        Worker { spec, running: None, exiting: Vec::new(), started: 0 }
+        Worker { spec, running: None, exiting: Vec::new(), started: 0, ready: Vec::new() }
     }
 
     /// Runs `case` in this worker (starting one if needed) with the case's `env:` applied to a fresh process; the
@@ -297,7 +322,11 @@ impl Worker {
         let until = Instant::now() + deadline;
         loop {
             match running.lines.recv_timeout(until.saturating_duration_since(Instant::now())) {
-                Ok(line) if line == READY_LINE => return true,
+                Ok(line) if line.starts_with(READY_LINE) => {
+                    let said = line[READY_LINE.len()..].trim();
+                    self.ready.push(serde_json::from_str(said).unwrap_or_default());
+                    return true;
+                }
                 Ok(_) => continue,
                 Err(_) => {
                     if let Some(r) = self.running.take() {
