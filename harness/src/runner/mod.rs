@@ -16,15 +16,17 @@
 //!   [`RunOptions::reruns`] times: if any run differs it is a `flake`, so a fail must reproduce. A `variant` runs
 //!   twice and must name the same variant both times, else it is a `flake`.
 //! - **Devices.** One worker per device, each seeing only its GPU; cases go to whichever device is free next.
-//! - **Warm processes.** Creating a CUDA context costs 100–300 ms, more while another GPU of the host is busy, and
-//!   a worker must never see another process create one on its device in the middle of a case (its free-memory
-//!   check would call the case dirty). So a run goes in two phases per device. First the cases that need a
-//!   process of their own, each in a process started ahead of time (a few at once, [`WARM_AHEAD`]), which has
-//!   created its context while the case before it ran; the batch worker and a spare (to replace a worker that a
-//!   case ends) warm up last. Such a case whose pick a short gate delay could decide starts at the written
-//!   delays (it would be confirmed there anyway, in one more process). Then, once every process that phase started is up or gone, the shared
-//!   queue of batch cases. Cases that use several devices run first, all on the first device's runner, and the
-//!   other devices start their batch cases only after them (a barrier): they touch every GPU.
+//! - **Warm processes.** A new process's CUDA context costs about 210 ms of a resource the driver serialises across
+//!   the whole host (measured on the 2-GPU H200 host: 8 processes starting at once take 1.7 s, on one GPU or on
+//!   two), and a worker must never see another process create a context on its device in the middle of a case
+//!   (its free-memory check would call the case dirty). So the cases that need a process of their own all go to
+//!   the first device's runner, which runs them before its batch cases, each in a process started ahead
+//!   ([`WARM_AHEAD`] at a time) that created its context while the case before it ran; its batch worker warms up
+//!   last. Such a case whose pick a short gate delay could decide starts at the written delays (it would be
+//!   confirmed there anyway, in one more process). The other devices start on the shared queue of batch cases at
+//!   once. Cases that use several devices touch every GPU: they run first on the first device's runner while the
+//!   other runners take the single-device own-process cases, and no runner starts batch cases before both are
+//!   done (a barrier).
 
 pub mod bench;
 pub mod mock;
@@ -251,30 +253,29 @@ impl Plan {
         if process_per_case {
             return Plan { own, shared: (0..cases.len()).collect(), needs_barrier: false };
         }
+        let several: Vec<usize> = (0..cases.len()).filter(|&i| needs_all_devices(cases[i])).collect();
+        let needs_barrier = !several.is_empty() && lanes > 1;
+        own[0].extend(&several);
         let mut load = vec![0usize; lanes];
+        load[0] = several.iter().map(|&i| expected_runs(cases[i])).sum();
         let mut shared = Vec::new();
-        let mut several = false;
         for (i, case) in cases.iter().enumerate() {
             if needs_all_devices(case) {
-                own[0].push(i);
-                load[0] += expected_runs(case);
-                several = true;
-            }
-        }
-        for (i, case) in cases.iter().enumerate() {
-            if needs_all_devices(case) {
-                continue;
-            }
-            if needs_own_process(case) {
-                // The least loaded device (in expected process starts) takes it.
-                let lane = (0..lanes).min_by_key(|&l| (load[l], l)).unwrap_or(0);
+            } else if !needs_own_process(case) {
+                shared.push(i);
+            } else if needs_barrier {
+                // While the first runner has the several-device cases, the others share these out (by expected
+                // process starts); nobody runs batch cases until both are done.
+                let lane = (1..lanes).min_by_key(|&l| (load[l], l)).unwrap_or(0);
                 own[lane].push(i);
                 load[lane] += expected_runs(case);
             } else {
-                shared.push(i);
+                // Context creation is serialised across the host: spread over the devices, these cases would
+                // hold up every runner; on one, the others run batch cases meanwhile.
+                own[0].push(i);
             }
         }
-        Plan { own, shared, needs_barrier: several && lanes > 1 }
+        Plan { own, shared, needs_barrier }
     }
 }
 
@@ -302,14 +303,12 @@ pub struct DeviceRunner<'a> {
     device: &'a DeviceInfo,
     opts: &'a RunOptions,
     batch: Worker,
-    /// A warm batch worker that replaces one a case ended.
-    spare: Option<Worker>,
     spec: ChildSpec,
     /// Processes started ahead for own-process cases: (case id, process), in the order the cases will run.
     warm: VecDeque<(String, Worker)>,
     /// How many of the planned own-process runs have a process started (the next one to start is this).
     warmed: usize,
-    /// The batch worker and its spare have been started ahead.
+    /// The batch worker has been started ahead.
     batch_started: bool,
     /// Processes ending in the background; joined by [`DeviceRunner::finish`].
     exiting: Vec<std::thread::JoinHandle<()>>,
@@ -330,7 +329,6 @@ impl<'a> DeviceRunner<'a> {
             device,
             opts,
             batch: Worker::new(spec.clone()),
-            spare: None,
             spec,
             warm: VecDeque::new(),
             warmed: 0,
@@ -340,7 +338,7 @@ impl<'a> DeviceRunner<'a> {
         }
     }
 
-    /// Starts the processes this runner will need soon: the batch worker and its spare, and the next own-process
+    /// Starts the processes this runner will need soon: the batch worker, and the next own-process
     /// runs of `own` (this runner's own-process cases, in order) up to [`WARM_AHEAD`] ahead. Call it before the
     /// first case and after each own-process case; not during batch cases (a context created on the device
     /// during a case would make it look dirty).
@@ -360,14 +358,11 @@ impl<'a> DeviceRunner<'a> {
             self.warm.push_back((case.id.clone(), worker));
             self.warmed += 1;
         }
-        // The batch worker and its spare come last in the pipeline: started with the last own-process ones, they
-        // do not compete with the first cases' context creations.
+        // The batch worker comes last in the pipeline: started with the last own-process ones, it does not compete
+        // with the first cases' context creations.
         if self.warmed == runs.len() && !self.batch_started {
             self.batch_started = true;
             self.batch.start_warm(&[]);
-            let mut spare = Worker::new(self.spec.clone());
-            spare.start_warm(&[]);
-            self.spare = Some(spare);
         }
     }
 
@@ -382,8 +377,8 @@ impl<'a> DeviceRunner<'a> {
         start.elapsed()
     }
 
-    /// Ends the processes started for own-process runs that did not happen, and waits until the batch worker and
-    /// its spare have their contexts: from here on no context is created on this device while a case runs.
+    /// Ends the processes started for own-process runs that did not happen, and waits until the batch worker has
+    /// its context: from here on no context is created on this device while a case runs.
     pub fn begin_batch_phase(&mut self) {
         self.end_own_phase();
         let deadline = self.opts.case_deadline;
@@ -392,9 +387,6 @@ impl<'a> DeviceRunner<'a> {
         }
         if self.batch.is_running() {
             self.batch.await_ready(deadline);
-        }
-        if let Some(spare) = self.spare.as_mut().filter(|s| s.is_running()) {
-            spare.await_ready(deadline);
         }
     }
 
@@ -478,9 +470,6 @@ impl<'a> DeviceRunner<'a> {
         // Every process ends at once: a context's teardown takes a while, and they need not queue.
         let batch = std::mem::replace(&mut self.batch, Worker::new(self.spec.clone()));
         self.retire_worker(batch);
-        if let Some(spare) = self.spare.take() {
-            self.retire_worker(spare);
-        }
         for handle in self.exiting.drain(..) {
             let _ = handle.join();
         }
@@ -502,15 +491,7 @@ impl<'a> DeviceRunner<'a> {
             self.retire_worker(own);
             r
         } else {
-            let r = self.batch.run(case, scale, deadline);
-            if !self.batch.is_running() {
-                // The case ended the worker (dirty, crashed or timed out): the warm spare takes over.
-                if let Some(spare) = self.spare.take() {
-                    let ended = std::mem::replace(&mut self.batch, spare);
-                    self.retire_worker(ended);
-                }
-            }
-            r
+            self.batch.run(case, scale, deadline)
         };
         attempts.push(Attempt {
             kind: result.verdict.kind,
@@ -741,7 +722,7 @@ mod tests {
     }
 
     #[test]
-    fn own_process_cases_are_shared_out_and_several_device_cases_go_first_to_the_first_device() {
+    fn own_process_cases_go_to_the_first_device_and_several_device_cases_behind_a_barrier() {
         let cases = [
             case("a/plain", ""),
             case("a/env", "  env: CUDA_MODULE_LOADING=EAGER"),
@@ -751,10 +732,14 @@ mod tests {
         ];
         let refs: Vec<&Case> = cases.iter().collect();
         let plan = Plan::new(&refs, 2, false);
-        // The two-device case loads the first device, so the next own-process cases go to the second first.
-        assert_eq!(plan.own, vec![vec![2, 3], vec![1, 4]]);
+        // The two-device case takes the first device; the second takes the other own-process cases meanwhile.
+        assert_eq!(plan.own, vec![vec![2], vec![1, 3, 4]]);
         assert_eq!(plan.shared, vec![0]);
         assert!(plan.needs_barrier);
+        // Without it, every own-process case goes to the first device and the second starts on batch cases.
+        let single: Vec<&Case> = refs.iter().copied().filter(|c| c.id != "a/two").collect();
+        let plan = Plan::new(&single, 3, false);
+        assert_eq!((plan.own, plan.shared, plan.needs_barrier), (vec![vec![1, 2, 3], vec![], vec![]], vec![0], false));
         let one = Plan::new(&refs, 1, false);
         assert_eq!((one.own, one.needs_barrier), (vec![vec![2, 1, 3, 4]], false));
         let isolated = Plan::new(&refs, 2, true);
