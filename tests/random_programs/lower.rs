@@ -662,8 +662,8 @@ pub mod tests {
         }
     }
 
-    /// Over two devices: a fill on device 0, waited for across devices, copied by a peer copy to device 1's memory,
-    /// transformed there, and copied back into pinned memory by device 0 after a second cross-device wait.
+    /// Over two devices: a fill on device 0, waited for across devices, copied to device 1's memory, transformed
+    /// there, and copied back into pinned memory by device 0 after a second cross-device wait.
     pub fn two_device_sample() -> Program {
         Program {
             streams: vec![false, true, false],
@@ -674,7 +674,7 @@ pub mod tests {
                 Op::Fill { stream: 0, buf: 0, value: 5 },
                 Op::Record { stream: 0, event: 0 },
                 Op::Wait { stream: 1, event: 0 },
-                Op::PeerCopy { stream: 1, dst: 1, src: 0 },
+                Op::Copy { stream: 1, dst: 1, src: 0 },
                 Op::Transform { stream: 1, buf: 1, mul: 3, add: 1 },
                 Op::Record { stream: 1, event: 1 },
                 Op::Wait { stream: 2, event: 1 },
@@ -684,6 +684,13 @@ pub mod tests {
             update: None,
             placement: Placement { streams: vec![0, 1, 0], events: vec![0, 1], buffers: vec![0, 1, 0] },
         }
+    }
+
+    /// The two-device sample with a peer copy (`memcpy-peer-async`) for its first copy: eager only.
+    pub fn two_device_eager_sample() -> Program {
+        let mut p = two_device_sample();
+        p.ops[3] = Op::PeerCopy { stream: 1, dst: 1, src: 0 };
+        p
     }
 
     fn case(p: &Program, v: Variant) -> ast::Case {
@@ -723,6 +730,12 @@ pub mod tests {
         assert!(c.expects.contains(&expect(Predicate::BufferEquals { buf: "b2".into(), index: None, value: 16 })));
         assert_eq!(raise(&c), Ok(p.clone()));
         assert_eq!(raise(&case(&p, Variant::Captured { launches: 2 })), Ok(p));
+        let eager = two_device_eager_sample();
+        assert_eq!(eager.check_well_formed(crate::program::Flavor::EagerOnly), Ok(()));
+        assert!(eager.check_well_formed(crate::program::Flavor::Capturable).is_err());
+        let c = case(&eager, Variant::Eager { reps: 1 });
+        assert!(c.script.iter().any(|o| matches!(o.kind, OpKind::MemcpyPeer { stream: Some(_), .. })));
+        assert_eq!(raise(&c), Ok(eager));
     }
 
     /// The captured variant: capture, fork, labelled body, join, end, instantiate, N launches, sync.

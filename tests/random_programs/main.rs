@@ -9,7 +9,8 @@
 //! verdict judges it.
 //!
 //! Programs over two devices (`generate::two_device_programs`: streams, events and buffers on two GPUs, cross-device
-//! waits, copies between the devices' memory, peer copies) go through the same model, lowering and checks.
+//! waits, copies between the devices' memory; peer copies in eager-only ones) go through the same model, lowering
+//! and checks.
 //!
 //! Trials (libtest-mimic, so GPU properties can be ignored with a reason):
 //! - `cpu::*`: properties that need no GPU, always run; `unit::*`: unit tests of each module;
@@ -137,7 +138,8 @@ fn cpu_properties() -> Vec<Trial> {
             for (programs, name) in [
                 (Programs::OneDevice(Flavor::Capturable), "cpu_well_formed"),
                 (Programs::OneDevice(Flavor::EagerOnly), "cpu_well_formed_eager"),
-                (Programs::TwoDevices, "cpu_well_formed_two_devices"),
+                (Programs::TwoDevices(Flavor::Capturable), "cpu_well_formed_two_devices"),
+                (Programs::TwoDevices(Flavor::EagerOnly), "cpu_well_formed_two_devices_eager"),
             ] {
                 property(runner(CPU_CASES, Some(regressions(name))), programs, |p| {
                     p.check_well_formed(programs.flavor()).map_err(|message| cpu_failure(p, message))
@@ -149,25 +151,31 @@ fn cpu_properties() -> Vec<Trial> {
             property(runner(CPU_CASES, Some(regressions("cpu_model"))), Flavor::EagerOnly, |p| {
                 model_invariants(p).map_err(|m| cpu_failure(p, m))
             })?;
-            property(runner(CPU_CASES, Some(regressions("cpu_model_two_devices"))), Programs::TwoDevices, |p| {
-                model_invariants(p).map_err(|m| cpu_failure(p, m))
-            })
+            property(
+                runner(CPU_CASES, Some(regressions("cpu_model_two_devices"))),
+                Programs::TwoDevices(Flavor::EagerOnly),
+                |p| model_invariants(p).map_err(|m| cpu_failure(p, m)),
+            )
         }),
         Trial::test("cpu::lowering_then_raising_gives_the_program_back", || {
             property(runner(CPU_CASES, Some(regressions("cpu_lower_raise"))), Flavor::Capturable, |p| {
                 round_trip(p, false).map_err(|m| cpu_failure(p, m))
             })?;
-            property(runner(CPU_CASES, Some(regressions("cpu_lower_raise_two_devices"))), Programs::TwoDevices, |p| {
-                round_trip(p, false).map_err(|m| cpu_failure(p, m))
-            })
+            property(
+                runner(CPU_CASES, Some(regressions("cpu_lower_raise_two_devices"))),
+                Programs::TwoDevices(Flavor::Capturable),
+                |p| round_trip(p, false).map_err(|m| cpu_failure(p, m)),
+            )
         }),
         Trial::test("cpu::printing_then_parsing_gives_the_program_back", || {
             property(runner(CPU_CASES, Some(regressions("cpu_print_parse"))), Flavor::Capturable, |p| {
                 round_trip(p, true).map_err(|m| cpu_failure(p, m))
             })?;
-            property(runner(CPU_CASES, Some(regressions("cpu_print_parse_two_devices"))), Programs::TwoDevices, |p| {
-                round_trip(p, true).map_err(|m| cpu_failure(p, m))
-            })
+            property(
+                runner(CPU_CASES, Some(regressions("cpu_print_parse_two_devices"))),
+                Programs::TwoDevices(Flavor::Capturable),
+                |p| round_trip(p, true).map_err(|m| cpu_failure(p, m)),
+            )
         }),
         Trial::test("cpu::generator_covers_the_issue", generator_coverage),
         Trial::test("cpu::simulated_device_passes_all_checks", || {
@@ -178,7 +186,13 @@ fn cpu_properties() -> Vec<Trial> {
             let saved = regressions_for(mode, "cpu_simulated_device_eager");
             property(runner(CPU_CASES, saved), Flavor::EagerOnly, |p| check_eager_program(p, &mut { sim }, mode))?;
             let saved = regressions_for(mode, "cpu_simulated_device_two_devices");
-            property(runner(CPU_CASES, saved), Programs::TwoDevices, |p| check_program(p, &mut { sim }, mode))
+            property(runner(CPU_CASES, saved), Programs::TwoDevices(Flavor::Capturable), |p| {
+                check_program(p, &mut { sim }, mode)
+            })?;
+            let saved = regressions_for(mode, "cpu_simulated_device_two_devices_eager");
+            property(runner(CPU_CASES, saved), Programs::TwoDevices(Flavor::EagerOnly), |p| {
+                check_eager_program(p, &mut { sim }, mode)
+            })
         }),
         Trial::test("cpu::broken_model_is_caught_and_shrunk_on_the_simulator", || {
             broken_model_demo(ModelMode::IgnoreWaits, 4)
@@ -320,7 +334,12 @@ fn generator_coverage() -> Result<(), Failed> {
             );
         }
     }
-    let strategy = generate::two_device_programs();
+    let eager = generate::two_device_programs(Flavor::EagerOnly);
+    for _ in 0..256 {
+        let p = eager.new_tree(&mut rng_runner).map_err(|e| format!("{e}"))?.current();
+        count("two devices, eager: peer copy", p.ops.iter().any(|o| matches!(o, Op::PeerCopy { .. })));
+    }
+    let strategy = generate::two_device_programs(Flavor::Capturable);
     for _ in 0..256 {
         let p = strategy.new_tree(&mut rng_runner).map_err(|e| format!("{e}"))?.current();
         let hb = HappensBefore::build(&p, ModelMode::Faithful);
@@ -333,7 +352,6 @@ fn generator_coverage() -> Result<(), Failed> {
             "two devices: a wait on another device's event",
             has(&|o| matches!(*o, Op::Wait { event, .. } if pl.event(event) != on(o))),
         );
-        count("two devices: peer copy", has(&|o| matches!(o, Op::PeerCopy { .. })));
         count(
             "two devices: memcpy-async between the devices' memory",
             has(
@@ -533,7 +551,7 @@ fn gpu_properties() -> Vec<Trial> {
             })?;
             Ok(Completion::Completed)
         }),
-        Trial::ignorable_test("gpu::two_device_programs_match_eager_execution", || {
+        Trial::ignorable_test("gpu::two_device_graphs_match_eager_execution", || {
             let _gpu = GPU.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
             let exec = match two_device_gpu() {
                 Ok(exec) => Mutex::new(exec),
@@ -541,8 +559,21 @@ fn gpu_properties() -> Vec<Trial> {
             };
             let mode = ModelMode::from_env()?;
             let saved = regressions_for(mode, "gpu_two_devices");
-            property(runner(GPU_CASES, saved), Programs::TwoDevices, |p| {
+            property(runner(GPU_CASES, saved), Programs::TwoDevices(Flavor::Capturable), |p| {
                 check_program(p, &mut *exec.lock().unwrap_or_else(|e| e.into_inner()), mode)
+            })?;
+            Ok(Completion::Completed)
+        }),
+        Trial::ignorable_test("gpu::two_device_eager_programs_with_peer_copies", || {
+            let _gpu = GPU.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            let exec = match two_device_gpu() {
+                Ok(exec) => Mutex::new(exec),
+                Err(why) => return Ok(Completion::ignored_with(why)),
+            };
+            let mode = ModelMode::from_env()?;
+            let saved = regressions_for(mode, "gpu_two_devices_eager");
+            property(runner(GPU_CASES, saved), Programs::TwoDevices(Flavor::EagerOnly), |p| {
+                check_eager_program(p, &mut *exec.lock().unwrap_or_else(|e| e.into_inner()), mode)
             })?;
             Ok(Completion::Completed)
         }),

@@ -436,6 +436,9 @@ impl Program {
                 Err("waits on an event not yet recorded in this body (illegal inside a capture)".into())
             }
             Op::Transform { mul, .. } if mul % 2 == 0 => Err("even multiplier (not order-sensitive)".into()),
+            Op::PeerCopy { .. } if flavor == Flavor::Capturable => {
+                Err("a peer copy in a capturable program (a capture refuses cudaMemcpyPeerAsync)".into())
+            }
             Op::Compare { a, b, into, .. } if into == a || into == b => Err("compare writes an input".into()),
             Op::Copy { dst, src, .. } | Op::PeerCopy { dst, src, .. } if dst == src => Err("copy onto itself".into()),
             Op::Copy { dst, src, .. }

@@ -106,7 +106,7 @@ pub fn run_case(case: &Case, kernels: &KernelTable, device: &DeviceInfo, opts: &
 
     let (state, gates, decls) = objects::create(case, device, &devices, clock);
     obs.decls = decls;
-    let (stamps, note) = StampPool::create(case, &devices);
+    let (stamps, note) = StampPool::create(case, !devices.is_single());
     obs.notes.extend(note);
     // Buffers and stamps were zeroed with cudaMemset on the legacy streams: finish that before the script.
     let (code, _) = devices.synchronize_all();

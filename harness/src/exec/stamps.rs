@@ -1,99 +1,102 @@
-//! Kernel stamps: one `[entry, exit]` pair of `%globaltimer` nanoseconds in device memory per kernel launch
-//! operation (labelled or not, so traces show every kernel), zeroed before the script and copied back after the
-//! final device synchronize. A pair still zero means the kernel never ran. Device memory rather than mapped memory
-//! keeps cases without gates independent of canMapHostMemory. A case on several devices gets a pool on each (a
-//! kernel writes the pool of the device it runs on: another device's memory may not be mapped there), and a
-//! launch gets the slot in the pool of the device current when it is launched (or captured).
+//! Kernel stamps: one `[entry, exit]` pair of `%globaltimer` nanoseconds per kernel launch operation (labelled or
+//! not, so traces show every kernel), zeroed before the script and read back after the final device synchronize. A
+//! pair still zero means the kernel never ran. A case on one device keeps them in device memory, so cases without
+//! gates stay independent of canMapHostMemory. A case on several devices keeps them in portable mapped host memory,
+//! which a kernel reaches whichever device runs it: which one does is what some of those cases are about (a launch
+//! into a stream of another device than the current one), and a stamp must never be the access that faults.
 
-use super::devices::{self, CaseDevices};
-use super::resources::{check, DeviceMemory};
+use super::resources::{check, DeviceMemory, HostMemory};
 use crate::case::ast::Case;
 use crate::gpu::error_name;
 use crate::observations::KernelRecord;
 use cuda_sys as sys;
 
-pub struct StampPool {
-    /// One pool per device of the case, with its ordinal (none when the case launches nothing or the allocation
-    /// failed).
-    memory: Vec<(i32, DeviceMemory)>,
-    /// Script index of the launch operation that owns each slot.
-    owners: Vec<usize>,
-    devices: CaseDevices,
+enum Memory {
+    Device(DeviceMemory),
+    /// The host allocation and its device alias (the same address under unified addressing).
+    Mapped(HostMemory, *mut u64),
 }
 
-// SAFETY: after creation the pool is read-only: the device pointer is only handed to kernels and to the final copy.
+pub struct StampPool {
+    /// `None` when the case launches nothing or the allocation failed.
+    memory: Option<Memory>,
+    /// Script index of the launch operation that owns each slot.
+    owners: Vec<usize>,
+}
+
+// SAFETY: after creation the pool is read-only: the pointers are only handed to kernels and read after the final
+// synchronize.
 unsafe impl Sync for StampPool {}
 
 impl StampPool {
-    /// One zeroed slot per launch operation of `case`, on each of its devices. On failure launches get no stamp
-    /// pointer (the kernels accept null) and the note says why.
-    pub fn create(case: &Case, devices: &CaseDevices) -> (StampPool, Option<String>) {
+    /// One zeroed slot per launch operation of `case`, in device memory, or with `several_devices` in portable
+    /// mapped host memory. On failure launches get no stamp pointer (the kernels accept null) and the note says why.
+    pub fn create(case: &Case, several_devices: bool) -> (StampPool, Option<String>) {
         let owners: Vec<usize> =
             case.script.iter().enumerate().filter(|(_, op)| op.kind.is_kernel_launch()).map(|(i, _)| i).collect();
-        let mut pool = StampPool { memory: Vec::new(), owners, devices: devices.clone() };
-        if pool.owners.is_empty() {
-            return (pool, None);
+        if owners.is_empty() {
+            return (StampPool { memory: None, owners }, None);
         }
-        let bytes = pool.owners.len() * 16;
-        for &ordinal in devices.ordinals() {
-            let memory = devices.on(ordinal, || {
-                DeviceMemory::alloc(bytes).and_then(|m| {
-                    // SAFETY: m is a live device allocation of `bytes` bytes.
-                    check(unsafe { sys::cudaMemset(m.raw(), 0, bytes) }).map(|()| m)
-                })
-            });
-            match memory {
-                Ok(m) => pool.memory.push((ordinal, m)),
-                Err(code) => {
-                    let note = format!("no kernel stamps: allocating the stamp pool returned {}", error_name(code));
-                    pool.memory.clear();
-                    return (pool, Some(note));
-                }
-            }
-        }
-        (pool, None)
-    }
-
-    /// The `[entry, exit]` pair of launch operation `op_index` on the device current now, or null.
-    pub fn slot(&self, op_index: usize) -> *mut u64 {
-        let Some(slot) = self.owners.iter().position(|&o| o == op_index) else { return std::ptr::null_mut() };
-        let memory = match self.memory.as_slice() {
-            [(_, only)] => Some(only),
-            several => {
-                let current = devices::current().ok();
-                several.iter().find(|(o, _)| Some(*o) == current).map(|(_, m)| m)
-            }
+        let bytes = owners.len() * 16;
+        let memory = if several_devices {
+            HostMemory::mapped(bytes).map(|(host, device)| {
+                // SAFETY: host is a live allocation of `bytes` bytes that no kernel uses yet.
+                unsafe { std::ptr::write_bytes(host.raw().cast::<u8>(), 0, bytes) };
+                Memory::Mapped(host, device.cast())
+            })
+        } else {
+            DeviceMemory::alloc(bytes).and_then(|m| {
+                // SAFETY: m is a live device allocation of `bytes` bytes.
+                check(unsafe { sys::cudaMemset(m.raw(), 0, bytes) }).map(|()| Memory::Device(m))
+            })
         };
         match memory {
+            Ok(m) => (StampPool { memory: Some(m), owners }, None),
+            Err(code) => {
+                let note = format!("no kernel stamps: allocating the stamp pool returned {}", error_name(code));
+                (StampPool { memory: None, owners }, Some(note))
+            }
+        }
+    }
+
+    /// The `[entry, exit]` pair of launch operation `op_index`, or null.
+    pub fn slot(&self, op_index: usize) -> *mut u64 {
+        let base = match &self.memory {
+            Some(Memory::Device(m)) => m.raw().cast::<u64>(),
+            Some(Memory::Mapped(_, device)) => *device,
+            None => return std::ptr::null_mut(),
+        };
+        match self.owners.iter().position(|&o| o == op_index) {
             // SAFETY: slot < owners.len(), and the pool holds two u64 per owner (no dereference here).
-            Some(m) => unsafe { m.raw().cast::<u64>().add(2 * slot) },
+            Some(slot) => unsafe { base.add(2 * slot) },
             None => std::ptr::null_mut(),
         }
     }
 
     /// The stamps of every launch operation and the origin they are relative to. Call after the final device
-    /// synchronize. The error says why no stamps could be read. A launch writes the pool of one device, so each
-    /// slot takes the pair that is not zero.
+    /// synchronize. The error says why no stamps could be read.
     pub fn read(&self, case: &Case) -> (Vec<KernelRecord>, Option<u64>, Option<String>) {
         let mut raw = vec![[0u64; 2]; self.owners.len()];
         let mut error = None;
-        for (ordinal, m) in &self.memory {
-            let mut pool = vec![[0u64; 2]; self.owners.len()];
-            let kind = sys::cudaMemcpyKind::cudaMemcpyDeviceToHost;
-            // SAFETY: pool has owners.len() * 16 bytes, as does the device's pool.
-            let code = self
-                .devices
-                .on(*ordinal, || unsafe { sys::cudaMemcpy(pool.as_mut_ptr().cast(), m.raw(), pool.len() * 16, kind) });
-            if code != sys::cudaError::cudaSuccess {
-                error = Some(format!("reading the kernel stamps returned {}", error_name(code)));
-                raw.iter_mut().for_each(|pair| *pair = [0, 0]);
-                break;
-            }
-            for (slot, pair) in raw.iter_mut().zip(pool) {
-                if pair != [0, 0] {
-                    *slot = pair;
+        match &self.memory {
+            Some(Memory::Device(m)) => {
+                let kind = sys::cudaMemcpyKind::cudaMemcpyDeviceToHost;
+                // SAFETY: raw has owners.len() * 16 bytes, as does the pool.
+                let code = unsafe { sys::cudaMemcpy(raw.as_mut_ptr().cast(), m.raw(), raw.len() * 16, kind) };
+                if code != sys::cudaError::cudaSuccess {
+                    error = Some(format!("reading the kernel stamps returned {}", error_name(code)));
+                    raw.iter_mut().for_each(|pair| *pair = [0, 0]);
                 }
             }
+            Some(Memory::Mapped(host, _)) => {
+                let words = host.raw().cast::<u64>();
+                for (i, pair) in raw.iter_mut().enumerate() {
+                    // SAFETY: the allocation holds two u64 per owner; volatile, since a kernel of a poisoned
+                    // context may never have been waited for.
+                    *pair = unsafe { [words.add(2 * i).read_volatile(), words.add(2 * i + 1).read_volatile()] };
+                }
+            }
+            None => {}
         }
         let labels: Vec<(usize, Option<String>)> =
             self.owners.iter().map(|&i| (i, case.script.get(i).and_then(|op| op.label.clone()))).collect();
@@ -102,15 +105,11 @@ impl StampPool {
     }
 
     pub fn release(&mut self) -> Option<sys::cudaError_t> {
-        let devices = self.devices.clone();
-        let mut failed = None;
-        for (ordinal, m) in self.memory.drain(..) {
-            let code = devices.on(ordinal, || m.release());
-            if code != sys::cudaError::cudaSuccess {
-                failed.get_or_insert(code);
-            }
-        }
-        failed
+        let code = match self.memory.take()? {
+            Memory::Device(m) => m.release(),
+            Memory::Mapped(host, _) => host.release(),
+        };
+        (code != sys::cudaError::cudaSuccess).then_some(code)
     }
 }
 
