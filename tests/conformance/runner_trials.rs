@@ -24,7 +24,11 @@ struct Fixture {
 impl Fixture {
     /// Plain cases (no `env:`, no `poisons-context:`, no scheduled gate open) to use as neighbours.
     fn plain(&self, n: usize) -> Vec<&Case> {
-        self.cases.iter().filter(|c| !runner::needs_own_process(c) && !runner::has_delayed_open(c)).take(n).collect()
+        self.cases
+            .iter()
+            .filter(|c| !runner::needs_own_process(c) && !runner::needs_all_devices(c) && !runner::has_delayed_open(c))
+            .take(n)
+            .collect()
     }
 
     fn opts(&self, mock: &[(&Case, &str)]) -> RunOptions {
@@ -60,6 +64,7 @@ pub fn trials(dir: &Path) -> Vec<Trial> {
         ("runner/a-hang-is-a-timeout-and-a-fresh-worker-takes-the-next", hang),
         ("runner/unreadable-output-is-a-crash", garbage),
         ("runner/a-dirty-context-ends-its-worker", dirty),
+        ("runner/device-memory-a-case-keeps-ends-its-worker", leak),
         ("runner/cases-share-a-worker-and-own-process-cases-do-not", sharing),
         ("runner/a-fail-must-reproduce-else-flake", flake),
         ("runner/a-variant-must-repeat-else-flake", variant),
@@ -122,6 +127,18 @@ fn dirty(fx: &Fixture) -> Result<(), Failed> {
     })?;
     // The dirty case shares the first case's worker; the next case gets a fresh one.
     expect(pid(&r[0]) == pid(&r[1]) && pid(&r[1]) != pid(&r[2]) && stats.processes_started == 2, || {
+        format!("{:?} {:?} {:?} {stats:?}", pid(&r[0]), pid(&r[1]), pid(&r[2]))
+    })
+}
+
+fn leak(fx: &Fixture) -> Result<(), Failed> {
+    let c = fx.plain(3);
+    let (r, stats) = fx.run(&c, &fx.opts(&[(c[1], "leak")]));
+    expect(kinds(&r) == [VerdictKind::Pass; 3], || format!("{:?}", kinds(&r)))?;
+    // The child reports the loss; the parent, knowing nothing else ran on the device, judges it the case's.
+    let judged = r[1].dirty.as_deref().is_some_and(|d| d.contains("device memory not released: 100 MiB"));
+    expect(judged && r[0].dirty.is_none() && r[2].dirty.is_none(), || format!("{:?}", r[1].dirty))?;
+    expect(pid(&r[0]) == pid(&r[1]) && pid(&r[1]) != pid(&r[2]) && stats.memory_checks_skipped == 0, || {
         format!("{:?} {:?} {:?} {stats:?}", pid(&r[0]), pid(&r[1]), pid(&r[2]))
     })
 }

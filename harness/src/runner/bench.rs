@@ -66,6 +66,8 @@ pub struct Figure {
     pub lanes: Vec<super::LaneTimes>,
     /// Processes waited for, and their mean driver initialisation and context creation, in milliseconds.
     pub contexts: (usize, f64, f64),
+    /// Cases whose device-memory check was skipped (another process could have allocated on the device).
+    pub memory_checks_skipped: u64,
 }
 
 /// Runs `cases` once per mode and returns the figures (and each mode's results, for reports).
@@ -125,6 +127,7 @@ pub fn bench(
             differing,
             totals,
             lanes: stats.lanes.clone(),
+            memory_checks_skipped: stats.memory_checks_skipped,
             contexts: {
                 let n = stats.ready.len();
                 let mean =
@@ -179,8 +182,10 @@ pub fn table(figures: &[Figure]) -> String {
         let (n, init, context) = f.contexts;
         let _ = writeln!(
             out,
-            "{}: {n} warm processes waited for: driver initialisation {init:.0} ms, context {context:.0} ms on average",
-            f.mode.word()
+            "{}: {n} warm processes waited for: driver initialisation {init:.0} ms, context {context:.0} ms on average; \
+             {} device-memory checks skipped",
+            f.mode.word(),
+            f.memory_checks_skipped
         );
     }
     for f in figures.iter().filter(|f| !f.differing.is_empty()) {
