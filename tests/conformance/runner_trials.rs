@@ -65,6 +65,7 @@ pub fn trials(dir: &Path) -> Vec<Trial> {
         ("runner/unreadable-output-is-a-crash", garbage),
         ("runner/a-dirty-context-ends-its-worker", dirty),
         ("runner/device-memory-a-case-keeps-ends-its-worker", leak),
+        ("runner/several-device-cases-share-a-worker-of-their-own", several),
         ("runner/cases-share-a-worker-and-own-process-cases-do-not", sharing),
         ("runner/a-fail-must-reproduce-else-flake", flake),
         ("runner/a-variant-must-repeat-else-flake", variant),
@@ -141,6 +142,33 @@ fn leak(fx: &Fixture) -> Result<(), Failed> {
     expect(pid(&r[0]) == pid(&r[1]) && pid(&r[1]) != pid(&r[2]) && stats.memory_checks_skipped == 0, || {
         format!("{:?} {:?} {:?} {stats:?}", pid(&r[0]), pid(&r[1]), pid(&r[2]))
     })
+}
+
+fn several(fx: &Fixture) -> Result<(), Failed> {
+    let two: Vec<&Case> =
+        fx.cases.iter().filter(|c| runner::needs_all_devices(c) && !runner::needs_own_process(c)).take(3).collect();
+    expect(two.len() == 3, || "fewer than 3 several-device cases".into())?;
+    let mut c = fx.plain(2);
+    c.extend(&two);
+    let mut second = mock_device();
+    second.ordinal = 1;
+    second.uuid = "GPU-mock-1".into();
+    let mut first = mock_device();
+    (first.device_count, second.device_count) = (2, 2);
+    // The several-device case leaks on the first GPU, and the plain ones are slow enough to overlap it.
+    let mut behaviours: Vec<(&Case, &str)> = c[..2].iter().map(|c| (*c, "slow")).collect();
+    behaviours.push((two[0], "leak"));
+    let mut o = fx.opts(&behaviours);
+    o.restrict_visibility = true;
+    let (r, _) = runner::run_suite(&c, &[first, second], &o, |_, _| {});
+    expect(kinds(&r).iter().all(|k| *k == VerdictKind::Pass), || format!("{:?}", kinds(&r)))?;
+    let pids: Vec<Option<u32>> = r.iter().map(pid).collect();
+    // The first leaks, so its worker ends; the other two share the next one, which is neither plain case's.
+    expect(pids[3] == pids[4] && pids[2] != pids[3] && !pids[..2].contains(&pids[3]), || format!("{pids:?}"))?;
+    // They all ran on the first device's runner, and the leak was judged the case's (nothing else could touch GPU 0).
+    let on_first = r[2..].iter().all(|r| r.device == Some(0));
+    let judged = r[2].dirty.as_deref().is_some_and(|d| d.contains("100 MiB"));
+    expect(on_first && judged, || format!("{:?} {:?}", r.iter().map(|r| r.device).collect::<Vec<_>>(), r[2].dirty))
 }
 
 fn sharing(fx: &Fixture) -> Result<(), Failed> {
