@@ -410,7 +410,7 @@ impl Fleet {
                     cell(&e.node),
                     e.job(),
                     cell(&visible(&e.task)),
-                    cell(&format!("{} `{}`", e.gpu, e.gpu_uuid)),
+                    cell(&gpu_text(e)),
                     cell(&e.driver),
                     cell(&result_text(e)),
                 );
@@ -475,6 +475,14 @@ impl Fleet {
             }
         }
         out
+    }
+}
+
+fn gpu_text(e: &Entry) -> String {
+    if e.gpu_uuid.starts_with("GPU-") {
+        format!("{} `{}`", e.gpu, e.gpu_uuid)
+    } else {
+        "—".into()
     }
 }
 
@@ -777,7 +785,7 @@ mod tests {
         assert_eq!(f.matrix.columns.len(), 1, "only complete reports enter the matrix");
         let md = f.markdown();
         assert!(md.contains("| task 3 | **missing** |"), "{md}");
-        assert!(md.contains("| task 1 | **could-not-run** | n1 | 100_1 | 1 | unknown `unknown` |"), "{md}");
+        assert!(md.contains("| task 1 | **could-not-run** | n1 | 100_1 | 1 | — |"), "{md}");
         assert!(md.contains("cudaErrorInsufficientDriver"), "{md}");
         let back: Fleet = serde_json::from_str(&f.json()).unwrap();
         assert_eq!(back.slots.len(), 4);
