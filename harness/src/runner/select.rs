@@ -42,9 +42,9 @@ impl Tier {
 /// - state what the documentation requires (*must* rules that passed on every GPU measured), never a *may* whose
 ///   variant differs between drivers (`implicit-sync/host-call/*`, `lazy-loading`), never a known finding (the
 ///   `graph/update/dependency-count-differs` failure), so that a healthy node passes whatever its driver;
-/// - be short: on the H100 (driver 580.159.04) the cases' own wall time sums to about 1.3 s (the fault case 0.3 s,
-///   the eager-loading case 0.2 s in a process of its own, the rest about 32 ms or less each), so the tier with
-///   process start and context creation stays a few seconds, far from the 20 s budget. No figures are measured.
+/// - be short: on the H100 (driver 580.159.04, commit 53f5ede) the cases' own wall time sums to 1.0 s (the fault
+///   case 0.3 s, the eager-loading case 0.2 s in a process of its own, the rest 46 ms or less each), so the tier
+///   with process start and context creation stays a few seconds, far from the 20 s budget. No figures.
 ///
 /// A test checks that every id here names a case and that every area is present.
 pub const SMOKE: &[&str] = &[
