@@ -62,6 +62,8 @@ pub struct Figure {
     pub differing: Vec<String>,
     /// Outcome counts (`pass`: 194, ...).
     pub totals: std::collections::BTreeMap<String, usize>,
+    /// Each device's timeline: where the wall time went.
+    pub lanes: Vec<super::LaneTimes>,
 }
 
 /// Runs `cases` once per mode and returns the figures (and each mode's results, for reports).
@@ -120,6 +122,7 @@ pub fn bench(
             extra_runs: stats.extra_runs,
             differing,
             totals,
+            lanes: stats.lanes.clone(),
         };
         out.push((figure, results));
     }
@@ -148,6 +151,23 @@ pub fn table(figures: &[Figure]) -> String {
             f.extra_runs,
             f.differing.len()
         );
+    }
+    for f in figures.iter().filter(|f| f.lanes.len() > 1 || f.mode != Mode::ProcessPerCaseWritten) {
+        for l in &f.lanes {
+            let _ = writeln!(
+                out,
+                "\n{} on GPU {}: {} cases ({} in processes of their own, done at {:.2} s, {:.2} s of it waiting for \
+                 contexts), batch cases from {:.2} s, last case ended at {:.2} s",
+                f.mode.word(),
+                l.device,
+                l.cases,
+                l.own_cases,
+                l.own_phase_end_s,
+                l.own_ready_wait_s,
+                l.batch_start_s,
+                l.end_s
+            );
+        }
     }
     for f in figures.iter().filter(|f| !f.differing.is_empty()) {
         let _ = writeln!(out, "\n{} differs from the first row on:", f.mode.word());

@@ -16,6 +16,15 @@
 //!   [`RunOptions::reruns`] times: if any run differs it is a `flake`, so a fail must reproduce. A `variant` runs
 //!   twice and must name the same variant both times, else it is a `flake`.
 //! - **Devices.** One worker per device, each seeing only its GPU; cases go to whichever device is free next.
+//! - **Warm processes.** Creating a CUDA context costs 100–300 ms, more while another GPU of the host is busy, and
+//!   a worker must never see another process create one on its device in the middle of a case (its free-memory
+//!   check would call the case dirty). So a run goes in two phases per device. First the cases that need a
+//!   process of their own, each in a process started ahead of time (a few at once, [`WARM_AHEAD`]), which has
+//!   created its context while the case before it ran; the batch worker and a spare (to replace a worker that a
+//!   case ends) warm up last. Such a case whose pick a short gate delay could decide starts at the written
+//!   delays (it would be confirmed there anyway, in one more process). Then, once every process that phase started is up or gone, the shared
+//!   queue of batch cases. Cases that use several devices run first, all on the first device's runner, and the
+//!   other devices start their batch cases only after them (a barrier): they touch every GPU.
 
 pub mod bench;
 pub mod mock;
@@ -43,6 +52,9 @@ use worker::{ChildSpec, Worker};
 pub const WRITTEN_GATE_DELAY: Duration = Duration::from_millis(300);
 /// The default gate delay of a run: an order of magnitude above an API call's latency, a tenth of the written one.
 pub const DEFAULT_GATE_DELAY: Duration = Duration::from_millis(30);
+/// How many processes a device's runner starts ahead for the cases that need their own: enough to hide a context
+/// creation behind the case before, few enough not to make every creation contend with the others.
+pub const WARM_AHEAD: usize = 2;
 
 /// How a suite runs.
 #[derive(Debug, Clone)]
@@ -95,6 +107,22 @@ pub struct SuiteStats {
     pub processes_started: u64,
     /// Runs beyond one per case.
     pub extra_runs: u64,
+    /// Where each device's time went (the benchmark prints it).
+    pub lanes: Vec<LaneTimes>,
+}
+
+/// One device's timeline in a run, in seconds from its start: when its own-process cases were done, when its batch
+/// worker was ready, and when its last case ended.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct LaneTimes {
+    pub device: i32,
+    pub cases: usize,
+    pub own_cases: usize,
+    pub own_phase_end_s: f64,
+    /// Time the own-process cases waited for their processes' contexts (not hidden by the warm pipeline).
+    pub own_ready_wait_s: f64,
+    pub batch_start_s: f64,
+    pub end_s: f64,
 }
 
 /// Runs `cases` on `devices` (probed already), calling `on_result` with each result as it comes (in completion
@@ -122,26 +150,56 @@ pub fn run_suite(
             return (results, SuiteStats::default());
         }
     };
-    let queue: Arc<Mutex<VecDeque<usize>>> = Arc::new(Mutex::new((0..cases.len()).collect()));
+    let plan = Plan::new(cases, devices.len(), opts.process_per_case);
+    let queue: Arc<Mutex<VecDeque<usize>>> = Arc::new(Mutex::new(plan.shared.iter().copied().collect()));
+    let barrier = std::sync::Barrier::new(if plan.needs_barrier { devices.len() } else { 1 });
+    let (plan, barrier) = (&plan, &barrier);
+    let run_start = Instant::now();
     let (sender, receiver) = mpsc::channel::<(usize, CaseResult)>();
     let mut slots: Vec<Option<CaseResult>> = vec![None; cases.len()];
     let mut stats = SuiteStats::default();
     std::thread::scope(|scope| {
         let handles: Vec<_> = devices
             .iter()
-            .map(|device| {
+            .enumerate()
+            .map(|(lane_index, device)| {
                 let (queue, sender, exe) = (Arc::clone(&queue), sender.clone(), exe.clone());
                 scope.spawn(move || {
                     let mut lane = DeviceRunner::new(device, opts, exe);
-                    loop {
-                        let next = queue.lock().unwrap_or_else(|p| p.into_inner()).pop_front();
-                        let Some(index) = next else { break };
-                        let result = lane.run_case(cases[index]);
+                    let own: Vec<&Case> = plan.own[lane_index].iter().map(|&i| cases[i]).collect();
+                    lane.start_processes(&own);
+                    let mut sent_all = true;
+                    let mut ready_wait = Duration::ZERO;
+                    for (&index, case) in plan.own[lane_index].iter().zip(&own) {
+                        ready_wait += lane.await_own_ready(case);
+                        let result = lane.run_case(case);
+                        lane.start_processes(&own);
                         if sender.send((index, result)).is_err() {
+                            sent_all = false;
                             break;
                         }
                     }
-                    lane.finish()
+                    let mut times = LaneTimes { device: device.ordinal, own_cases: own.len(), ..LaneTimes::default() };
+                    times.own_phase_end_s = run_start.elapsed().as_secs_f64();
+                    times.own_ready_wait_s = ready_wait.as_secs_f64();
+                    if plan.needs_barrier {
+                        barrier.wait();
+                    }
+                    lane.begin_batch_phase();
+                    times.batch_start_s = run_start.elapsed().as_secs_f64();
+                    let mut batch_cases = 0;
+                    while sent_all {
+                        let next = queue.lock().unwrap_or_else(|p| p.into_inner()).pop_front();
+                        let Some(index) = next else { break };
+                        let result = lane.run_case(cases[index]);
+                        batch_cases += 1;
+                        sent_all = sender.send((index, result)).is_ok();
+                    }
+                    times.end_s = run_start.elapsed().as_secs_f64();
+                    times.cases = own.len() + batch_cases;
+                    let mut stats = lane.finish();
+                    stats.lanes.push(times);
+                    stats
                 })
             })
             .collect();
@@ -154,6 +212,7 @@ pub fn run_suite(
             if let Ok(s) = h.join() {
                 stats.processes_started += s.processes_started;
                 stats.extra_runs += s.extra_runs;
+                stats.lanes.extend(s.lanes);
             }
         }
     });
@@ -170,13 +229,87 @@ pub fn run_suite(
     (results, stats)
 }
 
+/// Which runner takes which case: the cases that need a process of their own are shared out to the devices ahead
+/// of time (so that their processes can start early), the batch cases wait in one queue for whichever device is
+/// free next.
+struct Plan {
+    /// Per device: the indices of its own-process cases, in order (several-device cases all on the first).
+    own: Vec<Vec<usize>>,
+    /// The batch cases (every case, with one process per case).
+    shared: Vec<usize>,
+    /// Several-device cases are in the plan, and devices > 1: the other runners wait for them before batch cases.
+    needs_barrier: bool,
+}
+
+impl Plan {
+    fn new(cases: &[&Case], lanes: usize, process_per_case: bool) -> Plan {
+        let lanes = lanes.max(1);
+        let mut own = vec![Vec::new(); lanes];
+        if process_per_case {
+            return Plan { own, shared: (0..cases.len()).collect(), needs_barrier: false };
+        }
+        let mut load = vec![0usize; lanes];
+        let mut shared = Vec::new();
+        let mut several = false;
+        for (i, case) in cases.iter().enumerate() {
+            if needs_all_devices(case) {
+                own[0].push(i);
+                load[0] += expected_runs(case);
+                several = true;
+            }
+        }
+        for (i, case) in cases.iter().enumerate() {
+            if needs_all_devices(case) {
+                continue;
+            }
+            if needs_own_process(case) {
+                // The least loaded device (in expected process starts) takes it.
+                let lane = (0..lanes).min_by_key(|&l| (load[l], l)).unwrap_or(0);
+                own[lane].push(i);
+                load[lane] += expected_runs(case);
+            } else {
+                shared.push(i);
+            }
+        }
+        Plan { own, shared, needs_barrier: several && lanes > 1 }
+    }
+}
+
+/// How many runs an own-process case will most likely take: one, and a second for variant stability when it can
+/// pick a variant (one whose pick a short delay could decide starts at the written delays: see `run_case`).
+fn expected_runs(case: &Case) -> usize {
+    1 + usize::from(case.expects.iter().any(|e| matches!(e, Expectation::Variant(_))))
+}
+
+/// True when the case schedules a gate open and picks a variant or an observation by `waited-for` or `before`:
+/// a result at a shortened delay may have to be confirmed at the written ones.
+fn short_delay_can_decide(case: &Case) -> bool {
+    has_delayed_open(case)
+        && case.expects.iter().any(|e| match e {
+            Expectation::Variant(alts) | Expectation::Observe(alts) => {
+                alts.iter().any(|(_, p)| matches!(p, Predicate::WaitedFor { .. } | Predicate::Before { .. }))
+            }
+            _ => false,
+        })
+}
+
 /// One device's share of a run: its batch worker, and the processes of its own that some cases get. [`run_suite`]
 /// has one per device; the `cargo test` front end holds one and hands it each case trial in turn.
 pub struct DeviceRunner<'a> {
     device: &'a DeviceInfo,
     opts: &'a RunOptions,
     batch: Worker,
+    /// A warm batch worker that replaces one a case ended.
+    spare: Option<Worker>,
     spec: ChildSpec,
+    /// Processes started ahead for own-process cases: (case id, process), in the order the cases will run.
+    warm: VecDeque<(String, Worker)>,
+    /// How many of the planned own-process runs have a process started (the next one to start is this).
+    warmed: usize,
+    /// The batch worker and its spare have been started ahead.
+    batch_started: bool,
+    /// Processes ending in the background; joined by [`DeviceRunner::finish`].
+    exiting: Vec<std::thread::JoinHandle<()>>,
     stats: SuiteStats,
 }
 
@@ -190,7 +323,94 @@ impl<'a> DeviceRunner<'a> {
             visible,
             mock: opts.mock.clone(),
         };
-        DeviceRunner { device, opts, batch: Worker::new(spec.clone()), spec, stats: SuiteStats::default() }
+        DeviceRunner {
+            device,
+            opts,
+            batch: Worker::new(spec.clone()),
+            spare: None,
+            spec,
+            warm: VecDeque::new(),
+            warmed: 0,
+            batch_started: false,
+            exiting: Vec::new(),
+            stats: SuiteStats::default(),
+        }
+    }
+
+    /// Starts the processes this runner will need soon: the batch worker and its spare, and the next own-process
+    /// runs of `own` (this runner's own-process cases, in order) up to [`WARM_AHEAD`] ahead. Call it before the
+    /// first case and after each own-process case; not during batch cases (a context created on the device
+    /// during a case would make it look dirty).
+    pub fn start_processes(&mut self, own: &[&Case]) {
+        if self.opts.process_per_case {
+            return;
+        }
+        let runs: Vec<&Case> = own
+            .iter()
+            .filter(|c| unmet_requirement(c, self.device).is_none())
+            .flat_map(|c| std::iter::repeat_n(*c, expected_runs(c)))
+            .collect();
+        while self.warm.len() < WARM_AHEAD && self.warmed < runs.len() {
+            let case = runs[self.warmed];
+            let mut worker = Worker::new(self.own_spec(case));
+            worker.start_warm(&case.env);
+            self.warm.push_back((case.id.clone(), worker));
+            self.warmed += 1;
+        }
+        // The batch worker and its spare come last in the pipeline: started with the last own-process ones, they
+        // do not compete with the first cases' context creations.
+        if self.warmed == runs.len() && !self.batch_started {
+            self.batch_started = true;
+            self.batch.start_warm(&[]);
+            let mut spare = Worker::new(self.spec.clone());
+            spare.start_warm(&[]);
+            self.spare = Some(spare);
+        }
+    }
+
+    /// Waits until the process started for `case`'s next run (if any) has its context, and returns how long that
+    /// took: the part of a case's time that the warm pipeline did not hide (the benchmark reports it).
+    pub fn await_own_ready(&mut self, case: &Case) -> Duration {
+        let start = Instant::now();
+        let deadline = self.opts.case_deadline;
+        if let Some((_, worker)) = self.warm.iter_mut().find(|(id, _)| *id == case.id) {
+            worker.await_ready(deadline);
+        }
+        start.elapsed()
+    }
+
+    /// Ends the processes started for own-process runs that did not happen, and waits until the batch worker and
+    /// its spare have their contexts: from here on no context is created on this device while a case runs.
+    pub fn begin_batch_phase(&mut self) {
+        self.end_own_phase();
+        let deadline = self.opts.case_deadline;
+        if !self.batch_started {
+            self.start_processes(&[]);
+        }
+        if self.batch.is_running() {
+            self.batch.await_ready(deadline);
+        }
+        if let Some(spare) = self.spare.as_mut().filter(|s| s.is_running()) {
+            spare.await_ready(deadline);
+        }
+    }
+
+    /// Kills the processes started for own-process runs that did not happen (they may still be creating their
+    /// contexts, which must not go on while batch cases run).
+    fn end_own_phase(&mut self) {
+        for (_, mut worker) in std::mem::take(&mut self.warm) {
+            self.stats.processes_started += worker.started;
+            self.exiting.extend(worker.kill_in_background());
+        }
+    }
+
+    /// The child an own-process case runs in: a case that needs several devices sees them all.
+    fn own_spec(&self, case: &Case) -> ChildSpec {
+        if needs_all_devices(case) {
+            ChildSpec { visible: None, ordinal: self.device.ordinal, ..self.spec.clone() }
+        } else {
+            self.spec.clone()
+        }
     }
 
     /// Every run of `case` it needs (see the module documentation), and the result that counts.
@@ -202,7 +422,10 @@ impl<'a> DeviceRunner<'a> {
             return r;
         }
         let timed = has_delayed_open(case);
-        let fast = if timed { self.opts.gate_delay_scale() } else { 1.0 };
+        // A case in a process of its own whose pick a short delay could decide would be confirmed at the written
+        // delays anyway: it starts there, which saves a process (a context creation) per run of the suite.
+        let straight_to_written = needs_own_process(case) && short_delay_can_decide(case);
+        let fast = if timed && !straight_to_written { self.opts.gate_delay_scale() } else { 1.0 };
         let mut scale = fast;
         let mut attempts = Vec::new();
         let mut result = self.attempt(case, scale, "first", &mut attempts);
@@ -248,8 +471,16 @@ impl<'a> DeviceRunner<'a> {
 
     /// Ends the batch worker and returns what this runner did.
     pub fn finish(mut self) -> SuiteStats {
-        self.batch.retire();
-        self.stats.processes_started += self.batch.started;
+        self.end_own_phase();
+        // Every process ends at once: a context's teardown takes a while, and they need not queue.
+        let batch = std::mem::replace(&mut self.batch, Worker::new(self.spec.clone()));
+        self.retire_worker(batch);
+        if let Some(spare) = self.spare.take() {
+            self.retire_worker(spare);
+        }
+        for handle in self.exiting.drain(..) {
+            let _ = handle.join();
+        }
         self.stats.clone()
     }
 
@@ -259,17 +490,25 @@ impl<'a> DeviceRunner<'a> {
         }
         let deadline = self.opts.case_deadline;
         let result = if self.opts.process_per_case || needs_own_process(case) {
-            let mut own = Worker::new(self.spec.clone());
-            if !case.requires.iter().all(|r| !matches!(r, Requirement::Devices(n) if *n > 1)) {
-                // A case that needs several devices sees them all, on this lane's ordinal.
-                own = Worker::new(ChildSpec { visible: None, ordinal: self.device.ordinal, ..self.spec.clone() });
-            }
+            let position = self.warm.iter().position(|(id, _)| *id == case.id);
+            let mut own = match position.and_then(|p| self.warm.remove(p)) {
+                Some((_, worker)) => worker,
+                None => Worker::new(self.own_spec(case)),
+            };
             let r = own.run(case, scale, deadline);
-            own.retire();
+            self.exiting.extend(own.retire_in_background());
             self.stats.processes_started += own.started;
             r
         } else {
-            self.batch.run(case, scale, deadline)
+            let r = self.batch.run(case, scale, deadline);
+            if !self.batch.is_running() {
+                // The case ended the worker (dirty, crashed or timed out): the warm spare takes over.
+                if let Some(spare) = self.spare.take() {
+                    let ended = std::mem::replace(&mut self.batch, spare);
+                    self.retire_worker(ended);
+                }
+            }
+            r
         };
         attempts.push(Attempt {
             kind: result.verdict.kind,
@@ -278,6 +517,13 @@ impl<'a> DeviceRunner<'a> {
             why: why.to_owned(),
         });
         result
+    }
+}
+
+impl DeviceRunner<'_> {
+    fn retire_worker(&mut self, mut worker: Worker) {
+        self.exiting.extend(worker.retire_in_background());
+        self.stats.processes_started += worker.started;
     }
 }
 
@@ -291,9 +537,12 @@ fn make_flake(result: &mut CaseResult, why: &str, attempts: &[Attempt]) {
 /// A case that must not share its process: process-wide `env:` settings, a sticky error on purpose, or several
 /// devices (a worker sees only its own).
 pub fn needs_own_process(case: &Case) -> bool {
-    !case.env.is_empty()
-        || !case.poisons.is_empty()
-        || case.requires.iter().any(|r| matches!(r, Requirement::Devices(n) if *n > 1))
+    !case.env.is_empty() || !case.poisons.is_empty() || needs_all_devices(case)
+}
+
+/// A case that uses several devices: its process sees them all, and it may touch every GPU of the host.
+pub fn needs_all_devices(case: &Case) -> bool {
+    case.requires.iter().any(|r| matches!(r, Requirement::Devices(n) if *n > 1))
 }
 
 /// True when the case schedules a gate open (`open G after D`), so its timing depends on the gate delay.
@@ -469,5 +718,39 @@ pub fn mock_device() -> DeviceInfo {
         device_count: 1,
         driver_version: 13000,
         runtime_version: 13000,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn case(id: &str, header: &str) -> Case {
+        let text = format!(
+            "case {id}\n  rule: r\n  source: s\n{header}\n  stream s blocking\n  k: sync s\n  expect k returned cudaSuccess\nend\n"
+        );
+        let file = crate::case::parse_file("t.case", &text).unwrap_or_else(|d| panic!("{d:?}"));
+        file.cases.into_iter().next().unwrap_or_else(|| panic!("no case in {text}"))
+    }
+
+    #[test]
+    fn own_process_cases_are_shared_out_and_several_device_cases_go_first_to_the_first_device() {
+        let cases = [
+            case("a/plain", ""),
+            case("a/env", "  env: CUDA_MODULE_LOADING=EAGER"),
+            case("a/two", "  requires: devices >= 2"),
+            case("a/poison", "  poisons-context: cudaErrorIllegalAddress"),
+            case("a/poison-2", "  poisons-context: cudaErrorIllegalAddress"),
+        ];
+        let refs: Vec<&Case> = cases.iter().collect();
+        let plan = Plan::new(&refs, 2, false);
+        // The two-device case loads the first device, so the next own-process cases go to the second first.
+        assert_eq!(plan.own, vec![vec![2, 3], vec![1, 4]]);
+        assert_eq!(plan.shared, vec![0]);
+        assert!(plan.needs_barrier);
+        let one = Plan::new(&refs, 1, false);
+        assert_eq!((one.own, one.needs_barrier), (vec![vec![2, 1, 3, 4]], false));
+        let isolated = Plan::new(&refs, 2, true);
+        assert_eq!((isolated.own, isolated.shared), (vec![vec![], vec![]], vec![0, 1, 2, 3, 4]));
     }
 }

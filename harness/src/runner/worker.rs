@@ -9,6 +9,9 @@
 //!   child exits after answering, and the parent starts a fresh one for the next case.
 //! - A child that dies, prints something unreadable or outlives the case's deadline costs that case a `crash` or
 //!   `timeout` verdict; the parent kills it and starts a fresh one at the next case.
+//! - A child started *warm* (`CUDA_CONFORMANCE_CHILD_WARM=1`, [`Worker::start_warm`]) creates its CUDA context
+//!   before reading requests and says `CUDA-CONFORMANCE-READY` when it has one, so the parent can start the
+//!   processes a run will need before the cases that share a device begin (see `super::DeviceRunner`).
 //!
 //! With `CUDA_CONFORMANCE_MOCK` set the child touches no GPU: it plays the behaviours of [`super::mock`].
 
@@ -31,6 +34,9 @@ use std::time::{Duration, Instant};
 
 const CHILD_CASES_DIR: &str = "CUDA_CONFORMANCE_CHILD_CASES";
 const CHILD_DEVICE: &str = "CUDA_CONFORMANCE_CHILD_DEVICE";
+const CHILD_WARM: &str = "CUDA_CONFORMANCE_CHILD_WARM";
+/// The line a warm child prints once its context exists.
+const READY_LINE: &str = "CUDA-CONFORMANCE-READY";
 /// Marks the child's result lines, so that stray output (a driver message) cannot be mistaken for one.
 const RESULT_PREFIX: &str = "CUDA-CONFORMANCE-RESULT ";
 pub(super) const RESULT_PREFIX_FOR_MOCK: &str = RESULT_PREFIX;
@@ -51,6 +57,11 @@ struct Request {
 pub(super) struct Reply {
     pub result: CaseResult,
     pub dirty: Option<String>,
+}
+
+/// True in a worker started warm (its context created before its first case).
+pub(super) fn started_warm() -> bool {
+    std::env::var_os(CHILD_WARM).is_some()
 }
 
 /// If this process was started as a worker, serves requests from stdin until it closes (or until a case leaves
@@ -79,6 +90,18 @@ fn serve(dir: &Path, ordinal: i32, kernels: impl FnOnce() -> KernelTable, mock: 
         Some(_) => None,
         None => Some((gpu::probe(ordinal).map_err(|e| e.to_string())?, kernels())),
     };
+    if std::env::var_os(CHILD_WARM).is_some() {
+        if gpu.is_some() {
+            // cudaFree(NULL) is the documented way to create the primary context without doing anything else.
+            // SAFETY: freeing a null pointer is a no-op.
+            let code = unsafe { sys::cudaFree(std::ptr::null_mut()) };
+            if code != sys::cudaError::cudaSuccess {
+                return Err(format!("cannot create the CUDA context: cudaFree(NULL) returned {code}"));
+            }
+        }
+        let mut out = std::io::stdout().lock();
+        writeln!(out, "{READY_LINE}").and_then(|()| out.flush()).map_err(|e| format!("cannot say ready: {e}"))?;
+    }
     let mut mock = mock;
     for line in std::io::stdin().lock().lines() {
         let line = line.map_err(|e| format!("cannot read a request: {e}"))?;
@@ -186,6 +209,8 @@ pub struct ChildSpec {
 pub struct Worker {
     spec: ChildSpec,
     running: Option<Running>,
+    /// Processes ending in the background (after a dirty case): joined by [`Worker::retire`].
+    exiting: Vec<JoinHandle<()>>,
     /// Processes started so far.
     pub started: u64,
 }
@@ -199,7 +224,7 @@ struct Running {
 
 impl Worker {
     pub fn new(spec: ChildSpec) -> Worker {
-        Worker { spec, running: None, started: 0 }
+        Worker { spec, running: None, exiting: Vec::new(), started: 0 }
     }
 
     /// Runs `case` in this worker (starting one if needed) with the case's `env:` applied to a fresh process; the
@@ -229,8 +254,8 @@ impl Worker {
                         Ok(Reply { mut result, dirty }) => {
                             result.wall_ms = started.elapsed().as_millis() as u64;
                             if let Some(why) = dirty {
-                                // The child exits on its own after a dirty case.
-                                running.finish();
+                                // The child exits on its own after a dirty case; the next case need not wait.
+                                self.exiting.push(std::thread::spawn(move || running.finish()));
                                 result.dirty = Some(why);
                             } else {
                                 self.running = Some(running);
@@ -257,14 +282,75 @@ impl Worker {
         }
     }
 
-    /// Ends the current process (if any) so that the next case starts a fresh one.
+    /// Starts a process for the next case now (with that case's `env:`), which creates its CUDA context at once
+    /// instead of in the first case; [`Worker::await_ready`] waits for it. A process that cannot start is left
+    /// for [`Worker::run`] to start (and report) again.
+    pub fn start_warm(&mut self, env: &[(String, String)]) {
+        if self.running.is_none() {
+            self.running = self.spawn_with(env, true).ok();
+        }
+    }
+
+    /// Waits until a warm process has its context (true), or ends it if it dies or takes longer than `deadline`.
+    pub fn await_ready(&mut self, deadline: Duration) -> bool {
+        let Some(running) = self.running.as_mut() else { return false };
+        let until = Instant::now() + deadline;
+        loop {
+            match running.lines.recv_timeout(until.saturating_duration_since(Instant::now())) {
+                Ok(line) if line == READY_LINE => return true,
+                Ok(_) => continue,
+                Err(_) => {
+                    if let Some(r) = self.running.take() {
+                        r.stop();
+                    }
+                    return false;
+                }
+            }
+        }
+    }
+
+    /// True while a process is up (started, and not ended by its last case).
+    pub fn is_running(&self) -> bool {
+        self.running.is_some()
+    }
+
+    /// Ends the current process (if any) so that the next case starts a fresh one, and waits for every process
+    /// of this worker to have exited.
     pub fn retire(&mut self) {
         if let Some(running) = self.running.take() {
             running.finish();
         }
+        for handle in self.exiting.drain(..) {
+            let _ = handle.join();
+        }
+    }
+
+    /// [`Worker::retire`] off the caller's path: a process that ends takes its CUDA context down, which can take
+    /// tens of milliseconds the next case need not wait for (the memory it frees cannot make a case look dirty).
+    /// The handles end when the processes have exited.
+    pub fn retire_in_background(&mut self) -> Vec<JoinHandle<()>> {
+        if let Some(running) = self.running.take() {
+            self.exiting.push(std::thread::spawn(move || running.finish()));
+        }
+        std::mem::take(&mut self.exiting)
+    }
+
+    /// Kills the current process (if any) at once, in the background: for a warm process no case will use, which
+    /// may still be creating its context and must not go on allocating device memory while cases run.
+    pub fn kill_in_background(&mut self) -> Vec<JoinHandle<()>> {
+        if let Some(running) = self.running.take() {
+            self.exiting.push(std::thread::spawn(move || {
+                running.stop();
+            }));
+        }
+        std::mem::take(&mut self.exiting)
     }
 
     fn spawn(&mut self, env: &[(String, String)]) -> Result<Running, String> {
+        self.spawn_with(env, false)
+    }
+
+    fn spawn_with(&mut self, env: &[(String, String)], warm: bool) -> Result<Running, String> {
         let spec = &self.spec;
         let mut command = Command::new(&spec.exe);
         command
@@ -273,6 +359,11 @@ impl Worker {
             .env(CHILD_DEVICE, spec.ordinal.to_string());
         if let Some(visible) = &spec.visible {
             command.env("CUDA_VISIBLE_DEVICES", visible);
+        }
+        if warm {
+            command.env(CHILD_WARM, "1");
+        } else {
+            command.env_remove(CHILD_WARM);
         }
         match &spec.mock {
             Some(m) => command.env(mock::MOCK_ENV, m),
