@@ -563,6 +563,11 @@ fn run(
             Ok(()) => eprintln!("report (could not run): {}", path.display()),
             Err(e) => eprintln!("cannot write the report to {}: {e}", path.display()),
         }
+        if let Some(j) = &junit {
+            if let Err(e) = harness::report::write_atomic(j, report.junit().as_bytes()) {
+                eprintln!("cannot write the JUnit report to {}: {e}", j.display());
+            }
+        }
         ExitCode::from(2)
     };
     let cases = match cases {

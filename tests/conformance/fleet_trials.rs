@@ -73,8 +73,10 @@ pub fn trials(dir: &Path) -> Vec<Trial> {
 /// Slurm identity, node and CUDA_VISIBLE_DEVICES.
 fn no_device() -> Result<(), Failed> {
     let tmp = scratch("no-device")?;
-    let path = tmp.join("task-3-n2.json");
-    let out = run(&["run", "--tier", "smoke", "--report", &s(&path)], &slurm("3", "n2", "GPU-no-such-gpu-fleet-test"))?;
+    let (path, junit) = (tmp.join("task-3-n2.json"), tmp.join("junit.xml"));
+    let args = ["run", "--tier", "smoke", "--report", &s(&path), "--junit", &s(&junit)];
+    let out = run(&args, &slurm("3", "n2", "GPU-no-such-gpu-fleet-test"))?;
+    let xml = std::fs::read_to_string(&junit).unwrap_or_default();
     let stderr = String::from_utf8_lossy(&out.stderr);
     expect(out.status.code() == Some(2), || format!("{:?}: {stderr}", out.status))?;
     let r = Report::read(&path)?;
@@ -84,6 +86,7 @@ fn no_device() -> Result<(), Failed> {
     let reason = r.could_not_run.clone().unwrap_or_default();
     expect(reason.starts_with("cannot run the suite: no CUDA device"), || reason.clone())?;
     expect(stderr.contains(&reason), || format!("the reason is not printed: {stderr}"))?;
+    expect(xml.contains(r#"errors="1""#) && xml.contains(r#"name="could-not-run""#), || xml.clone())?;
     expect(r.provenance.node == "n2" && r.provenance.gpu_uuid == "unknown", || format!("{:?}", r.provenance))?;
     expect(
         t.scheduler == "slurm"

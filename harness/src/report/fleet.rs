@@ -338,7 +338,9 @@ impl Fleet {
         }
         summary.unexpected = unexpected.len();
         summary.unreadable = unreadable.len();
-        let worst = slots.iter().map(|s| s.status.exit_status()).max().unwrap_or(2);
+        // Every report counts, also the second of a duplicate (one could-not-run beside one that ran is still 2).
+        let slot_exit = |s: &Slot| s.entries.iter().map(|e| e.status().exit_status()).max().unwrap_or(2);
+        let worst = slots.iter().map(slot_exit).max().unwrap_or(2);
         let flagged = summary.duplicates + summary.unexpected > 0;
         let exit_status = if worst == 0 && flagged { 1 } else { worst };
         let ran: Vec<Report> =
@@ -865,6 +867,10 @@ mod tests {
             vec![("task 0".into(), Status::AsExpected, true), ("task 1".into(), Status::AsExpected, true)]
         );
         assert_eq!((f.summary.duplicates, f.summary.unexpected, f.summary.other_jobs), (2, 1, 1));
+        // A second report of task 0 that could not run: the task is could-not-run, and the exit status 2.
+        let twice = vec![ran("H100", "n1", 0, "GPU-1", vec![result("a/p", Pass, None)]), could_not_run("n1", 0)];
+        let g = Fleet::merge(twice, Expected::Tasks(vec![0]), &Reference::Majority, None);
+        assert_eq!((g.slots[0].status, g.slots[0].duplicate, g.exit_status), (Status::CouldNotRun, true, 2));
         assert_eq!(f.unexpected[0].site, "n2[7]");
         assert_eq!(f.exit_status, 1);
         assert!(f.slots[1].entries[0].notes[0].contains("GPU GPU-1 also tested by n1[0], n1[0], n1[1]"));
