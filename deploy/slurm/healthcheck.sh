@@ -7,7 +7,8 @@
 #     HealthCheckProgram=/shared/cuda-conformance/bundle/deploy/slurm/healthcheck.sh
 #     HealthCheckInterval=3600
 #     HealthCheckNodeState=IDLE          # only when the node is idle: the GPUs are not shared with a job
-#   or as a prolog (a prolog that fails drains the node and requeues the job; Slurm does the draining):
+#   or as a prolog, on the GPUs of the job that follows (a failing prolog drains the node and requeues the job;
+#   Slurm does the draining):
 #     Prolog=/shared/cuda-conformance/bundle/deploy/slurm/healthcheck.sh --prolog
 #
 # Options: --prolog (no scontrol: the exit status is the verdict), --dry-run (print the scontrol command instead of
@@ -44,6 +45,11 @@ scontrol_() {
     fi
 }
 
+# A prolog checks the GPUs of the job it precedes (other jobs may hold the node's other GPUs); a health check checks
+# every GPU of the node.
+if [ "$mode" = prolog ] && [ -n "${SLURM_JOB_GPUS:-}" ]; then
+    export CUDA_VISIBLE_DEVICES="$SLURM_JOB_GPUS"
+fi
 status=0
 if ! mkdir -p "$dir"; then
     reason="cannot create $dir"
@@ -52,8 +58,8 @@ elif [ ! -x "$bin" ]; then
     reason="no executable $bin"
     status=2
 else
-    # The smoke tier on every GPU the node has (a job's prolog sees the job's GPUs); the report is rewritten
-    # atomically each time, so a reader never sees half of one.
+    # The smoke tier on every GPU visible; the report is rewritten atomically each time, so a reader never sees
+    # half of one.
     timeout --kill-after=5 "$limit" "$bin" run --tier smoke --devices all --report "$report" >"$log" 2>&1 || status=$?
     case "$status" in
         0) reason="" ;;
