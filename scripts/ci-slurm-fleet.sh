@@ -6,7 +6,8 @@
 #      (the injected missing task), and deploy/slurm/merge.sbatch chained with afterany expecting tasks 0-8. With
 #      no GPU every task that runs writes its could-not-run report, so the merge must list tasks 0-7 as
 #      could-not-run — each with its Slurm identity, node and CUDA_VISIBLE_DEVICES — task 8 as missing, and exit 2;
-#   2. deploy/slurm/per-node.sbatch over the 4 nodes (--exclusive, srun, --devices all) and its merge by node list;
+#   2. deploy/slurm/per-node.sbatch over the 4 nodes (--exclusive, srun, --devices all) and its merge by node list,
+#      both submitted by deploy/slurm/submit.sh;
 #   3. deploy/slurm/healthcheck.sh on node n1: it must fail and drain n1 with its reason.
 # Slurm comes from Debian's packages (installed here when missing; see shared/FLEET.md for what was measured).
 # Every wait is bounded; the daemons are stopped by PID on exit. Usage: scripts/ci-slurm-fleet.sh [BINARY]
@@ -144,7 +145,7 @@ say "4 nodes × 2 GPUs idle after $(((($(date +%s%N) - started) / 1000000))) ms"
 export CUDA_CONFORMANCE_BUNDLE="$repo" CUDA_CONFORMANCE_BIN="$bin" CUDA_CONFORMANCE_REPORTS="$w/reports"
 opts=(--chdir="$w/out" --time=2)
 
-# 1. One task per GPU: 9 tasks held, task 8 cancelled before it starts (never ran), then released; the merge
+# 1. One task per GPU, by hand as deploy/README.md shows: 9 tasks held, task 8 cancelled before it starts (never ran), then released; the merge
 #    (afterany) expects tasks 0-8.
 array=$(sbatch --parsable --hold --array=0-8 "${opts[@]}" deploy/slurm/per-gpu.sbatch)
 array=${array%%;*}
@@ -179,12 +180,13 @@ print("ci-slurm-fleet: array: tasks 0-7 could not run (each with its node, GPU a
 PY
 grep -q '| task 8 | \*\*missing\*\* |' "$w/reports/fleet-$array.md" || die "the Markdown result lacks the missing task"
 
-# 2. One task per node: exclusive, all GPUs of each node, one srun task per node; merged by node list.
-node_job=$(sbatch --parsable --nodes=4 --gres=gpu:2 "${opts[@]}" deploy/slurm/per-node.sbatch)
-node_job=${node_job%%;*}
+# 2. One task per node: exclusive, all GPUs of each node, one srun task per node; merged by node list. Submitted
+#    with deploy/slurm/submit.sh, which chains the merge and (with --wait) exits with its status.
 merge_status=0
-timeout --kill-after=5 60 sbatch --wait --parsable --dependency="afterany:$node_job" --kill-on-invalid-dep=yes \
-    "${opts[@]}" deploy/slurm/merge.sbatch "$node_job" --nodes 'n[1-4]' >/dev/null || merge_status=$?
+timeout --kill-after=10 90 deploy/slurm/submit.sh --wait 60 per-node 'n[1-4]' 2 "${opts[@]}" >"$w/submit.txt" ||
+    merge_status=$?
+node_job=$(sed -n 's/^run job \([0-9]*\);.*/\1/p' "$w/submit.txt")
+[ -n "$node_job" ] || die "submit.sh did not say which job it submitted: $(cat "$w/submit.txt")"
 say "per-node job $node_job: merge exit status $merge_status after $(((($(date +%s%N) - started) / 1000000))) ms"
 [ "$merge_status" = 2 ] || die "the per-node merge exited $merge_status, expected 2"
 python3 - "$w/reports/fleet-$node_job.json" <<'PY' || die "the merged result of the per-node job is not as expected"
