@@ -64,6 +64,10 @@ pub struct Figure {
     pub totals: std::collections::BTreeMap<String, usize>,
     /// Each device's timeline: where the wall time went.
     pub lanes: Vec<super::LaneTimes>,
+    /// Processes waited for, and their mean driver initialisation and context creation, in milliseconds.
+    pub contexts: (usize, f64, f64),
+    /// Cases whose device-memory check was skipped (another process could have allocated on the device).
+    pub memory_checks_skipped: u64,
 }
 
 /// Runs `cases` once per mode and returns the figures (and each mode's results, for reports).
@@ -123,6 +127,13 @@ pub fn bench(
             differing,
             totals,
             lanes: stats.lanes.clone(),
+            memory_checks_skipped: stats.memory_checks_skipped,
+            contexts: {
+                let n = stats.ready.len();
+                let mean =
+                    |f: fn(&super::worker::Ready) -> f64| stats.ready.iter().map(f).sum::<f64>() / n.max(1) as f64;
+                (n, mean(|r| r.init_ms), mean(|r| r.context_ms))
+            },
         };
         out.push((figure, results));
     }
@@ -168,6 +179,14 @@ pub fn table(figures: &[Figure]) -> String {
                 l.end_s
             );
         }
+        let (n, init, context) = f.contexts;
+        let _ = writeln!(
+            out,
+            "{}: {n} warm processes waited for: driver initialisation {init:.0} ms, context {context:.0} ms on average; \
+             {} device-memory checks skipped",
+            f.mode.word(),
+            f.memory_checks_skipped
+        );
     }
     for f in figures.iter().filter(|f| !f.differing.is_empty()) {
         let _ = writeln!(out, "\n{} differs from the first row on:", f.mode.word());

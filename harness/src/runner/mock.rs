@@ -14,6 +14,7 @@
 //! | `variant-flip` | answers variant `a`, then `b`, then `a` ... |
 //! | `slow-gates` | fails at a shortened gate delay, passes at the written delays |
 //! | `slow` | answers pass after 100 ms (as long as a real case with gates) |
+//! | `leak` | answers pass with 100 MiB less device memory free after the case than before |
 //!
 //! Every answer's first message names the worker's process id, and says `warm` when the process was started ahead
 //! of its first case, so tests can tell which process ran a case and how it was started.
@@ -61,6 +62,10 @@ impl Mock {
             };
             CaseResult::new(case, verdict, None, Duration::ZERO)
         };
+        let memory = match behaviour {
+            "leak" => super::worker::MemoryLoss { own_device_mib: 100, other_devices_mib: 0 },
+            _ => super::worker::MemoryLoss::default(),
+        };
         let (result, dirty) = match behaviour {
             "fail" => (answer(VerdictKind::Fail, None), None),
             "crash" => std::process::abort(),
@@ -81,6 +86,6 @@ impl Mock {
             }
             _ => (answer(VerdictKind::Pass, None), None),
         };
-        Reply { result, dirty }
+        Reply { result, dirty, memory }
     }
 }

@@ -16,15 +16,20 @@
 //!   [`RunOptions::reruns`] times: if any run differs it is a `flake`, so a fail must reproduce. A `variant` runs
 //!   twice and must name the same variant both times, else it is a `flake`.
 //! - **Devices.** One worker per device, each seeing only its GPU; cases go to whichever device is free next.
-//! - **Warm processes.** Creating a CUDA context costs 100–300 ms, more while another GPU of the host is busy, and
-//!   a worker must never see another process create one on its device in the middle of a case (its free-memory
-//!   check would call the case dirty). So a run goes in two phases per device. First the cases that need a
-//!   process of their own, each in a process started ahead of time (a few at once, [`WARM_AHEAD`]), which has
-//!   created its context while the case before it ran; the batch worker and a spare (to replace a worker that a
-//!   case ends) warm up last. Such a case whose pick a short gate delay could decide starts at the written
-//!   delays (it would be confirmed there anyway, in one more process). Then, once every process that phase started is up or gone, the shared
-//!   queue of batch cases. Cases that use several devices run first, all on the first device's runner, and the
-//!   other devices start their batch cases only after them (a barrier): they touch every GPU.
+//! - **Warm processes.** A new process's CUDA context costs about 210 ms of a resource the driver serialises across
+//!   the whole host (measured on the 2-GPU H200 host: 8 processes starting at once take 1.7 s, on one GPU or on
+//!   two). So the cases that need a process of their own all go to the first device's runner, which runs them
+//!   before its other cases, each in a process started ahead ([`WARM_AHEAD`] at a time) that created its context
+//!   while the case before it ran; its batch worker warms up last. Such a case whose pick a short gate delay could
+//!   decide starts at the written delays (it would be confirmed there anyway, in one more process). The other
+//!   devices start on the shared queue of batch cases at once.
+//! - **Several devices.** Cases that need several devices share one worker of their own that sees every GPU
+//!   (with a context on each from the start), on the first device's runner, after its own-process cases.
+//! - **Device memory.** A worker reports how much less device memory was free after a case than before; only the
+//!   parent knows whether another process of the run could have allocated on that device meanwhile (a
+//!   several-device case touching it), so the parent judges: a loss of more than [`worker::MEMORY_SLACK_MIB`] on
+//!   an undisturbed device ends the worker, like any other dirt (objects, limits, errors, captures, which the
+//!   child checks itself); on a disturbed one the check is skipped and counted.
 
 pub mod bench;
 pub mod mock;
@@ -109,6 +114,39 @@ pub struct SuiteStats {
     pub extra_runs: u64,
     /// Where each device's time went (the benchmark prints it).
     pub lanes: Vec<LaneTimes>,
+    /// What the warm processes that were waited for said about their start.
+    pub ready: Vec<worker::Ready>,
+    /// Cases whose device-memory check was skipped because another process of the run could have allocated on
+    /// their device meanwhile.
+    pub memory_checks_skipped: u64,
+}
+
+/// Work of the run that may allocate memory on every device (several-device cases): while it goes on, a worker's
+/// device-memory check on any device means nothing.
+#[derive(Debug, Default)]
+pub struct Disturbance {
+    active: std::sync::atomic::AtomicUsize,
+    epoch: std::sync::atomic::AtomicU64,
+}
+
+impl Disturbance {
+    fn begin(&self) {
+        use std::sync::atomic::Ordering::SeqCst;
+        self.active.fetch_add(1, SeqCst);
+        self.epoch.fetch_add(1, SeqCst);
+    }
+
+    fn end(&self) {
+        use std::sync::atomic::Ordering::SeqCst;
+        self.epoch.fetch_add(1, SeqCst);
+        self.active.fetch_sub(1, SeqCst);
+    }
+
+    /// (active, epoch): two equal snapshots with nothing active mean nothing disturbed the devices in between.
+    fn snapshot(&self) -> (usize, u64) {
+        use std::sync::atomic::Ordering::SeqCst;
+        (self.active.load(SeqCst), self.epoch.load(SeqCst))
+    }
 }
 
 /// One device's timeline in a run, in seconds from its start: when its own-process cases were done, when its batch
@@ -152,8 +190,8 @@ pub fn run_suite(
     };
     let plan = Plan::new(cases, devices.len(), opts.process_per_case);
     let queue: Arc<Mutex<VecDeque<usize>>> = Arc::new(Mutex::new(plan.shared.iter().copied().collect()));
-    let barrier = std::sync::Barrier::new(if plan.needs_barrier { devices.len() } else { 1 });
-    let (plan, barrier) = (&plan, &barrier);
+    let disturbance = Disturbance::default();
+    let (plan, disturbance) = (&plan, &disturbance);
     let run_start = Instant::now();
     let (sender, receiver) = mpsc::channel::<(usize, CaseResult)>();
     let mut slots: Vec<Option<CaseResult>> = vec![None; cases.len()];
@@ -166,25 +204,43 @@ pub fn run_suite(
                 let (queue, sender, exe) = (Arc::clone(&queue), sender.clone(), exe.clone());
                 scope.spawn(move || {
                     let mut lane = DeviceRunner::new(device, opts, exe);
+                    lane.share_devices(devices.len(), disturbance);
                     let own: Vec<&Case> = plan.own[lane_index].iter().map(|&i| cases[i]).collect();
-                    lane.start_processes(&own);
+                    let several: Vec<&Case> = plan.several[lane_index].iter().map(|&i| cases[i]).collect();
+                    let touches_all = several.iter().chain(&own).any(|c| needs_all_devices(c));
+                    if touches_all {
+                        disturbance.begin();
+                    }
+                    lane.start_processes(&own, !several.is_empty());
                     let mut sent_all = true;
                     let mut ready_wait = Duration::ZERO;
                     for (&index, case) in plan.own[lane_index].iter().zip(&own) {
                         ready_wait += lane.await_own_ready(case);
                         let result = lane.run_case(case);
-                        lane.start_processes(&own);
+                        lane.start_processes(&own, !several.is_empty());
                         if sender.send((index, result)).is_err() {
                             sent_all = false;
                             break;
                         }
                     }
-                    let mut times = LaneTimes { device: device.ordinal, own_cases: own.len(), ..LaneTimes::default() };
+                    for (&index, case) in plan.several[lane_index].iter().zip(&several) {
+                        if !sent_all {
+                            break;
+                        }
+                        let result = lane.run_case(case);
+                        sent_all = sender.send((index, result)).is_ok();
+                    }
+                    lane.end_several_device_phase();
+                    if touches_all {
+                        disturbance.end();
+                    }
+                    let mut times = LaneTimes {
+                        device: device.ordinal,
+                        own_cases: own.len() + several.len(),
+                        ..LaneTimes::default()
+                    };
                     times.own_phase_end_s = run_start.elapsed().as_secs_f64();
                     times.own_ready_wait_s = ready_wait.as_secs_f64();
-                    if plan.needs_barrier {
-                        barrier.wait();
-                    }
                     lane.begin_batch_phase();
                     times.batch_start_s = run_start.elapsed().as_secs_f64();
                     let mut batch_cases = 0;
@@ -196,7 +252,7 @@ pub fn run_suite(
                         sent_all = sender.send((index, result)).is_ok();
                     }
                     times.end_s = run_start.elapsed().as_secs_f64();
-                    times.cases = own.len() + batch_cases;
+                    times.cases = own.len() + several.len() + batch_cases;
                     let mut stats = lane.finish();
                     stats.lanes.push(times);
                     stats
@@ -213,6 +269,8 @@ pub fn run_suite(
                 stats.processes_started += s.processes_started;
                 stats.extra_runs += s.extra_runs;
                 stats.lanes.extend(s.lanes);
+                stats.ready.extend(s.ready);
+                stats.memory_checks_skipped += s.memory_checks_skipped;
             }
         }
     });
@@ -229,49 +287,36 @@ pub fn run_suite(
     (results, stats)
 }
 
-/// Which runner takes which case: the cases that need a process of their own are shared out to the devices ahead
-/// of time (so that their processes can start early), the batch cases wait in one queue for whichever device is
-/// free next.
+/// Which runner takes which case: the cases that need a process of their own, and those that need several devices,
+/// all go to the first device's runner (context creation is serialised across the host, so spread out they would
+/// hold up every runner); the batch cases wait in one queue for whichever device is free next.
 struct Plan {
-    /// Per device: the indices of its own-process cases, in order (several-device cases all on the first).
+    /// Per device: the indices of its own-process cases, in order.
     own: Vec<Vec<usize>>,
+    /// Per device: the indices of the cases it runs in its several-device worker.
+    several: Vec<Vec<usize>>,
     /// The batch cases (every case, with one process per case).
     shared: Vec<usize>,
-    /// Several-device cases are in the plan, and devices > 1: the other runners wait for them before batch cases.
-    needs_barrier: bool,
 }
 
 impl Plan {
     fn new(cases: &[&Case], lanes: usize, process_per_case: bool) -> Plan {
         let lanes = lanes.max(1);
-        let mut own = vec![Vec::new(); lanes];
+        let (mut own, mut several) = (vec![Vec::new(); lanes], vec![Vec::new(); lanes]);
         if process_per_case {
-            return Plan { own, shared: (0..cases.len()).collect(), needs_barrier: false };
+            return Plan { own, several, shared: (0..cases.len()).collect() };
         }
-        let mut load = vec![0usize; lanes];
         let mut shared = Vec::new();
-        let mut several = false;
         for (i, case) in cases.iter().enumerate() {
-            if needs_all_devices(case) {
-                own[0].push(i);
-                load[0] += expected_runs(case);
-                several = true;
-            }
-        }
-        for (i, case) in cases.iter().enumerate() {
-            if needs_all_devices(case) {
-                continue;
-            }
             if needs_own_process(case) {
-                // The least loaded device (in expected process starts) takes it.
-                let lane = (0..lanes).min_by_key(|&l| (load[l], l)).unwrap_or(0);
-                own[lane].push(i);
-                load[lane] += expected_runs(case);
+                own[0].push(i);
+            } else if needs_all_devices(case) {
+                several[0].push(i);
             } else {
                 shared.push(i);
             }
         }
-        Plan { own, shared, needs_barrier: several && lanes > 1 }
+        Plan { own, several, shared }
     }
 }
 
@@ -299,15 +344,18 @@ pub struct DeviceRunner<'a> {
     device: &'a DeviceInfo,
     opts: &'a RunOptions,
     batch: Worker,
-    /// A warm batch worker that replaces one a case ended.
-    spare: Option<Worker>,
     spec: ChildSpec,
     /// Processes started ahead for own-process cases: (case id, process), in the order the cases will run.
     warm: VecDeque<(String, Worker)>,
     /// How many of the planned own-process runs have a process started (the next one to start is this).
     warmed: usize,
-    /// The batch worker and its spare have been started ahead.
+    /// The batch worker has been started ahead.
     batch_started: bool,
+    /// The worker of the cases that need several devices (it sees them all).
+    several: Worker,
+    /// How many devices the run uses, and what tells this runner whether another could have touched its device.
+    lanes: usize,
+    disturbance: Option<&'a Disturbance>,
     /// Processes ending in the background; joined by [`DeviceRunner::finish`].
     exiting: Vec<std::thread::JoinHandle<()>>,
     stats: SuiteStats,
@@ -322,12 +370,16 @@ impl<'a> DeviceRunner<'a> {
             ordinal: if visible.is_some() { 0 } else { device.ordinal },
             visible,
             mock: opts.mock.clone(),
+            all_devices: false,
         };
+        let several_spec = ChildSpec { visible: None, ordinal: device.ordinal, all_devices: true, ..spec.clone() };
         DeviceRunner {
+            several: Worker::new(several_spec),
+            lanes: 1,
+            disturbance: None,
             device,
             opts,
             batch: Worker::new(spec.clone()),
-            spare: None,
             spec,
             warm: VecDeque::new(),
             warmed: 0,
@@ -337,11 +389,18 @@ impl<'a> DeviceRunner<'a> {
         }
     }
 
-    /// Starts the processes this runner will need soon: the batch worker and its spare, and the next own-process
+    /// Makes this runner one of `lanes` of a run, told by `disturbance` when another could touch its device.
+    pub fn share_devices(&mut self, lanes: usize, disturbance: &'a Disturbance) {
+        self.lanes = lanes;
+        self.disturbance = Some(disturbance);
+    }
+
+    /// Starts the processes this runner will need soon: the batch worker (and the several-device worker), and the
+    /// next own-process
     /// runs of `own` (this runner's own-process cases, in order) up to [`WARM_AHEAD`] ahead. Call it before the
     /// first case and after each own-process case; not during batch cases (a context created on the device
     /// during a case would make it look dirty).
-    pub fn start_processes(&mut self, own: &[&Case]) {
+    pub fn start_processes(&mut self, own: &[&Case], several: bool) {
         if self.opts.process_per_case {
             return;
         }
@@ -357,14 +416,14 @@ impl<'a> DeviceRunner<'a> {
             self.warm.push_back((case.id.clone(), worker));
             self.warmed += 1;
         }
-        // The batch worker and its spare come last in the pipeline: started with the last own-process ones, they
-        // do not compete with the first cases' context creations.
+        // The batch worker comes last in the pipeline: started with the last own-process ones, it does not compete
+        // with the first cases' context creations.
         if self.warmed == runs.len() && !self.batch_started {
             self.batch_started = true;
             self.batch.start_warm(&[]);
-            let mut spare = Worker::new(self.spec.clone());
-            spare.start_warm(&[]);
-            self.spare = Some(spare);
+            if several {
+                self.several.start_warm(&[]);
+            }
         }
     }
 
@@ -379,19 +438,16 @@ impl<'a> DeviceRunner<'a> {
         start.elapsed()
     }
 
-    /// Ends the processes started for own-process runs that did not happen, and waits until the batch worker and
-    /// its spare have their contexts: from here on no context is created on this device while a case runs.
+    /// Ends the processes started for own-process runs that did not happen, and waits until the batch worker has
+    /// its context: from here on no context is created on this device while a case runs.
     pub fn begin_batch_phase(&mut self) {
         self.end_own_phase();
         let deadline = self.opts.case_deadline;
         if !self.batch_started {
-            self.start_processes(&[]);
+            self.start_processes(&[], false);
         }
         if self.batch.is_running() {
             self.batch.await_ready(deadline);
-        }
-        if let Some(spare) = self.spare.as_mut().filter(|s| s.is_running()) {
-            spare.await_ready(deadline);
         }
     }
 
@@ -399,18 +455,57 @@ impl<'a> DeviceRunner<'a> {
     /// contexts, which must not go on while batch cases run).
     fn end_own_phase(&mut self) {
         for (_, mut worker) in std::mem::take(&mut self.warm) {
-            self.stats.processes_started += worker.started;
             self.exiting.extend(worker.kill_in_background());
+            self.count(&worker);
         }
+    }
+
+    /// Ends the several-device worker (its contexts on every GPU go with it) before the batch cases.
+    pub fn end_several_device_phase(&mut self) {
+        let fresh = Worker::new(self.several.spec().clone());
+        let several = std::mem::replace(&mut self.several, fresh);
+        self.retire_worker(several);
     }
 
     /// The child an own-process case runs in: a case that needs several devices sees them all.
     fn own_spec(&self, case: &Case) -> ChildSpec {
         if needs_all_devices(case) {
-            ChildSpec { visible: None, ordinal: self.device.ordinal, ..self.spec.clone() }
+            self.several.spec().clone()
         } else {
             self.spec.clone()
         }
+    }
+
+    /// Runs `case` in a shared worker (the batch one, or the several-device one) and judges the device memory it
+    /// reported (see the module documentation): a loss that is the case's ends the worker.
+    fn run_shared(&mut self, case: &Case, scale: f64) -> CaseResult {
+        let deadline = self.opts.case_deadline;
+        let several = needs_all_devices(case);
+        let before = self.disturbance.map(Disturbance::snapshot);
+        let worker = if several { &mut self.several } else { &mut self.batch };
+        let mut result = worker.run(case, scale, deadline);
+        let loss = worker.last_memory_loss;
+        let after = self.disturbance.map(Disturbance::snapshot);
+        // The several-device worker's own device is this runner's alone; the others are shared with the other
+        // runners. A batch worker's device is disturbed while several-device work goes on.
+        let (own_trusted, others_trusted) = if several {
+            (true, self.lanes == 1)
+        } else {
+            (before == after && before.is_none_or(|(active, _)| active == 0), false)
+        };
+        let judged = [(own_trusted, loss.own_device_mib), (others_trusted, loss.other_devices_mib)];
+        if judged.iter().any(|(trusted, mib)| !trusted && *mib > 0) {
+            self.stats.memory_checks_skipped += 1;
+        }
+        let lost = judged.iter().filter(|(trusted, _)| *trusted).map(|(_, mib)| *mib).max().unwrap_or(0);
+        if lost > worker::MEMORY_SLACK_MIB && result.dirty.is_none() {
+            result.dirty = Some(format!("device memory not released: {lost} MiB less free after the case"));
+            let worker = if several { &mut self.several } else { &mut self.batch };
+            let fresh = Worker::new(worker.spec().clone());
+            let ended = std::mem::replace(worker, fresh);
+            self.retire_worker(ended);
+        }
+        result
     }
 
     /// Every run of `case` it needs (see the module documentation), and the result that counts.
@@ -475,9 +570,7 @@ impl<'a> DeviceRunner<'a> {
         // Every process ends at once: a context's teardown takes a while, and they need not queue.
         let batch = std::mem::replace(&mut self.batch, Worker::new(self.spec.clone()));
         self.retire_worker(batch);
-        if let Some(spare) = self.spare.take() {
-            self.retire_worker(spare);
-        }
+        self.end_several_device_phase();
         for handle in self.exiting.drain(..) {
             let _ = handle.join();
         }
@@ -496,19 +589,10 @@ impl<'a> DeviceRunner<'a> {
                 None => Worker::new(self.own_spec(case)),
             };
             let r = own.run(case, scale, deadline);
-            self.exiting.extend(own.retire_in_background());
-            self.stats.processes_started += own.started;
+            self.retire_worker(own);
             r
         } else {
-            let r = self.batch.run(case, scale, deadline);
-            if !self.batch.is_running() {
-                // The case ended the worker (dirty, crashed or timed out): the warm spare takes over.
-                if let Some(spare) = self.spare.take() {
-                    let ended = std::mem::replace(&mut self.batch, spare);
-                    self.retire_worker(ended);
-                }
-            }
-            r
+            self.run_shared(case, scale)
         };
         attempts.push(Attempt {
             kind: result.verdict.kind,
@@ -523,7 +607,12 @@ impl<'a> DeviceRunner<'a> {
 impl DeviceRunner<'_> {
     fn retire_worker(&mut self, mut worker: Worker) {
         self.exiting.extend(worker.retire_in_background());
+        self.count(&worker);
+    }
+
+    fn count(&mut self, worker: &Worker) {
         self.stats.processes_started += worker.started;
+        self.stats.ready.extend(worker.ready.iter().copied());
     }
 }
 
@@ -534,10 +623,9 @@ fn make_flake(result: &mut CaseResult, why: &str, attempts: &[Attempt]) {
     result.verdict.kind = VerdictKind::Flake;
 }
 
-/// A case that must not share its process: process-wide `env:` settings, a sticky error on purpose, or several
-/// devices (a worker sees only its own).
+/// A case that must not share its process: process-wide `env:` settings, or a sticky error on purpose.
 pub fn needs_own_process(case: &Case) -> bool {
-    !case.env.is_empty() || !case.poisons.is_empty() || needs_all_devices(case)
+    !case.env.is_empty() || !case.poisons.is_empty()
 }
 
 /// A case that uses several devices: its process sees them all, and it may touch every GPU of the host.
@@ -734,23 +822,21 @@ mod tests {
     }
 
     #[test]
-    fn own_process_cases_are_shared_out_and_several_device_cases_go_first_to_the_first_device() {
+    fn own_process_and_several_device_cases_go_to_the_first_device() {
         let cases = [
             case("a/plain", ""),
             case("a/env", "  env: CUDA_MODULE_LOADING=EAGER"),
             case("a/two", "  requires: devices >= 2"),
             case("a/poison", "  poisons-context: cudaErrorIllegalAddress"),
-            case("a/poison-2", "  poisons-context: cudaErrorIllegalAddress"),
+            case("a/plain-2", ""),
         ];
         let refs: Vec<&Case> = cases.iter().collect();
         let plan = Plan::new(&refs, 2, false);
-        // The two-device case loads the first device, so the next own-process cases go to the second first.
-        assert_eq!(plan.own, vec![vec![2, 3], vec![1, 4]]);
-        assert_eq!(plan.shared, vec![0]);
-        assert!(plan.needs_barrier);
-        let one = Plan::new(&refs, 1, false);
-        assert_eq!((one.own, one.needs_barrier), (vec![vec![2, 1, 3, 4]], false));
+        assert_eq!(plan.own, vec![vec![1, 3], vec![]]);
+        assert_eq!(plan.several, vec![vec![2], vec![]]);
+        assert_eq!(plan.shared, vec![0, 4]);
         let isolated = Plan::new(&refs, 2, true);
-        assert_eq!((isolated.own, isolated.shared), (vec![vec![], vec![]], vec![0, 1, 2, 3, 4]));
+        assert_eq!((isolated.own, isolated.several), (vec![vec![], vec![]], vec![vec![], vec![]]));
+        assert_eq!(isolated.shared, vec![0, 1, 2, 3, 4]);
     }
 }
