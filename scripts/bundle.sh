@@ -3,6 +3,7 @@
 #   bin/cuda-conformance   the CLI
 #   tests/<name>           every [[test]] target of the root package (smoke, ...), release build
 #   cases/                 the case files
+#   deploy/                the fleet kit: Slurm job scripts (deploy/slurm), Kubernetes manifests (deploy/k8s)
 #   run-tests.sh           runs each test binary from inside the bundle (arguments go to every binary)
 #   MANIFEST               commit, build date, toolchain, runtime, kernels, sizes, checksums, ldd output
 # Two kinds:
@@ -73,6 +74,8 @@ done <<<"$artifacts"
 [ -x "$out/bin/cuda-conformance" ] || { say "no cuda-conformance binary among the artifacts" >&2; exit 1; }
 compgen -G "$out/tests/*" >/dev/null || { say "no test binaries among the artifacts" >&2; exit 1; }
 cp -r cases "$out/cases"
+# The fleet kit (Slurm job scripts, Kubernetes manifests): they find the binary at bin/ of the bundle.
+cp -r deploy "$out/deploy"
 
 cat >"$out/run-tests.sh" <<'EOF'
 #!/usr/bin/env bash

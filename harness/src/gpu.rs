@@ -247,6 +247,23 @@ pub fn probe(ordinal: i32) -> Result<DeviceInfo, NoDevice> {
     }
 }
 
+/// The CUDA version the installed driver supports (cudaDriverGetVersion), without touching a device: `None` with
+/// no driver. For the provenance of a run that could not find a device.
+pub fn driver_version() -> Option<u32> {
+    let mut v = 0;
+    // SAFETY: v is a valid out-pointer; the call needs no device or context.
+    let code = unsafe { sys::cudaDriverGetVersion(&mut v) };
+    (code == sys::cudaError::cudaSuccess && v > 0).then_some(v as u32)
+}
+
+/// The version of the linked runtime (cudaRuntimeGetVersion), without touching a device.
+pub fn runtime_version() -> Option<u32> {
+    let mut v = 0;
+    // SAFETY: v is a valid out-pointer; the call needs no device or context.
+    let code = unsafe { sys::cudaRuntimeGetVersion(&mut v) };
+    (code == sys::cudaError::cudaSuccess && v > 0).then_some(v as u32)
+}
+
 /// Test switch: run as if the driver supported only this CUDA version (`12020` or `12.2`), never more than it
 /// reports. Requirements (`driver >= 12.3`) are judged against it and cuda-sys picks the call forms for it (below
 /// 12.3: no graph edge data), so the fallbacks for old drivers run on a new one. Reports record it.

@@ -149,15 +149,8 @@ impl Baseline {
             .cases
             .iter()
             .filter(|c| c.verdict.kind != VerdictKind::Pass)
-            .map(|c| {
-                // A judged report: bless what the case did, not the judgement.
-                let kind = match c.verdict.kind {
-                    VerdictKind::ExpectedFail => c.baseline.clone().unwrap_or_else(|| "fail".into()),
-                    VerdictKind::UnexpectedPass => "pass".into(),
-                    _ => c.outcome(),
-                };
-                (c.id.clone(), kind)
-            })
+            // A judged report: bless what the case did, not the judgement.
+            .map(|c| (c.id.clone(), c.observed_outcome()))
             .filter(|(_, outcome)| outcome != "pass")
             .collect();
         self.sections.insert(key.clone(), cases);

@@ -32,6 +32,9 @@ impl Report {
             "# {} — driver {} (CUDA {}), runtime {}\n",
             p.gpu_name, p.driver_release, p.driver_version, p.runtime_version
         );
+        if let Some(reason) = &self.could_not_run {
+            let _ = writeln!(out, "**The suite could not run on this host**: {reason}\n");
+        }
         let _ = writeln!(out, "| | |\n|---|---|");
         let _ = writeln!(
             out,
@@ -85,6 +88,25 @@ impl Report {
             self.wall_ms as f64 / 1000.0,
             if self.complete { "" } else { ", INCOMPLETE" }
         );
+        let t = &p.task;
+        if t.scheduler != "none" || (!p.node.is_empty() && p.node != p.hostname) {
+            let ids = [("job", t.job_id.clone()), ("array job", t.array_job_id.clone())]
+                .into_iter()
+                .chain(
+                    [("array task", t.array_task_id), ("completion index", t.completion_index), ("rank", t.proc_id)]
+                        .map(|(k, v)| (k, v.map(|v| v.to_string()))),
+                )
+                .filter_map(|(k, v)| Some(format!("{k} {}", v?)))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let _ = writeln!(
+                out,
+                "| task | {} {ids} on node `{}`; CUDA_VISIBLE_DEVICES {} |",
+                t.scheduler,
+                p.node,
+                t.cuda_visible_devices.as_deref().map_or("unset".into(), |v| format!("`{v}`"))
+            );
+        }
         if let Some(run) = &self.run {
             let _ = writeln!(
                 out,
