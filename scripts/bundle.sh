@@ -4,6 +4,7 @@
 #   tests/<name>           every [[test]] target of the root package (smoke, ...), release build
 #   cases/                 the case files
 #   seeds/                 the seeds' programs as written (scripts/build-seeds.sh; not in the fleet bundle)
+#   deploy/                the fleet kit: Slurm job scripts (deploy/slurm), Kubernetes manifests (deploy/k8s)
 #   run-tests.sh           runs each test binary from inside the bundle (arguments go to every binary)
 #   MANIFEST               commit, build date, toolchain, runtime, kernels, sizes, checksums, ldd output
 # Two kinds:
@@ -79,6 +80,8 @@ if [ -z "$fleet" ]; then
     # seeds`, which looks for them in seeds/ beside bin/. PyPI has no nvcc 12, so the fleet bundle has none.
     bash scripts/build-seeds.sh "$out/seeds"
 fi
+# The fleet kit (Slurm job scripts, Kubernetes manifests): they find the binary at bin/ of the bundle.
+cp -r deploy "$out/deploy"
 
 cat >"$out/run-tests.sh" <<'EOF'
 #!/usr/bin/env bash

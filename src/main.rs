@@ -13,6 +13,7 @@
 //! cuda-conformance compare BASE NEW    regressions, fixes, variant changes, new/removed cases, environment changes
 //! cuda-conformance baseline bless R    write the baseline of R's GPU, driver and runtime
 //! cuda-conformance matrix REPORT...    the semantics matrix across hosts, GPUs and drivers (Markdown, JSON, HTML)
+//! cuda-conformance fleet REPORT|DIR... a fleet run against its expected tasks: ran, could not run, missing
 //! cuda-conformance info                the device and build this binary would report
 //! ```
 
@@ -23,10 +24,11 @@ use harness::figures::{self, staging, Figures};
 use harness::gpu;
 use harness::report::baseline::{Baseline, Key};
 use harness::report::compare::Comparison;
+use harness::report::fleet::{self, Expected, Fleet, Reference};
 use harness::report::matrix::Matrix;
 use harness::report::{Provenance, Report};
 use harness::runner::bench::{self, Mode};
-use harness::runner::select::{parse_devices, parse_shard, select};
+use harness::runner::select::{parse_devices, parse_shard, select_tier, Tier};
 use harness::runner::{self, ReportHeader, RunOptions};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::Write as _;
@@ -66,12 +68,32 @@ struct RunArgs {
     /// One process per case instead of worker processes (slower; for comparison).
     #[arg(long)]
     isolate: bool,
+    /// Which cases: `full` (all), or `smoke` (a few seconds: a node health check or a scheduler prolog; no figures).
+    #[arg(long, value_enum, default_value_t = TierName::Full)]
+    tier: TierName,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum TierName {
+    Smoke,
+    Full,
+}
+
+impl TierName {
+    fn tier(self) -> Tier {
+        match self {
+            TierName::Smoke => Tier::Smoke,
+            TierName::Full => Tier::Full,
+        }
+    }
 }
 
 #[derive(Subcommand)]
 enum Command {
     /// Run the cases whose id contains FILTER (all without one) in worker processes, and write a JSON report.
-    /// Exit status: 0 when nothing failed, 1 on a fail, crash, timeout or unexpected pass, 2 on an error.
+    /// Exit status: 0 when nothing failed, 1 on a fail, crash, timeout or unexpected pass, 2 when the suite could
+    /// not run (no driver, no device, invalid case files, a bad option): then too a report is written, with
+    /// `complete: false` and the reason in `could_not_run`.
     Run {
         filter: Option<String>,
         #[command(flatten)]
@@ -160,7 +182,11 @@ enum Command {
     /// file:line: case ID: warning (exit 1 on any warning, 2 on invalid files).
     Check,
     /// List the case ids (and rules) that FILTER selects.
-    List { filter: Option<String> },
+    List {
+        filter: Option<String>,
+        #[arg(long, value_enum, default_value_t = TierName::Full)]
+        tier: TierName,
+    },
     /// Print a report's summary: Markdown (provenance, verdicts by area, variants, failures), the console table,
     /// JUnit XML, or one self-contained HTML page with the seed claims and every case's timeline.
     Summary {
@@ -184,6 +210,37 @@ enum Command {
         #[arg(long)]
         json: Option<PathBuf>,
         /// One self-contained HTML page (no network needed to view it).
+        #[arg(long)]
+        html: Option<PathBuf>,
+    },
+    /// Merge the reports of a fleet run (a Slurm job array, a Kubernetes Indexed Job, ...) against the tasks that
+    /// should have reported: each is as-expected, deviating (an outcome differs from the majority of the same GPU
+    /// model, or from --baseline), failing, could-not-run, incomplete or missing; duplicates and reports outside
+    /// the set are flagged. Deviating tasks first. Markdown on stdout unless --markdown/--json/--html.
+    /// Exit status: 0 all as expected, 1 deviations (or failures, duplicates, unexpected reports), 2 missing,
+    /// could-not-run or incomplete tasks (or nothing to merge).
+    Fleet {
+        /// Report files, or folders whose *.json files are read.
+        #[arg(required = true)]
+        reports: Vec<PathBuf>,
+        /// The expected tasks: a count N (task ids 0 to N-1) or ids and ranges as in `sbatch --array`, e.g. 0-7,9.
+        #[arg(long, conflicts_with = "nodes")]
+        tasks: Option<String>,
+        /// The expected nodes, in Slurm's hostlist syntax (`n[1-4],gpu07`), or @FILE with names one per line.
+        #[arg(long)]
+        nodes: Option<String>,
+        /// Merge only the reports of this job: the Slurm array job id (or job id), or the Kubernetes Job's name.
+        #[arg(long)]
+        job: Option<String>,
+        /// Compare each report with this baseline's section for its GPU, driver and runtime instead of with the
+        /// majority of its GPU model.
+        #[arg(long)]
+        baseline: Option<PathBuf>,
+        #[arg(long)]
+        markdown: Option<PathBuf>,
+        #[arg(long)]
+        json: Option<PathBuf>,
+        /// The semantics matrix of the reports that ran, as one self-contained HTML page.
         #[arg(long)]
         html: Option<PathBuf>,
     },
@@ -237,10 +294,9 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         })
     };
-    let needs_cases = matches!(
-        cli.command,
-        Command::Run { .. } | Command::Bench { .. } | Command::Check | Command::List { .. } | Command::Seeds { .. }
-    );
+    // `run` loads its cases itself: invalid case files are a could-not-run report there, not only a message.
+    let needs_cases =
+        matches!(cli.command, Command::Bench { .. } | Command::Check | Command::List { .. } | Command::Seeds { .. });
     let cases = if needs_cases {
         match load() {
             Ok(cases) => cases,
@@ -268,9 +324,9 @@ fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         }
-        Command::List { filter } => {
+        Command::List { filter, tier } => {
             let mut out = std::io::stdout().lock();
-            for case in select(&cases, filter.as_deref(), None) {
+            for case in select_tier(&cases, tier.tier(), filter.as_deref(), None) {
                 // A closed pipe (`list | head`) ends the listing quietly.
                 if writeln!(out, "{:<60} {}", case.id, case.rule).is_err() {
                     break;
@@ -301,6 +357,9 @@ fn main() -> ExitCode {
         },
         Command::Baseline(BaselineCommand::Bless { report, output }) => bless(&report, output.as_deref()),
         Command::Matrix { reports, markdown, json, html } => matrix(&reports, markdown, json, html),
+        Command::Fleet { reports, tasks, nodes, job, baseline, markdown, json, html } => {
+            fleet_cmd(&reports, tasks, nodes, job, baseline, [markdown, json, html])
+        }
         Command::Info { kernels: true, .. } => {
             let k = cuda_conformance::kernel_image();
             emit(&format!(
@@ -322,7 +381,14 @@ fn main() -> ExitCode {
             Err(e) => fail(e.to_string()),
         },
         Command::Run { filter, how, report, junit, baseline, no_figures } => {
-            run(&cases, &dir, filter, &how, report, junit, baseline, !no_figures)
+            let cases = harness::suite::load_dir(&dir).map_err(|diagnostics| {
+                for d in &diagnostics {
+                    eprintln!("{d}");
+                }
+                let first = diagnostics.first().map(|d| format!(": {d}")).unwrap_or_default();
+                format!("{} problem(s) in the case files under {}{first}", diagnostics.len(), dir.display())
+            });
+            run(cases, &dir, filter, &how, report, junit, baseline, !no_figures)
         }
         Command::Bench { filter, how, modes, json, reports } => {
             bench_cmd(&cases, &dir, filter, &how, &modes, json, reports)
@@ -512,6 +578,74 @@ fn matrix(reports: &[PathBuf], markdown: Option<PathBuf>, json: Option<PathBuf>,
     ExitCode::SUCCESS
 }
 
+/// `fleet`: reads the reports (files, or the *.json files of folders), merges them against the expected tasks and
+/// writes the outputs; the exit status is the merge's.
+fn fleet_cmd(
+    paths: &[PathBuf],
+    tasks: Option<String>,
+    nodes: Option<String>,
+    job: Option<String>,
+    baseline: Option<PathBuf>,
+    [markdown, json, html]: [Option<PathBuf>; 3],
+) -> ExitCode {
+    let expected = match (tasks, nodes) {
+        (Some(t), _) => fleet::parse_tasks(&t).map(Expected::Tasks),
+        (None, Some(n)) => match n.strip_prefix('@') {
+            Some(file) => std::fs::read_to_string(file)
+                .map_err(|e| format!("--nodes @{file}: cannot read it: {e}"))
+                .and_then(|text| fleet::parse_nodes(&text)),
+            None => fleet::parse_nodes(&n),
+        }
+        .map(Expected::Nodes),
+        (None, None) => Ok(Expected::Seen),
+    };
+    let expected = match expected {
+        Ok(e) => e,
+        Err(e) => return fail(e),
+    };
+    let reference = match &baseline {
+        Some(p) => match Baseline::read(p) {
+            Ok(b) => Reference::Baseline { name: p.display().to_string(), baseline: b },
+            Err(e) => return fail(e),
+        },
+        None => Reference::Majority,
+    };
+    let mut inputs = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            let listing = std::fs::read_dir(p).map_err(|e| format!("{}: cannot list the folder: {e}", p.display()));
+            let mut files: Vec<PathBuf> = match listing {
+                Ok(entries) => entries.filter_map(|e| Some(e.ok()?.path())).collect(),
+                Err(e) => return fail(e),
+            };
+            files.retain(|f| {
+                let name = f.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                name.ends_with(".json") && !name.starts_with('.') && f.is_file()
+            });
+            files.sort();
+            inputs.extend(files.into_iter().map(|f| (f.display().to_string(), Report::read(&f))));
+        } else {
+            inputs.push((p.display().to_string(), Report::read(p)));
+        }
+    }
+    let merged = Fleet::merge(inputs, expected, &reference, job.as_deref());
+    let outputs =
+        [(markdown.as_ref(), merged.markdown()), (json.as_ref(), merged.json()), (html.as_ref(), merged.matrix.html())];
+    if outputs.iter().all(|(p, _)| p.is_none()) {
+        emit(&merged.markdown());
+    }
+    for (path, text) in outputs {
+        if let Some(p) = path {
+            if let Err(e) = harness::report::write_atomic(p, text.as_bytes()) {
+                return fail(format!("{}: cannot write: {e}", p.display()));
+            }
+            eprintln!("wrote {}", p.display());
+        }
+    }
+    eprintln!("{}", merged.headline());
+    ExitCode::from(merged.exit_status)
+}
+
 /// The devices `how` names (probed), the options it gives and the shard; or why not.
 type Prepared = (Vec<gpu::DeviceInfo>, RunOptions, Option<(usize, usize)>);
 
@@ -545,7 +679,7 @@ fn prepare(dir: &Path, how: &RunArgs) -> Result<Prepared, String> {
 
 #[allow(clippy::too_many_arguments)]
 fn run(
-    cases: &[Case],
+    cases: Result<Vec<Case>, String>,
     dir: &Path,
     filter: Option<String>,
     how: &RunArgs,
@@ -554,20 +688,54 @@ fn run(
     baseline: Option<PathBuf>,
     with_figures: bool,
 ) -> ExitCode {
+    let started_at = now_rfc3339();
+    let start = std::time::Instant::now();
+    let tier = how.tier.tier();
+    // Whatever stops the run before its first case still leaves a report, so that a fleet merge can tell a task
+    // that could not run from one that never ran.
+    let could_not_run = |reason: String, device: Option<&gpu::DeviceInfo>| {
+        let mut provenance = match device {
+            Some(d) => Provenance::new(d, BUILD_COMMIT, started_at.clone()),
+            None => Provenance::without_device(BUILD_COMMIT, started_at.clone()),
+        };
+        provenance.kernel_image = cuda_conformance::kernel_image();
+        let path = report_path.clone().unwrap_or_else(|| could_not_run_path(&provenance));
+        let mut report = Report::could_not_run(
+            provenance,
+            filter.clone().unwrap_or_default(),
+            start.elapsed().as_millis() as u64,
+            reason.clone(),
+        );
+        report.tier = Some(tier.word().to_owned());
+        eprintln!("{reason}");
+        match report.write(&path) {
+            Ok(()) => eprintln!("report (could not run): {}", path.display()),
+            Err(e) => eprintln!("cannot write the report to {}: {e}", path.display()),
+        }
+        if let Some(j) = &junit {
+            if let Err(e) = harness::report::write_atomic(j, report.junit().as_bytes()) {
+                eprintln!("cannot write the JUnit report to {}: {e}", j.display());
+            }
+        }
+        ExitCode::from(2)
+    };
+    let cases = match cases {
+        Ok(cases) => cases,
+        Err(e) => return could_not_run(format!("cannot run the suite: {e}"), None),
+    };
     let (devices, mut opts, shard) = match prepare(dir, how) {
         Ok(p) => p,
-        Err(e) => return fail(e),
+        Err(e) => return could_not_run(e, None),
     };
-    let started_at = now_rfc3339();
     let provenance = Provenance::new(&devices[0], BUILD_COMMIT, started_at.clone());
     if let Some(path) = &baseline {
         let section = Baseline::read(path).and_then(|b| b.section(&Key::of(&provenance)).cloned());
         match section {
             Ok(section) => opts.baseline = Some(section),
-            Err(e) => return fail(format!("{}: {e}", path.display())),
+            Err(e) => return could_not_run(format!("{}: {e}", path.display()), Some(&devices[0])),
         }
     }
-    let selected = select(cases, filter.as_deref(), shard);
+    let selected = select_tier(&cases, tier, filter.as_deref(), shard);
     let names: Vec<String> = devices.iter().map(|d| format!("{} {} ({})", d.ordinal, d.name, d.uuid)).collect();
     let d = &devices[0];
     eprintln!(
@@ -597,7 +765,14 @@ fn run(
         ProgressStyle::with_template("{bar:40} {pos}/{len} {elapsed_precise} {msg}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
-    let path = report_path.unwrap_or_else(|| default_report_path(&provenance));
+    let path = report_path.clone().unwrap_or_else(|| default_report_path(&provenance));
+    // An unfinished report before the first case: a task killed in it (a hang past the scheduler's time limit) is
+    // then `incomplete` in a fleet merge, not missing. The runner rewrites it after every case.
+    let mut started = Report::new(provenance.clone(), filter.clone().unwrap_or_default(), 0, Vec::new());
+    started.tier = Some(tier.word().to_owned());
+    if let Err(e) = started.write(&path) {
+        return could_not_run(format!("cannot write the report to {}: {e}", path.display()), Some(&devices[0]));
+    }
     let header = ReportHeader {
         commit: BUILD_COMMIT.to_owned(),
         started_at,
@@ -606,7 +781,6 @@ fn run(
         baseline: baseline.as_ref().map(|p| p.display().to_string()),
         kernel_image: cuda_conformance::kernel_image(),
     };
-    let start = std::time::Instant::now();
     let mut report = runner::run_to_report(&selected, &devices, &opts, &header, Some(&path), |result, error| {
         bar.set_message(result.id.clone());
         if result.verdict.kind.is_failure() || result.verdict.kind == harness::verdict::VerdictKind::Flake {
@@ -621,6 +795,7 @@ fn run(
     // The figures come after the cases (whose report is already written), in worker processes of their own: they
     // are recorded, never asserted, so they change neither a verdict nor the exit status.
     let figure_filter = filter.as_deref().filter(|f| !f.is_empty());
+    let with_figures = with_figures && tier == Tier::Full;
     report.figures = (with_figures && opts.mock.is_none() && shard.is_none_or(|(i, _)| i == 1))
         .then(|| measure_figures(&devices[0], figure_filter, opts.case_deadline))
         .filter(|staging| !staging.is_empty())
@@ -631,6 +806,7 @@ fn run(
     }
     report.wall_ms = start.elapsed().as_millis() as u64;
     report.complete = true;
+    report.tier = Some(tier.word().to_owned());
     emit(&report.summary_table());
     if let Err(e) = report.write(&path) {
         return fail(format!("cannot write the report to {}: {e}", path.display()));
@@ -675,7 +851,7 @@ fn bench_cmd(
             }
         }
     }
-    let selected = select(cases, filter.as_deref(), shard);
+    let selected = select_tier(cases, how.tier.tier(), filter.as_deref(), shard);
     let results = bench::bench(&selected, &devices, &opts, &list, |what| eprintln!("bench: {what} ..."));
     let figures: Vec<bench::Figure> = results.iter().map(|(f, _)| f.clone()).collect();
     if let Some(folder) = &reports {
@@ -738,6 +914,13 @@ fn measure_figures(device: &gpu::DeviceInfo, filter: Option<&str>, deadline: Dur
     let figures = staging::measure(&series, device, deadline, &mut |point| spinner.set_message(point.to_owned()));
     spinner.finish_and_clear();
     figures
+}
+
+/// `reports/could-not-run-<node>-<time>.json`: such a report has no GPU to name it by.
+fn could_not_run_path(p: &Provenance) -> PathBuf {
+    let node: String = p.node.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect();
+    let stamp: String = p.started_at.chars().filter(|c| c.is_ascii_digit()).take(14).collect();
+    PathBuf::from("reports").join(format!("could-not-run-{node}-{stamp}.json"))
 }
 
 fn default_report_path(p: &Provenance) -> PathBuf {

@@ -2,7 +2,7 @@
 //! the properties cases require, driver and runtime versions, link mode and the CUDA_* environment.
 
 use cuda_sys as sys;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::ffi::CStr;
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -53,6 +53,126 @@ pub struct DeviceInfo {
     pub driver_version: u32,
     /// cudaRuntimeGetVersion of the linked runtime.
     pub runtime_version: u32,
+    /// Every device this process sees, by ordinal (a worker restricted to one GPU sees one).
+    pub visible: Vec<VisibleDevice>,
+    /// The link between every ordered pair of visible devices.
+    pub links: Vec<PeerLink>,
+}
+
+impl DeviceInfo {
+    /// The ordinal of the case's device `index`: 0 is this device, N the N-th visible device after it, wrapping
+    /// (see `case::placement`). `None` when fewer than `index + 1` devices are visible.
+    pub fn case_device(&self, index: u32) -> Option<i32> {
+        let count = self.device_count.max(1);
+        (index < count).then(|| (self.ordinal + index as i32).rem_euclid(count as i32))
+    }
+
+    /// The link from device `from` to device `to` (ordinals), if it was probed.
+    pub fn link(&self, from: i32, to: i32) -> Option<&PeerLink> {
+        self.links.iter().find(|l| l.from == from && l.to == to)
+    }
+}
+
+/// One device of the host, as a report lists it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VisibleDevice {
+    pub ordinal: i32,
+    pub name: String,
+    pub uuid: String,
+    /// cudaDeviceGetPCIBusId, e.g. `0000:19:00.0` (empty if the call failed).
+    pub pci_bus_id: String,
+}
+
+/// What the runtime says about the link from one device to another (cudaDeviceCanAccessPeer and
+/// cudaDeviceGetP2PAttribute). A value the runtime refused to give is `None`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PeerLink {
+    pub from: i32,
+    pub to: i32,
+    /// cudaDeviceCanAccessPeer(from, to): `from` may map `to`'s memory (cudaDeviceEnablePeerAccess).
+    pub can_access_peer: Option<bool>,
+    /// cudaDevP2PAttrAccessSupported.
+    pub access_supported: Option<bool>,
+    /// cudaDevP2PAttrPerformanceRank: lower is faster, 0 the best link of the host.
+    pub performance_rank: Option<i32>,
+    /// cudaDevP2PAttrNativeAtomicSupported.
+    pub native_atomics: Option<bool>,
+    /// cudaDevP2PAttrCudaArrayAccessSupported.
+    pub cuda_array_access: Option<bool>,
+}
+
+/// The visible devices and the links between them, probed once per process: cheap queries that make no context
+/// current on any device.
+fn topology() -> &'static (Vec<VisibleDevice>, Vec<PeerLink>) {
+    static TOPOLOGY: std::sync::OnceLock<(Vec<VisibleDevice>, Vec<PeerLink>)> = std::sync::OnceLock::new();
+    TOPOLOGY.get_or_init(|| {
+        let mut count = 0;
+        // SAFETY: count is a valid out-pointer.
+        if unsafe { sys::cudaGetDeviceCount(&mut count) } != sys::cudaError::cudaSuccess {
+            return (Vec::new(), Vec::new());
+        }
+        let devices = (0..count).map(visible_device).collect();
+        let mut links = Vec::new();
+        for from in 0..count {
+            for to in (0..count).filter(|&to| to != from) {
+                links.push(peer_link(from, to));
+            }
+        }
+        // A refused query leaves a last error that the first case must not see.
+        // SAFETY: no arguments.
+        let _ = unsafe { sys::cudaGetLastError() };
+        (devices, links)
+    })
+}
+
+fn visible_device(ordinal: i32) -> VisibleDevice {
+    // SAFETY: prop is a valid out-pointer.
+    let mut prop: sys::cudaDeviceProp = unsafe { std::mem::zeroed() };
+    // SAFETY: as above.
+    let props = unsafe { sys::compat::get_device_properties(&mut prop, ordinal) } == sys::cudaError::cudaSuccess;
+    let mut bus = [0 as std::ffi::c_char; 32];
+    // SAFETY: bus holds 32 chars, and the length says so.
+    let bus_ok = unsafe { sys::cudaDeviceGetPCIBusId(bus.as_mut_ptr(), bus.len() as i32, ordinal) }
+        == sys::cudaError::cudaSuccess;
+    VisibleDevice {
+        ordinal,
+        // SAFETY: cudaGetDeviceProperties NUL-terminates the name.
+        name: if props {
+            unsafe { CStr::from_ptr(prop.name.as_ptr()) }.to_string_lossy().into_owned()
+        } else {
+            String::new()
+        },
+        uuid: if props { format_uuid(&prop.uuid.bytes) } else { String::new() },
+        // SAFETY: on success the bus id is NUL-terminated within the buffer.
+        pci_bus_id: if bus_ok {
+            unsafe { CStr::from_ptr(bus.as_ptr()) }.to_string_lossy().into_owned()
+        } else {
+            String::new()
+        },
+    }
+}
+
+fn peer_link(from: i32, to: i32) -> PeerLink {
+    let p2p = |attr: sys::cudaDeviceP2PAttr| {
+        let mut value = 0;
+        // SAFETY: value is a valid out-pointer.
+        (unsafe { sys::cudaDeviceGetP2PAttribute(&mut value, attr, from, to) } == sys::cudaError::cudaSuccess)
+            .then_some(value)
+    };
+    let mut can = 0;
+    // SAFETY: can is a valid out-pointer.
+    let can_access_peer = (unsafe { sys::cudaDeviceCanAccessPeer(&mut can, from, to) } == sys::cudaError::cudaSuccess)
+        .then_some(can == 1);
+    use sys::cudaDeviceP2PAttr as P;
+    PeerLink {
+        from,
+        to,
+        can_access_peer,
+        access_supported: p2p(P::cudaDevP2PAttrAccessSupported).map(|v| v == 1),
+        performance_rank: p2p(P::cudaDevP2PAttrPerformanceRank),
+        native_atomics: p2p(P::cudaDevP2PAttrNativeAtomicSupported).map(|v| v == 1),
+        cuda_array_access: p2p(P::cudaDevP2PAttrCudaArrayAccessSupported).map(|v| v == 1),
+    }
 }
 
 /// Why there is no device to run on, e.g. `no CUDA device: cudaErrorInsufficientDriver`.
@@ -104,6 +224,7 @@ pub fn probe(ordinal: i32) -> Result<DeviceInfo, NoDevice> {
         check(sys::cudaDriverGetVersion(&mut driver), "cudaDriverGetVersion")?;
         check(sys::cudaRuntimeGetVersion(&mut runtime), "cudaRuntimeGetVersion")?;
         let driver = driver_to_use(driver as u32)?;
+        let (visible, links) = topology().clone();
         use sys::cudaDeviceAttr as A;
         Ok(DeviceInfo {
             ordinal,
@@ -120,8 +241,27 @@ pub fn probe(ordinal: i32) -> Result<DeviceInfo, NoDevice> {
             device_count: count as u32,
             driver_version: driver,
             runtime_version: runtime as u32,
+            visible,
+            links,
         })
     }
+}
+
+/// The CUDA version the installed driver supports (cudaDriverGetVersion), without touching a device: `None` with
+/// no driver. For the provenance of a run that could not find a device.
+pub fn driver_version() -> Option<u32> {
+    let mut v = 0;
+    // SAFETY: v is a valid out-pointer; the call needs no device or context.
+    let code = unsafe { sys::cudaDriverGetVersion(&mut v) };
+    (code == sys::cudaError::cudaSuccess && v > 0).then_some(v as u32)
+}
+
+/// The version of the linked runtime (cudaRuntimeGetVersion), without touching a device.
+pub fn runtime_version() -> Option<u32> {
+    let mut v = 0;
+    // SAFETY: v is a valid out-pointer; the call needs no device or context.
+    let code = unsafe { sys::cudaRuntimeGetVersion(&mut v) };
+    (code == sys::cudaError::cudaSuccess && v > 0).then_some(v as u32)
 }
 
 /// Test switch: run as if the driver supported only this CUDA version (`12020` or `12.2`), never more than it

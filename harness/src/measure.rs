@@ -36,7 +36,9 @@ pub fn device_interval(case: &Case, obs: &Observations, index: usize) -> Option<
 
 /// The bytes one run of a copy moves: as written, or the smaller operand, as the executor copies it.
 pub fn copy_bytes(case: &Case, op: &Op) -> Option<u64> {
-    let OpKind::Memcpy { dst, src, bytes, .. } = &op.kind else { return None };
+    let (OpKind::Memcpy { dst, src, bytes, .. } | OpKind::MemcpyPeer { dst, src, bytes, .. }) = &op.kind else {
+        return None;
+    };
     let size = |name: &str| {
         case.decls.iter().find_map(|d| match d {
             Decl::Buffer { name: n, bytes, .. } | Decl::Slice { name: n, bytes, .. } if n == name => Some(*bytes),

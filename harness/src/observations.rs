@@ -3,7 +3,8 @@
 //!
 //! Host times (`*_ns` of ops, gates, host calls) are nanoseconds since the case started, from one monotonic host
 //! clock. Kernel stamps are `%globaltimer` nanoseconds relative to the earliest stamp of the case: a different
-//! clock, so host and device times are never compared with each other.
+//! clock, so host and device times are never compared with each other (nor the stamps of kernels of two devices:
+//! each GPU has its own timer, and the validator refuses `before`/`overlaps` across devices).
 
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
@@ -27,8 +28,12 @@ pub struct Observations {
     pub buffers: Vec<BufferRecord>,
     /// Topology of every graph captured by `end-capture` (the latest capture into each graph slot).
     pub graphs: Vec<GraphRecord>,
-    /// Code of the `cudaDeviceSynchronize` after the script; `None` if it was not reached.
+    /// Code of the `cudaDeviceSynchronize` after the script (of each device of the case: the first that failed);
+    /// `None` if it was not reached.
     pub final_sync: Option<String>,
+    /// The ordinal of each device of the case, index 0 (the case's own) first. Empty in older reports.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub devices: Vec<i32>,
     /// Host time at which the watchdog opened every gate because the case ran past its deadline.
     pub watchdog_fired_ns: Option<u64>,
     /// What a reader should know that has no field: cleanup errors, a capture ended by the executor, a sticky

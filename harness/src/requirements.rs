@@ -18,7 +18,8 @@ pub(crate) fn unmet_requirement_in(
     launch_blocking: bool,
     connections: u32,
 ) -> Option<String> {
-    if let Some(reason) = case.requires.iter().find_map(|r| unmet(r, device, connections)) {
+    let devices = case.devices_required();
+    if let Some(reason) = case.requires.iter().find_map(|r| unmet(r, device, connections, devices)) {
         return Some(reason);
     }
     if let Some(gate) = case.decls.iter().find(|d| matches!(d, Decl::Gate { .. })) {
@@ -40,8 +41,9 @@ pub(crate) fn unmet_requirement_in(
     None
 }
 
-/// Why `requirement` is not met on `d`, if it is not. Exhaustive: a new requirement must say how it is checked.
-fn unmet(requirement: &Requirement, d: &DeviceInfo, connections: u32) -> Option<String> {
+/// Why `requirement` is not met on `d`, if it is not, for a case that uses `devices` devices. Exhaustive: a new
+/// requirement must say how it is checked.
+fn unmet(requirement: &Requirement, d: &DeviceInfo, connections: u32, devices: u32) -> Option<String> {
     match *requirement {
         Requirement::Connections(n) => (connections < n).then(|| {
             format!(
@@ -87,7 +89,32 @@ fn unmet(requirement: &Requirement, d: &DeviceInfo, connections: u32) -> Option<
         Requirement::MemoryPools => {
             (!d.memory_pools).then(|| "requires memory-pools; this device has memoryPoolsSupported = 0".to_owned())
         }
+        Requirement::PeerAccess => peer_access_unmet(d, devices),
     }
+}
+
+/// Why the case's `devices` devices (counted from `d`) cannot all access each other's memory, if they cannot.
+fn peer_access_unmet(d: &DeviceInfo, devices: u32) -> Option<String> {
+    let ordinals: Option<Vec<i32>> = (0..devices.max(2)).map(|i| d.case_device(i)).collect();
+    let Some(ordinals) = ordinals else {
+        return Some(format!("requires peer-access between {} devices; {} visible", devices.max(2), d.device_count));
+    };
+    for &from in &ordinals {
+        for &to in ordinals.iter().filter(|&&to| to != from) {
+            match d.link(from, to).and_then(|l| l.can_access_peer) {
+                Some(true) => {}
+                Some(false) => {
+                    return Some(format!("requires peer-access; cudaDeviceCanAccessPeer({from}, {to}) is 0"));
+                }
+                None => {
+                    return Some(format!(
+                        "requires peer-access; cudaDeviceCanAccessPeer({from}, {to}) could not be asked"
+                    ))
+                }
+            }
+        }
+    }
+    None
 }
 
 #[cfg(test)]
@@ -171,6 +198,48 @@ mod tests {
         d.can_map_host_memory = false;
         let reason = unmet_requirement_in(&gate_case(), &d, false, 8).unwrap();
         assert!(reason.contains("gate g needs mapped host memory"), "{reason}");
+    }
+
+    #[test]
+    fn peer_access_needs_every_pair_of_the_cases_devices() {
+        use crate::exec::test_support::h200_pair;
+        let needs = |n| case(vec![Requirement::Devices(n), Requirement::PeerAccess], vec![], vec![]);
+        for ordinal in [0, 1] {
+            assert_eq!(unmet_requirement_in(&needs(2), &h200_pair(ordinal), false, 8), None);
+        }
+        let reason = unmet_requirement_in(&needs(3), &h200_pair(0), false, 8).unwrap();
+        assert!(reason.contains("requires devices >= 3; 2 visible"), "{reason}");
+        let reason = unmet_requirement_in(&case(vec![Requirement::PeerAccess], vec![], vec![]), &h100(), false, 8);
+        assert!(reason.is_some_and(|r| r.contains("requires peer-access between 2 devices; 1 visible")));
+        let mut no_link = h200_pair(1);
+        no_link.links[0].can_access_peer = Some(false);
+        let reason = unmet_requirement_in(&needs(2), &no_link, false, 8).unwrap();
+        assert!(reason.contains("cudaDeviceCanAccessPeer(0, 1) is 0"), "{reason}");
+        no_link.links[0].can_access_peer = None;
+        let reason = unmet_requirement_in(&needs(2), &no_link, false, 8).unwrap();
+        assert!(reason.contains("could not be asked"), "{reason}");
+    }
+
+    /// Issue 11: on a host with one GPU every `multi-gpu/` case is not-supported, saying how many devices it needs;
+    /// on two H200s joined by NVLink every one of them can run, on either GPU.
+    #[test]
+    fn every_multi_gpu_case_is_not_supported_on_one_gpu_and_runs_on_two() {
+        use crate::exec::test_support::h200_pair;
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../cases/multi-gpu.case");
+        let text = std::fs::read_to_string(path).unwrap();
+        let cases = crate::case::parse_file(path, &text).unwrap_or_else(|e| panic!("{e:?}")).cases;
+        assert!(cases.len() >= 20, "{} cases", cases.len());
+        for c in &cases {
+            let reason = unmet_requirement_in(c, &h100(), false, 8);
+            assert!(
+                reason.as_deref().is_some_and(|r| r.contains("requires devices >= 2; 1 visible")),
+                "{}: {reason:?}",
+                c.id
+            );
+            for ordinal in [0, 1] {
+                assert_eq!(unmet_requirement_in(c, &h200_pair(ordinal), false, 8), None, "{} on {ordinal}", c.id);
+            }
+        }
     }
 
     #[test]

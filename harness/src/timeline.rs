@@ -111,7 +111,8 @@ pub fn build(case: &Case, obs: &Observations) -> Option<Timeline> {
         return None;
     }
     let mut notes = Vec::new();
-    if !events && case.script.iter().any(|op| matches!(op.kind, OpKind::Memcpy { .. } | OpKind::Memset { .. })) {
+    let copies = |op: &Op| matches!(op.kind, OpKind::Memcpy { .. } | OpKind::MemcpyPeer { .. } | OpKind::Memset { .. });
+    if !events && case.script.iter().any(copies) {
         notes.push("copies and memsets are not shown: only kernels have device times without `timing: events`".into());
     }
     let lanes = lanes_of(case);
@@ -224,6 +225,8 @@ fn bar_kind(case: &Case, kind: &OpKind) -> BarKind {
                 (true, true) => BarKind::CopyH2h,
             }
         }
+        // Between device buffers (of two devices, for a peer copy).
+        OpKind::MemcpyPeer { .. } => BarKind::CopyD2d,
         OpKind::Memset { .. } => BarKind::Memset,
         OpKind::LaunchGraph { .. } => BarKind::Graph,
         _ => BarKind::Kernel,

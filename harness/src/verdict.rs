@@ -233,7 +233,7 @@ fn judge_ops(case: &Case, obs: &Observations, failures: &mut Vec<String>, info: 
         if code != "cudaSuccess" {
             continue;
         }
-        if let Some(seen) = asserted_value_mismatch(&op.kind, rec.value.as_ref()) {
+        if let Some(seen) = asserted_value_mismatch(&op.kind, rec.value.as_ref(), &obs.devices) {
             failures.push(format!("line {}: `{}`: {seen}", rec.line, rec.text));
         }
     }
@@ -299,9 +299,19 @@ fn unsupported_operation(case: &Case, obs: &Observations) -> Option<String> {
     op.or_else(decl).or_else(graph)
 }
 
-/// What a successful `capture-status`/`capture-deps`/`pointer-type` saw, when it is not what the operation asserts.
-fn asserted_value_mismatch(kind: &OpKind, value: Option<&OpValue>) -> Option<String> {
+/// What a successful `capture-status`/`capture-deps`/`pointer-type`/`stream-priority`/`get-device is` saw, when it
+/// is not what the operation asserts. `devices` are the ordinals of the case's devices.
+fn asserted_value_mismatch(kind: &OpKind, value: Option<&OpValue>, devices: &[i32]) -> Option<String> {
     match (kind, value) {
+        (OpKind::GetDevice { expect: None }, _) => None,
+        (OpKind::GetDevice { expect: Some(want) }, Some(OpValue::Device(seen))) => {
+            let index = devices.iter().position(|o| o == seen);
+            match index {
+                Some(i) if i as u32 == *want => None,
+                Some(i) => Some(format!("the current device was device {i} (ordinal {seen})")),
+                None => Some(format!("the current device was ordinal {seen}, none of the case's devices {devices:?}")),
+            }
+        }
         (OpKind::CaptureStatus { status, .. }, Some(OpValue::CaptureStatus(seen))) => {
             (seen != status.word()).then(|| format!("the status was {seen}"))
         }
@@ -336,7 +346,8 @@ fn asserted_value_mismatch(kind: &OpKind, value: Option<&OpValue>) -> Option<Str
             OpKind::CaptureStatus { .. }
             | OpKind::CaptureDeps { .. }
             | OpKind::PointerType { .. }
-            | OpKind::StreamPriority { .. },
+            | OpKind::StreamPriority { .. }
+            | OpKind::GetDevice { .. },
             _,
         ) => Some("no value was recorded".to_owned()),
         _ => None,

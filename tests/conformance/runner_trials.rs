@@ -24,7 +24,11 @@ struct Fixture {
 impl Fixture {
     /// Plain cases (no `env:`, no `poisons-context:`, no scheduled gate open) to use as neighbours.
     fn plain(&self, n: usize) -> Vec<&Case> {
-        self.cases.iter().filter(|c| !runner::needs_own_process(c) && !runner::has_delayed_open(c)).take(n).collect()
+        self.cases
+            .iter()
+            .filter(|c| !runner::needs_own_process(c) && !runner::needs_all_devices(c) && !runner::has_delayed_open(c))
+            .take(n)
+            .collect()
     }
 
     fn opts(&self, mock: &[(&Case, &str)]) -> RunOptions {
@@ -60,6 +64,8 @@ pub fn trials(dir: &Path) -> Vec<Trial> {
         ("runner/a-hang-is-a-timeout-and-a-fresh-worker-takes-the-next", hang),
         ("runner/unreadable-output-is-a-crash", garbage),
         ("runner/a-dirty-context-ends-its-worker", dirty),
+        ("runner/device-memory-a-case-keeps-ends-its-worker", leak),
+        ("runner/several-device-cases-share-a-worker-of-their-own", several),
         ("runner/cases-share-a-worker-and-own-process-cases-do-not", sharing),
         ("runner/a-fail-must-reproduce-else-flake", flake),
         ("runner/a-variant-must-repeat-else-flake", variant),
@@ -126,6 +132,45 @@ fn dirty(fx: &Fixture) -> Result<(), Failed> {
     })
 }
 
+fn leak(fx: &Fixture) -> Result<(), Failed> {
+    let c = fx.plain(3);
+    let (r, stats) = fx.run(&c, &fx.opts(&[(c[1], "leak")]));
+    expect(kinds(&r) == [VerdictKind::Pass; 3], || format!("{:?}", kinds(&r)))?;
+    // The child reports the loss; the parent, knowing nothing else ran on the device, judges it the case's.
+    let judged = r[1].dirty.as_deref().is_some_and(|d| d.contains("device memory not released: 100 MiB"));
+    expect(judged && r[0].dirty.is_none() && r[2].dirty.is_none(), || format!("{:?}", r[1].dirty))?;
+    expect(pid(&r[0]) == pid(&r[1]) && pid(&r[1]) != pid(&r[2]) && stats.memory_checks_skipped == 0, || {
+        format!("{:?} {:?} {:?} {stats:?}", pid(&r[0]), pid(&r[1]), pid(&r[2]))
+    })
+}
+
+fn several(fx: &Fixture) -> Result<(), Failed> {
+    let two: Vec<&Case> =
+        fx.cases.iter().filter(|c| runner::needs_all_devices(c) && !runner::needs_own_process(c)).take(3).collect();
+    expect(two.len() == 3, || "fewer than 3 several-device cases".into())?;
+    let mut c = fx.plain(2);
+    c.extend(&two);
+    let mut second = mock_device();
+    second.ordinal = 1;
+    second.uuid = "GPU-mock-1".into();
+    let mut first = mock_device();
+    (first.device_count, second.device_count) = (2, 2);
+    // The several-device case leaks on the first GPU, and the plain ones are slow enough to overlap it.
+    let mut behaviours: Vec<(&Case, &str)> = c[..2].iter().map(|c| (*c, "slow")).collect();
+    behaviours.push((two[0], "leak"));
+    let mut o = fx.opts(&behaviours);
+    o.restrict_visibility = true;
+    let (r, _) = runner::run_suite(&c, &[first, second], &o, |_, _| {});
+    expect(kinds(&r).iter().all(|k| *k == VerdictKind::Pass), || format!("{:?}", kinds(&r)))?;
+    let pids: Vec<Option<u32>> = r.iter().map(pid).collect();
+    // The first leaks, so its worker ends; the other two share the next one, which is neither plain case's.
+    expect(pids[3] == pids[4] && pids[2] != pids[3] && !pids[..2].contains(&pids[3]), || format!("{pids:?}"))?;
+    // They all ran on the first device's runner, and the leak was judged the case's (nothing else could touch GPU 0).
+    let on_first = r[2..].iter().all(|r| r.device == Some(0));
+    let judged = r[2].dirty.as_deref().is_some_and(|d| d.contains("100 MiB"));
+    expect(on_first && judged, || format!("{:?} {:?}", r.iter().map(|r| r.device).collect::<Vec<_>>(), r[2].dirty))
+}
+
 fn sharing(fx: &Fixture) -> Result<(), Failed> {
     let mut c = fx.plain(2);
     let own = fx.cases.iter().find(|c| !c.env.is_empty()).ok_or("no case with env:")?;
@@ -134,9 +179,12 @@ fn sharing(fx: &Fixture) -> Result<(), Failed> {
     c.push(poisons);
     let (r, stats) = fx.run(&c, &fx.opts(&[]));
     let pids: Vec<Option<u32>> = r.iter().map(pid).collect();
-    expect(pids[0] == pids[2] && pids[1] != pids[0] && pids[3] != pids[0] && stats.processes_started == 3, || {
-        format!("{pids:?} {stats:?}")
-    })
+    let distinct = pids[1] != pids[0] && pids[3] != pids[0] && pids[1] != pids[3];
+    // Processes: the batch worker, and at least one each for the two own-process cases.
+    expect(pids[0] == pids[2] && distinct && stats.processes_started >= 3, || format!("{pids:?} {stats:?}"))?;
+    // Both own-process cases ran in processes started ahead (warm), as did the batch worker.
+    let warm: Vec<bool> = r.iter().map(|r| r.verdict.messages[0].contains(", warm)")).collect();
+    expect(warm == [true, true, true, true], || format!("warm: {warm:?}"))
 }
 
 fn flake(fx: &Fixture) -> Result<(), Failed> {
@@ -188,13 +236,16 @@ fn devices(fx: &Fixture) -> Result<(), Failed> {
     let mut second = mock_device();
     second.ordinal = 1;
     second.uuid = "GPU-mock-1".into();
-    let mut o = fx.opts(&[]);
+    // Cases as long as real ones, so that the second device's worker is up before the first device is done.
+    let slow: Vec<(&Case, &str)> = c.iter().map(|c| (*c, "slow")).collect();
+    let mut o = fx.opts(&slow);
     o.restrict_visibility = true;
     let (r, stats) = runner::run_suite(&c, &[mock_device(), second], &o, |_, _| {});
     let on: Vec<Option<i32>> = r.iter().map(|r| r.device).collect();
     expect(on.contains(&Some(0)) && on.contains(&Some(1)) && on.iter().all(Option::is_some), || format!("{on:?}"))?;
     let ids: Vec<&str> = r.iter().map(|r| r.id.as_str()).collect();
     let want: Vec<&str> = c.iter().map(|c| c.id.as_str()).collect();
+    // One worker per device.
     expect(ids == want && stats.processes_started == 2, || format!("{ids:?} {stats:?}"))
 }
 

@@ -34,18 +34,25 @@
 //! - Snapshots only of pinned buffers (the host reads them while the function runs).
 //! - Compare never writes one of its inputs; a copy never copies a buffer onto itself.
 //! - Events are only those of the program; the wrapper's fork/join events (see lower.rs) are separate.
+//!
+//! [`two_device_programs`] draws the same intents over a shape whose streams, events and device buffers sit on
+//! device 0 or 1 (see `program::Placement`), with peer copies besides: `build` records an event only on a stream
+//! of its device, and gives a kernel or memset a buffer its stream's device reaches (its own or pinned memory),
+//! so cross-device order comes from waits and cross-device data from copies. With an empty placement every rule
+//! of that kind holds for every choice, so one-device programs are built exactly as before.
 
 use crate::model::{Builder, ModelMode};
-use crate::program::{conflict, BufKind, Edit, Flavor, Op, Program, Update};
+use crate::program::{conflict, BufKind, Edit, Flavor, Op, Placement, Program, Update};
 use proptest::prelude::*;
 
-/// Streams, buffers and events of a program.
+/// Streams, buffers and events of a program, and their devices.
 #[derive(Debug, Clone)]
 pub struct Shape {
     pub non_blocking: Vec<bool>,
     pub buffers: Vec<BufKind>,
     pub events: usize,
     pub buffer_bytes: u64,
+    pub placement: Placement,
 }
 
 /// One step the program should take. Stream, buffer and event numbers are taken modulo the shape's counts, so
@@ -98,6 +105,7 @@ pub enum Work {
     Transform { buf: usize, mul: u32, add: u32 },
     Compare { a: usize, b: usize, into: usize },
     Copy { dst: usize, src: usize },
+    PeerCopy { dst: usize, src: usize },
     Memset { buf: usize, byte: u8 },
     HostFunc { snapshot: Option<usize> },
 }
@@ -149,6 +157,50 @@ fn shape() -> impl Strategy<Value = Shape> {
             buffers: std::iter::once(first).chain(rest).collect(),
             events,
             buffer_bytes,
+            placement: Placement::default(),
+        })
+}
+
+/// A shape over two devices: streams, events and (device or pinned) buffers each on device 0 or 1, with the origin
+/// stream and buffer 0 on device 0 (the filler op of an empty body fills buffer 0 from stream 0), and at least one
+/// stream and one event on each device.
+fn two_device_shape() -> impl Strategy<Value = Shape> {
+    let device = || 0..2u32;
+    let kind = prop_oneof![3 => Just(BufKind::Device), 1 => Just(BufKind::Pinned)];
+    (
+        proptest::collection::vec((any::<bool>(), device()), 2..=MAX_STREAMS),
+        proptest::collection::vec((kind, device()), 1..=MAX_BUFFERS),
+        proptest::collection::vec(device(), 2..=MAX_EVENTS + 1),
+        prop_oneof![Just(1024u64), Just(4096), Just(16384)],
+    )
+        .prop_map(|(streams, buffers, events, buffer_bytes)| {
+            let (non_blocking, mut stream_devices): (Vec<bool>, Vec<u32>) = streams.into_iter().unzip();
+            let (kinds, mut buffer_devices): (Vec<BufKind>, Vec<u32>) = buffers.into_iter().unzip();
+            let mut event_devices = events;
+            stream_devices[0] = 0;
+            buffer_devices[0] = 0;
+            // Pinned memory is host memory: its entry means nothing, and is 0.
+            for (device, kind) in buffer_devices.iter_mut().zip(&kinds) {
+                if *kind == BufKind::Pinned {
+                    *device = 0;
+                }
+            }
+            for devices in [&mut stream_devices, &mut event_devices] {
+                let last = devices.len() - 1;
+                if !devices.contains(&1) {
+                    devices[last] = 1;
+                }
+                if !devices.contains(&0) {
+                    devices[0] = 0;
+                }
+            }
+            Shape {
+                non_blocking,
+                events: event_devices.len(),
+                buffers: kinds,
+                buffer_bytes,
+                placement: Placement { streams: stream_devices, events: event_devices, buffers: buffer_devices },
+            }
         })
 }
 
@@ -170,15 +222,28 @@ fn some<S: Strategy>(s: S) -> impl Strategy<Value = Option<S::Value>> {
     proptest::option::weighted(0.95, s)
 }
 
+/// The work of programs over two devices: that of one device, and peer copies.
+fn two_device_work() -> impl Strategy<Value = Work> {
+    let b = || index(MAX_BUFFERS);
+    prop_oneof![
+        9 => work(),
+        2 => (b(), b()).prop_map(|(dst, src)| Work::PeerCopy { dst, src }),
+    ]
+}
+
 fn intent() -> impl Strategy<Value = Intent> {
+    intent_with(work().boxed())
+}
+
+fn intent_with(work: BoxedStrategy<Work>) -> impl Strategy<Value = Intent> {
     let s = || index(MAX_STREAMS);
     let e = || index(MAX_EVENTS);
     let b = || index(MAX_BUFFERS);
     prop_oneof![
-        8 => (s(), work(), e()).prop_map(|(stream, work, sync_event)| Intent::Work { stream, work, sync_event }),
+        8 => (s(), work.clone(), e()).prop_map(|(stream, work, sync_event)| Intent::Work { stream, work, sync_event }),
         2 => (s(), e()).prop_map(|(stream, event)| Intent::Record { stream, event }),
         2 => (s(), e()).prop_map(|(stream, event)| Intent::Wait { stream, event }),
-        2 => (e(), s(), some(s()), some(work()), some(s())).prop_map(|(event, recorder, first, between, second)| {
+        2 => (e(), s(), some(s()), some(work), some(s())).prop_map(|(event, recorder, first, between, second)| {
             Intent::ReRecord { event, recorder, first, between, second }
         }),
         4 => (s(), b(), e()).prop_map(|(stream, buf, sync_event)| Intent::Alloc { stream, buf, sync_event }),
@@ -220,6 +285,49 @@ pub fn programs(flavor: Flavor) -> impl Strategy<Value = Program> {
     })
 }
 
+/// Well-formed programs over two devices (see the module docs): no update, no stream-ordered allocation. Eager-only
+/// ones also make peer copies (`memcpy-peer-async`), which a capture refuses (seen on the H200 pair with driver
+/// 580.159.04: cudaErrorStreamCaptureUnsupported, and the capture is invalidated); capturable ones copy between
+/// the devices with `memcpy-async`.
+pub fn two_device_programs(flavor: Flavor) -> impl Strategy<Value = Program> {
+    let work = match flavor {
+        Flavor::Capturable => work().boxed(),
+        Flavor::EagerOnly => two_device_work().boxed(),
+    };
+    let intents = proptest::collection::vec(intent_with(work), 1..=MAX_INTENTS);
+    (two_device_shape(), intents).prop_map(move |(shape, intents)| build(&shape, &intents, flavor))
+}
+
+/// The programs a property draws.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Programs {
+    /// On one device, of a flavor.
+    OneDevice(Flavor),
+    /// Over two devices, of a flavor.
+    TwoDevices(Flavor),
+}
+
+impl From<Flavor> for Programs {
+    fn from(flavor: Flavor) -> Self {
+        Programs::OneDevice(flavor)
+    }
+}
+
+impl Programs {
+    pub fn strategy(self) -> BoxedStrategy<Program> {
+        match self {
+            Programs::OneDevice(flavor) => programs(flavor).boxed(),
+            Programs::TwoDevices(flavor) => two_device_programs(flavor).boxed(),
+        }
+    }
+
+    pub fn flavor(self) -> Flavor {
+        match self {
+            Programs::OneDevice(flavor) | Programs::TwoDevices(flavor) => flavor,
+        }
+    }
+}
+
 /// Turns intents into a well-formed program (see the module docs).
 pub fn build(shape: &Shape, intents: &[Intent], flavor: Flavor) -> Program {
     let mut b = ProgramBuilder {
@@ -230,6 +338,7 @@ pub fn build(shape: &Shape, intents: &[Intent], flavor: Flavor) -> Program {
             buffer_bytes: shape.buffer_bytes,
             ops: Vec::new(),
             update: None,
+            placement: shape.placement.clone(),
         },
         model: Builder::new(shape.non_blocking.len(), shape.events, ModelMode::Faithful),
         flavor,
@@ -239,19 +348,22 @@ pub fn build(shape: &Shape, intents: &[Intent], flavor: Flavor) -> Program {
     for intent in intents {
         match intent {
             Intent::Work { stream, work, sync_event } => b.work(*stream, work, *sync_event),
-            Intent::Record { stream, event } => b.record(*stream, *event),
+            Intent::Record { stream, event } => {
+                b.record(*stream, *event);
+            }
             Intent::Wait { stream, event } => b.wait(*stream, *event),
             Intent::ReRecord { event, recorder, first, between, second } => {
-                b.record(*recorder, *event);
+                // The event the recorder's device can record (the one asked for, on one device).
+                let event = b.record(*recorder, *event);
                 if let Some(first) = first {
-                    b.wait(*first, *event);
+                    b.wait(*first, event);
                 }
                 if let Some(between) = between {
-                    b.work(*recorder, between, *event);
+                    b.work(*recorder, between, event);
                 }
-                b.record(*recorder, *event);
+                b.record(*recorder, event);
                 if let Some(second) = second {
-                    b.wait(*second, *event);
+                    b.wait(*second, event);
                 }
             }
             Intent::Alloc { stream, buf, sync_event } => {
@@ -428,6 +540,7 @@ pub fn compact(p: &Program) -> Program {
         Op::Transform { stream, buf, mul, add } => Op::Transform { stream: s(stream), buf: b(buf), mul, add },
         Op::Compare { stream, a, b: bb, into } => Op::Compare { stream: s(stream), a: b(a), b: b(bb), into: b(into) },
         Op::Copy { stream, dst, src } => Op::Copy { stream: s(stream), dst: b(dst), src: b(src) },
+        Op::PeerCopy { stream, dst, src } => Op::PeerCopy { stream: s(stream), dst: b(dst), src: b(src) },
         Op::Memset { stream, buf, byte } => Op::Memset { stream: s(stream), buf: b(buf), byte },
         Op::HostFunc { stream, snapshot } => Op::HostFunc { stream: s(stream), snapshot: snapshot.map(b) },
         Op::Record { stream, event } => Op::Record { stream: s(stream), event: e(event) },
@@ -435,7 +548,20 @@ pub fn compact(p: &Program) -> Program {
         Op::Alloc { stream, buf } => Op::Alloc { stream: s(stream), buf: b(buf) },
         Op::Free { stream, buf } => Op::Free { stream: s(stream), buf: b(buf) },
     };
+    let placed = |list: &[u32], kept: &[usize]| -> Vec<u32> {
+        if list.is_empty() {
+            Vec::new()
+        } else {
+            kept.iter().map(|&i| list[i]).collect()
+        }
+    };
+    let placement = Placement {
+        streams: placed(&p.placement.streams, &streams),
+        events: placed(&p.placement.events, &events),
+        buffers: placed(&p.placement.buffers, &buffers),
+    };
     Program {
+        placement,
         streams: streams.iter().map(|&i| p.streams[i]).collect(),
         events: events.len(),
         buffers: buffers.iter().map(|&i| p.buffers[i]).collect(),
@@ -487,9 +613,24 @@ impl ProgramBuilder {
         s % self.program.streams.len()
     }
 
-    fn record(&mut self, stream: usize, event: usize) {
-        let (stream, event) = (self.stream(stream), event % self.program.events);
+    /// Records on `stream` the event `event` stands for there (one of the stream's device); returns it.
+    fn record(&mut self, stream: usize, event: usize) -> usize {
+        let stream = self.stream(stream);
+        let event = self.event_on(self.program.placement.stream(stream), event);
         self.push(Op::Record { stream, event });
+        event
+    }
+
+    /// The event `pick` stands for among those of `device` (modulo their count): an event is recorded only on a
+    /// stream of its device. On one device, `pick` modulo the event count.
+    fn event_on(&self, device: u32, pick: usize) -> usize {
+        let pl = &self.program.placement;
+        let of: Vec<usize> = (0..self.program.events).filter(|&e| pl.event(e) == device).collect();
+        if of.is_empty() {
+            pick % self.program.events
+        } else {
+            of[pick % of.len()]
+        }
     }
 
     fn wait(&mut self, stream: usize, event: usize) {
@@ -534,10 +675,10 @@ impl ProgramBuilder {
     /// stream *now* captures everything issued there so far, the earlier op included.
     fn ordered(&mut self, op: Op, sync_event: usize) {
         let stream = op.stream();
-        let event = sync_event % self.program.events;
         for earlier in 0..self.program.ops.len() {
             let prior = self.program.ops[earlier];
             if prior.is_work() && conflict(&prior, &op) && !self.model.ordered_before_next(earlier, stream) {
+                let event = self.event_on(self.program.placement.stream(prior.stream()), sync_event);
                 self.push(Op::Record { stream: prior.stream(), event });
                 self.push(Op::Wait { stream, event });
             }
@@ -546,38 +687,53 @@ impl ProgramBuilder {
     }
 
     /// The op an intent asks for, adjusted to the shape and the restrictions; `None` if the shape cannot have it.
+    /// A kernel or memset gets the first buffer from the one asked for (modulo, wrapping) that its stream's device
+    /// reaches, all of them on one device.
     fn concretize(&mut self, stream: usize, work: &Work) -> Option<Op> {
         let kinds = &self.program.buffers;
+        let pl = &self.program.placement;
         let n = kinds.len();
-        let other = |b: usize, not: usize| if b % n == not { (not + 1) % n } else { b % n };
+        let device = pl.stream(stream);
+        let reachable = |b: usize| kinds[b] == BufKind::Pinned || pl.buffer(b) == device;
+        let first = |b: usize, ok: &dyn Fn(usize) -> bool| (0..n).map(|k| (b + k) % n).find(|&c| ok(c));
+        let near = |b: usize| first(b, &reachable);
         Some(match *work {
-            Work::Fill { buf, value } => Op::Fill { stream, buf: buf % n, value },
+            Work::Fill { buf, value } => Op::Fill { stream, buf: near(buf)?, value },
             Work::Transform { buf, mul, add } => {
                 let mut mul = mul | 1;
                 while mul == 1 || self.multipliers.contains(&mul) {
                     mul = mul.wrapping_add(2);
                 }
+                let buf = near(buf)?;
                 self.multipliers.push(mul);
-                Op::Transform { stream, buf: buf % n, mul, add }
+                Op::Transform { stream, buf, mul, add }
             }
             Work::Compare { a, b, into } if n >= 2 => {
-                let into = into % n;
-                Op::Compare { stream, a: other(a, into), b: other(b, into), into }
+                let into = near(into)?;
+                let input = |x: usize| first(x, &|c| c != into && reachable(c));
+                Op::Compare { stream, a: input(a)?, b: input(b)?, into }
             }
             Work::Copy { dst, src } if n >= 2 => {
                 let src = src % n;
-                let dst = other(dst, src);
+                let dst = first(dst, &|c| c != src)?;
                 if kinds[src] == BufKind::Pinned && kinds[dst] == BufKind::Pinned {
                     return None;
                 }
                 Op::Copy { stream, dst, src }
             }
-            Work::Memset { buf, byte } => Op::Memset { stream, buf: buf % n, byte },
+            // A capture refuses cudaMemcpyPeerAsync (see `two_device_programs`).
+            Work::PeerCopy { .. } if self.flavor == Flavor::Capturable => return None,
+            Work::PeerCopy { dst, src } if n >= 2 => {
+                let device_memory = |c: usize| kinds[c] == BufKind::Device;
+                let src = first(src, &device_memory)?;
+                Op::PeerCopy { stream, dst: first(dst, &|c| c != src && device_memory(c))?, src }
+            }
+            Work::Memset { buf, byte } => Op::Memset { stream, buf: near(buf)?, byte },
             Work::HostFunc { snapshot } => {
                 let snapshot = snapshot.map(|b| b % n).filter(|&b| kinds[b] == BufKind::Pinned);
                 Op::HostFunc { stream, snapshot }
             }
-            Work::Compare { .. } | Work::Copy { .. } => return None,
+            Work::Compare { .. } | Work::Copy { .. } | Work::PeerCopy { .. } => return None,
         })
     }
 }
@@ -586,7 +742,13 @@ pub mod tests {
     use super::*;
 
     fn shape(streams: usize, buffers: Vec<BufKind>) -> Shape {
-        Shape { non_blocking: vec![false; streams], buffers, events: 1, buffer_bytes: 64 }
+        Shape {
+            non_blocking: vec![false; streams],
+            buffers,
+            events: 1,
+            buffer_bytes: 64,
+            placement: Placement::default(),
+        }
     }
 
     /// Two writers of one buffer on two streams get a record/wait between them.
@@ -650,6 +812,7 @@ pub mod tests {
             buffers: vec![BufKind::Device, BufKind::Pinned, BufKind::Device],
             buffer_bytes: 64,
             update: None,
+            placement: Default::default(),
             ops: vec![
                 Op::Fill { stream: 2, buf: 2, value: 1 },
                 Op::Record { stream: 1, event: 0 },
@@ -678,6 +841,7 @@ pub mod tests {
                 buffers: vec![BufKind::Device],
                 buffer_bytes: 64,
                 update: None,
+                placement: Default::default(),
                 ops: vec![
                     Op::Fill { stream: 1, buf: 0, value: 1 },
                     Op::Record { stream: 1, event: 0 },
@@ -686,6 +850,43 @@ pub mod tests {
                 ],
             }
         );
+    }
+
+    /// Over two devices a kernel gets a buffer of its stream's device, the event an ordering inserts is one of the
+    /// recording stream's device, and a peer copy is between device buffers.
+    pub fn two_device_rules() {
+        let shape = Shape {
+            non_blocking: vec![false, false],
+            buffers: vec![BufKind::Device, BufKind::Device],
+            events: 2,
+            buffer_bytes: 64,
+            placement: Placement { streams: vec![0, 1], events: vec![0, 1], buffers: vec![0, 1] },
+        };
+        let intents = vec![
+            Intent::Work { stream: 1, work: Work::Fill { buf: 0, value: 1 }, sync_event: 0 },
+            Intent::Work { stream: 0, work: Work::Copy { dst: 0, src: 1 }, sync_event: 0 },
+            Intent::Work { stream: 0, work: Work::PeerCopy { dst: 1, src: 0 }, sync_event: 0 },
+            Intent::Record { stream: 0, event: 1 },
+        ];
+        let p = build(&shape, &intents, Flavor::EagerOnly);
+        assert_eq!(
+            p.ops,
+            vec![
+                Op::Fill { stream: 1, buf: 1, value: 1 },
+                Op::Record { stream: 1, event: 1 },
+                Op::Wait { stream: 0, event: 1 },
+                Op::Copy { stream: 0, dst: 0, src: 1 },
+                Op::PeerCopy { stream: 0, dst: 1, src: 0 },
+                Op::Record { stream: 0, event: 0 },
+            ]
+        );
+        assert_eq!(p.check_well_formed(Flavor::EagerOnly), Ok(()));
+        let captured = build(&shape, &intents, Flavor::Capturable);
+        assert!(!captured.ops.iter().any(|o| matches!(o, Op::PeerCopy { .. })), "{:?}", captured.ops);
+        assert_eq!(captured.check_well_formed(Flavor::Capturable), Ok(()));
+        let mut wrong = p.clone();
+        wrong.ops[0] = Op::Fill { stream: 1, buf: 0, value: 1 };
+        assert!(wrong.check_well_formed(Flavor::EagerOnly).is_err_and(|e| e.contains("touches b0 of device 0")));
     }
 
     /// Transform multipliers are odd, not 1, and distinct within a program.

@@ -46,7 +46,7 @@ pub fn run(program: &Program, reps: u32, mode: ModelMode) -> Expected {
                         *first = differ as u32;
                     }
                 }
-                Op::Copy { dst, src, .. } => {
+                Op::Copy { dst, src, .. } | Op::PeerCopy { dst, src, .. } => {
                     let words = buffers[src].clone();
                     buffers[dst] = words;
                 }
@@ -73,6 +73,7 @@ pub mod tests {
             buffers: vec![BufKind::Device, BufKind::Pinned, BufKind::Device],
             buffer_bytes: 16,
             update: None,
+            placement: Default::default(),
             ops: vec![
                 Op::Fill { stream: 0, buf: 0, value: 2 },
                 Op::Transform { stream: 0, buf: 0, mul: 3, add: 1 }, // 7
@@ -102,6 +103,7 @@ pub mod tests {
             buffer_bytes: 8,
             ops: vec![Op::Transform { stream: 1, buf: 0, mul: 5, add: 3 }],
             update: None,
+            placement: Default::default(),
         };
         assert_eq!(run(&p, 3, ModelMode::Faithful).buffers[0], vec![((3 * 5) + 3) * 5 + 3; 2]);
     }
@@ -122,6 +124,7 @@ pub mod tests {
                 whole: None,
                 add_node: false,
             }),
+            placement: Default::default(),
         };
         let last = |p: &Program, mode| run(p, 2, mode).buffers[0][0];
         let set = |p: &mut Program, whole, add_node| {

@@ -12,13 +12,19 @@
 //! `end-capture` (an unjoined stream fails the capture). Eagerly repeated, the same wrapper orders repetition r+1
 //! after all of repetition r, just as each graph launch is ordered after the previous one. In a single run the
 //! wrapper adds no order between body ops (the fork record precedes all work; nothing follows the join).
+//!
+//! A program over two devices declares each stream, event and device buffer on its device, requires two devices
+//! with peer access, enables it both ways first, and makes each operation's stream's device current before the
+//! operation (`set-device`): "A kernel launch will fail if it is issued to a stream that is not associated to the
+//! current device". Its `before` expectations pair kernels of one device only: two GPUs' `%globaltimer` are
+//! different clocks (the validator refuses the others); the data orders the rest.
 
 use crate::interpret::{self, Expected};
 use crate::model::{after_update, HappensBefore, ModelMode};
-use crate::program::{buffer_name, event_name, label, stream_name, BufKind, Edit, Op, Program, Update};
+use crate::program::{buffer_name, event_name, label, stream_name, BufKind, Edit, Op, Placement, Program, Update};
 use harness::case::ast::{
     self, CaptureMode, Decl, EventFlags, Expectation, MemKind, NodeKernel, NodeSpec, NodeWord, OpKind, Predicate,
-    StreamRef,
+    Requirement, StreamRef, Target,
 };
 
 /// How a program is run.
@@ -90,7 +96,10 @@ fn body_op(o: &Op) -> OpKind {
             OpKind::LaunchCompare { a: b(a), b: b(bb), into: b(into), stream: s(stream) }
         }
         Op::Copy { stream, dst, src } => {
-            OpKind::Memcpy { dst: b(dst), src: b(src), bytes: None, stream: Some(s(stream)) }
+            OpKind::Memcpy { dst: b(dst), src: b(src), bytes: None, inferred: false, stream: Some(s(stream)) }
+        }
+        Op::PeerCopy { stream, dst, src } => {
+            OpKind::MemcpyPeer { dst: b(dst), src: b(src), bytes: None, stream: Some(s(stream)) }
         }
         Op::Memset { stream, buf, byte } => OpKind::Memset { buf: b(buf), byte, bytes: None, stream: Some(s(stream)) },
         Op::HostFunc { stream, snapshot } => {
@@ -117,7 +126,7 @@ fn node_kernel(o: &Op) -> NodeSpec {
 pub fn node_word(o: &Op) -> NodeWord {
     match o {
         Op::Fill { .. } | Op::Transform { .. } | Op::Compare { .. } => NodeWord::Kernel,
-        Op::Copy { .. } => NodeWord::Memcpy,
+        Op::Copy { .. } | Op::PeerCopy { .. } => NodeWord::Memcpy,
         Op::Memset { .. } => NodeWord::Memset,
         Op::HostFunc { .. } => NodeWord::Host,
         Op::Alloc { .. } => NodeWord::MemAlloc,
@@ -169,11 +178,52 @@ fn update_ops(u: &Update, result: Option<&str>) -> Vec<ast::Op> {
     out
 }
 
+/// The stream an operation of a lowered case is issued to, if it names one of the program's streams.
+fn stream_of(kind: &OpKind) -> Option<usize> {
+    let stream = match kind {
+        OpKind::Record { stream, .. }
+        | OpKind::Wait { stream, .. }
+        | OpKind::BeginCapture { stream, .. }
+        | OpKind::EndCapture { stream, .. }
+        | OpKind::LaunchGraph { stream, .. }
+        | OpKind::Sync { target: Target::Stream(stream) } => Some(stream),
+        other => other.capture_stream(),
+    }?;
+    match stream {
+        StreamRef::Named(name) => name.strip_prefix('s')?.parse().ok(),
+        _ => None,
+    }
+}
+
+/// The script of a lowered case, with the current device kept on each operation's stream's device (programs over
+/// two devices).
+struct Script<'p> {
+    ops: Vec<ast::Op>,
+    placement: Option<&'p Placement>,
+    current: u32,
+}
+
+impl Script<'_> {
+    fn push(&mut self, label: Option<String>, kind: OpKind) {
+        if let (Some(pl), Some(s)) = (self.placement, stream_of(&kind)) {
+            let device = pl.stream(s);
+            if device != self.current {
+                self.ops.push(op(None, OpKind::SetDevice { device }));
+                self.current = device;
+            }
+        }
+        self.ops.push(op(label, kind));
+    }
+}
+
 /// The case that runs `program` as `variant`, expecting what the model (in `mode`) and the interpreter say.
 pub fn lower(program: &Program, variant: Variant, mode: ModelMode) -> ast::Case {
     let model = HappensBefore::build(program, mode);
     let expected = interpret::run(program, variant.runs(), mode);
     let after = after_update(program, mode);
+    let pl = &program.placement;
+    let multi = program.devices() > 1;
+    let placed = |device: u32| multi.then_some(device);
     let mut decls = Vec::new();
     for (i, &non_blocking) in program.streams.iter().enumerate() {
         decls.push(Decl::Stream {
@@ -182,21 +232,29 @@ pub fn lower(program: &Program, variant: Variant, mode: ModelMode) -> ast::Case 
             priority: None,
             raw_flags: None,
             later: false,
+            device: placed(pl.stream(i)),
             expect: vec![],
         });
     }
-    let event =
-        |name| Decl::Event { name, flags: EventFlags::default(), raw_flags: None, later: false, expect: vec![] };
-    decls.extend((0..program.events).map(event_name).map(event));
-    decls.push(event(FORK_EVENT.into()));
-    decls.extend((1..program.streams.len()).map(join_event).map(event));
+    let event = |name, device: u32| Decl::Event {
+        name,
+        flags: EventFlags::default(),
+        raw_flags: None,
+        later: false,
+        device: placed(device),
+        expect: vec![],
+    };
+    decls.extend((0..program.events).map(|e| event(event_name(e), pl.event(e))));
+    decls.push(event(FORK_EVENT.into(), pl.stream(0)));
+    decls.extend((1..program.streams.len()).map(|s| event(join_event(s), pl.stream(s))));
     for (i, kind) in program.buffers.iter().enumerate() {
         let (kind, later) = match kind {
             BufKind::Device => (MemKind::Device, false),
             BufKind::Pinned => (MemKind::Pinned, false),
             BufKind::Async => (MemKind::Device, true),
         };
-        decls.push(Decl::Buffer { name: buffer_name(i), kind, bytes: program.buffer_bytes, later });
+        let device = if kind == MemKind::Device { placed(pl.buffer(i)) } else { None };
+        decls.push(Decl::Buffer { name: buffer_name(i), kind, bytes: program.buffer_bytes, device, later });
     }
     let update = match variant {
         Variant::Captured { .. } => program.update.as_ref(),
@@ -211,37 +269,39 @@ pub fn lower(program: &Program, variant: Variant, mode: ModelMode) -> ast::Case 
     }
 
     let origin = || named(stream_name(0));
-    let mut script = Vec::new();
+    let mut script = Script { ops: Vec::new(), placement: multi.then_some(pl), current: 0 };
+    if multi {
+        // Peer access both ways, from device 0 (current at the start) and from device 1.
+        script.push(None, OpKind::PeerAccess { peer: 1, enable: true });
+        script.push(None, OpKind::SetDevice { device: 1 });
+        script.push(None, OpKind::PeerAccess { peer: 0, enable: true });
+        script.push(None, OpKind::SetDevice { device: 0 });
+    }
     let reps = match variant {
         Variant::Eager { reps } => reps,
         Variant::Captured { .. } => 1,
     };
     if let Variant::Captured { .. } = variant {
-        script.push(op(None, OpKind::BeginCapture { stream: origin(), mode: CaptureMode::Global }));
+        script.push(None, OpKind::BeginCapture { stream: origin(), mode: CaptureMode::Global });
     }
     for rep in 0..reps {
-        script.push(op(None, OpKind::Record { event: FORK_EVENT.into(), stream: origin(), external: false }));
+        script.push(None, OpKind::Record { event: FORK_EVENT.into(), stream: origin(), external: false });
         for s in 1..program.streams.len() {
-            script.push(op(
-                None,
-                OpKind::Wait { stream: named(stream_name(s)), event: FORK_EVENT.into(), external: false },
-            ));
+            script
+                .push(None, OpKind::Wait { stream: named(stream_name(s)), event: FORK_EVENT.into(), external: false });
         }
         let body = if rep == 0 { &program.ops } else { &after.ops };
         for (i, o) in body.iter().enumerate() {
-            script.push(op(o.is_work().then(|| rep_label(i, rep)), body_op(o)));
+            script.push(o.is_work().then(|| rep_label(i, rep)), body_op(o));
         }
         for s in 1..program.streams.len() {
-            script.push(op(
-                None,
-                OpKind::Record { event: join_event(s), stream: named(stream_name(s)), external: false },
-            ));
-            script.push(op(None, OpKind::Wait { stream: origin(), event: join_event(s), external: false }));
+            script.push(None, OpKind::Record { event: join_event(s), stream: named(stream_name(s)), external: false });
+            script.push(None, OpKind::Wait { stream: origin(), event: join_event(s), external: false });
         }
     }
     if let Variant::Captured { launches } = variant {
-        script.push(op(None, OpKind::EndCapture { stream: origin(), graph: GRAPH.into() }));
-        script.push(op(
+        script.push(None, OpKind::EndCapture { stream: origin(), graph: GRAPH.into() });
+        script.push(
             None,
             OpKind::Instantiate {
                 exec: EXEC.into(),
@@ -250,15 +310,15 @@ pub fn lower(program: &Program, variant: Variant, mode: ModelMode) -> ast::Case 
                 upload: None,
                 with_params: false,
             },
-        ));
+        );
         for launch in 0..launches {
             if launch == 1 {
-                script.extend(update.map(|u| update_ops(u, after.result)).unwrap_or_default());
+                script.ops.extend(update.map(|u| update_ops(u, after.result)).unwrap_or_default());
             }
-            script.push(op(None, OpKind::LaunchGraph { exec: EXEC.into(), stream: origin() }));
+            script.push(None, OpKind::LaunchGraph { exec: EXEC.into(), stream: origin() });
         }
     }
-    script.push(op(None, OpKind::Sync { target: ast::Target::Stream(origin()) }));
+    script.push(None, OpKind::Sync { target: ast::Target::Stream(origin()) });
 
     let how = match variant {
         Variant::Eager { reps: 1 } => "run eagerly".to_string(),
@@ -284,6 +344,12 @@ pub fn lower(program: &Program, variant: Variant, mode: ModelMode) -> ast::Case 
              nodeParams fields may change\")",
         );
     }
+    if multi {
+        source.push_str(
+            "; Programming Guide, Multi-Device System (\"cudaStreamWaitEvent() will succeed even if the input stream \
+             and input event are associated to different devices\"), cudaMemcpyPeerAsync",
+        );
+    }
     source.push_str("; generated by tests/random_programs");
     ast::Case {
         id: format!("random/{}-{}", program_id(program), variant.slug()),
@@ -292,12 +358,12 @@ pub fn lower(program: &Program, variant: Variant, mode: ModelMode) -> ast::Case 
              leaves the buffers that running its operations one by one on the CPU leaves."
         ),
         source,
-        requires: vec![],
+        requires: if multi { vec![Requirement::Devices(2), Requirement::PeerAccess] } else { vec![] },
         env: vec![],
         poisons: vec![],
         timing: None,
         decls,
-        script,
+        script: script.ops,
         expects: expectations(program, variant, &model, &expected, after.result),
         positions: ast::SourceMap::default(),
     }
@@ -373,8 +439,16 @@ fn expectations(
     let kernels: Vec<usize> = program.work_ops().filter(|&i| program.ops[i].is_kernel() && !edited(i)).collect();
     let reps = if let Variant::Eager { reps } = variant { reps } else { 1 };
     for rep in 0..reps {
-        for (a, b) in direct_pairs(model, &kernels) {
-            out.push(expect(Predicate::Before { first: rep_label(a, rep), second: rep_label(b, rep) }));
+        // Stamps order kernels of one device: two GPUs' `%globaltimer` are different clocks.
+        for device in 0..program.devices() {
+            let on_device: Vec<usize> = kernels
+                .iter()
+                .copied()
+                .filter(|&i| program.placement.stream(program.ops[i].stream()) == device)
+                .collect();
+            for (a, b) in direct_pairs(model, &on_device) {
+                out.push(expect(Predicate::Before { first: rep_label(a, rep), second: rep_label(b, rep) }));
+            }
         }
         for (a, b) in direct_pairs(model, &host) {
             out.push(expect(Predicate::HostOrder { labels: vec![rep_label(a, rep), rep_label(b, rep)] }));
@@ -441,15 +515,23 @@ pub fn raise(case: &ast::Case) -> Result<Program, String> {
     let mut events = 0;
     let mut buffers = Vec::new();
     let mut buffer_bytes = 0;
+    let mut placement = Placement::default();
+    let placed = case.decls.iter().any(|d| d.device().is_some());
     for d in &case.decls {
+        let device = d.device().unwrap_or(0);
         match d {
             Decl::Stream { name, non_blocking, .. } if index_of(name, 's') == Some(streams.len()) => {
-                streams.push(*non_blocking)
+                streams.push(*non_blocking);
+                placement.streams.push(device);
             }
-            Decl::Event { name, .. } if index_of(name, 'e') == Some(events) => events += 1,
+            Decl::Event { name, .. } if index_of(name, 'e') == Some(events) => {
+                events += 1;
+                placement.events.push(device);
+            }
             Decl::Event { name, .. } if name == FORK_EVENT || name.starts_with("join") => {}
-            Decl::Buffer { name, kind, bytes, later } if index_of(name, 'b') == Some(buffers.len()) => {
+            Decl::Buffer { name, kind, bytes, later, .. } if index_of(name, 'b') == Some(buffers.len()) => {
                 buffer_bytes = *bytes;
+                placement.buffers.push(device);
                 buffers.push(match (kind, later) {
                     (MemKind::Device, false) => BufKind::Device,
                     (MemKind::Device, true) => BufKind::Async,
@@ -482,8 +564,11 @@ pub fn raise(case: &ast::Case) -> Result<Program, String> {
             OpKind::LaunchCompare { a, b, into, stream: s } => {
                 Op::Compare { stream: stream(s)?, a: buf(a)?, b: buf(b)?, into: buf(into)? }
             }
-            OpKind::Memcpy { dst, src, bytes: None, stream: Some(s) } => {
+            OpKind::Memcpy { dst, src, bytes: None, inferred: false, stream: Some(s) } => {
                 Op::Copy { stream: stream(s)?, dst: buf(dst)?, src: buf(src)? }
+            }
+            OpKind::MemcpyPeer { dst, src, bytes: None, stream: Some(s) } => {
+                Op::PeerCopy { stream: stream(s)?, dst: buf(dst)?, src: buf(src)? }
             }
             OpKind::Memset { buf: b, byte, bytes: None, stream: Some(s) } => {
                 Op::Memset { stream: stream(s)?, buf: buf(b)?, byte: *byte }
@@ -530,10 +615,13 @@ pub fn raise(case: &ast::Case) -> Result<Program, String> {
                 body_done = true;
                 continue;
             }
+            // The wrapper, and the device switches and peer access of a program over two devices.
             OpKind::BeginCapture { .. }
             | OpKind::Instantiate { .. }
             | OpKind::LaunchGraph { .. }
-            | OpKind::Sync { .. } => continue,
+            | OpKind::Sync { .. }
+            | OpKind::SetDevice { .. }
+            | OpKind::PeerAccess { .. } => continue,
             other => return Err(format!("unexpected operation {other:?}")),
         };
         if forks > 1 {
@@ -549,7 +637,8 @@ pub fn raise(case: &ast::Case) -> Result<Program, String> {
         ops.push(body);
     }
     let update = (!update.edits.is_empty() || update.whole.is_some()).then_some(update);
-    Ok(Program { streams, events, buffers, buffer_bytes, ops, update })
+    let placement = if placed { placement } else { Placement::default() };
+    Ok(Program { streams, events, buffers, buffer_bytes, ops, update, placement })
 }
 
 pub mod tests {
@@ -570,11 +659,84 @@ pub mod tests {
                 Op::Transform { stream: 0, buf: 2, mul: 3, add: 1 },
             ],
             update: None,
+            placement: Default::default(),
         }
+    }
+
+    /// Over two devices: a fill on device 0, waited for across devices, copied to device 1's memory, transformed
+    /// there, and copied back into pinned memory by device 0 after a second cross-device wait.
+    pub fn two_device_sample() -> Program {
+        Program {
+            streams: vec![false, true, false],
+            events: 2,
+            buffers: vec![BufKind::Device, BufKind::Device, BufKind::Pinned],
+            buffer_bytes: 16,
+            ops: vec![
+                Op::Fill { stream: 0, buf: 0, value: 5 },
+                Op::Record { stream: 0, event: 0 },
+                Op::Wait { stream: 1, event: 0 },
+                Op::Copy { stream: 1, dst: 1, src: 0 },
+                Op::Transform { stream: 1, buf: 1, mul: 3, add: 1 },
+                Op::Record { stream: 1, event: 1 },
+                Op::Wait { stream: 2, event: 1 },
+                Op::Copy { stream: 2, dst: 2, src: 1 },
+                Op::HostFunc { stream: 2, snapshot: Some(2) },
+            ],
+            update: None,
+            placement: Placement { streams: vec![0, 1, 0], events: vec![0, 1], buffers: vec![0, 1, 0] },
+        }
+    }
+
+    /// The two-device sample with a peer copy (`memcpy-peer-async`) for its first copy: eager only.
+    pub fn two_device_eager_sample() -> Program {
+        let mut p = two_device_sample();
+        p.ops[3] = Op::PeerCopy { stream: 1, dst: 1, src: 0 };
+        p
     }
 
     fn case(p: &Program, v: Variant) -> ast::Case {
         lower(p, v, ModelMode::Faithful)
+    }
+
+    /// Two devices: the requirements, peer access both ways, a device switch before each operation on another
+    /// device's stream, declarations on their devices, no `before` across devices; raising gives it back.
+    pub fn two_device_shape() {
+        let p = two_device_sample();
+        assert_eq!(p.check_well_formed(crate::program::Flavor::Capturable), Ok(()));
+        let c = case(&p, Variant::Eager { reps: 1 });
+        assert_eq!(c.requires, vec![Requirement::Devices(2), Requirement::PeerAccess]);
+        let kinds: Vec<&OpKind> = c.script.iter().map(|o| &o.kind).collect();
+        assert!(matches!(
+            kinds[..4],
+            [
+                OpKind::PeerAccess { peer: 1, enable: true },
+                OpKind::SetDevice { device: 1 },
+                OpKind::PeerAccess { peer: 0, enable: true },
+                OpKind::SetDevice { device: 0 }
+            ]
+        ));
+        // Every operation on a stream runs with that stream's device current.
+        let devices = harness::case::placement::current_devices(&c);
+        for (i, o) in c.script.iter().enumerate() {
+            if let Some(s) = stream_of(&o.kind) {
+                assert_eq!(devices[i], p.placement.stream(s), "{}", harness::case::print_op(o));
+            }
+        }
+        let stream1 = c.decls.iter().find(|d| d.name() == "s1").and_then(|d| d.device());
+        assert_eq!(
+            (stream1, c.decls.iter().find(|d| d.name() == "join1").and_then(|d| d.device())),
+            (Some(1), Some(1))
+        );
+        assert!(c.expects.iter().all(|e| !matches!(e, Expectation::Expect(Predicate::Before { .. }))));
+        assert!(c.expects.contains(&expect(Predicate::BufferEquals { buf: "b2".into(), index: None, value: 16 })));
+        assert_eq!(raise(&c), Ok(p.clone()));
+        assert_eq!(raise(&case(&p, Variant::Captured { launches: 2 })), Ok(p));
+        let eager = two_device_eager_sample();
+        assert_eq!(eager.check_well_formed(crate::program::Flavor::EagerOnly), Ok(()));
+        assert!(eager.check_well_formed(crate::program::Flavor::Capturable).is_err());
+        let c = case(&eager, Variant::Eager { reps: 1 });
+        assert!(c.script.iter().any(|o| matches!(o.kind, OpKind::MemcpyPeer { stream: Some(_), .. })));
+        assert_eq!(raise(&c), Ok(eager));
     }
 
     /// The captured variant: capture, fork, labelled body, join, end, instantiate, N launches, sync.

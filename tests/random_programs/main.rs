@@ -8,9 +8,14 @@
 //! shrinks to a minimal one and is printed as a case (the harness printer), ready for `cases/`, where the same
 //! verdict judges it.
 //!
+//! Programs over two devices (`generate::two_device_programs`: streams, events and buffers on two GPUs, cross-device
+//! waits, copies between the devices' memory; peer copies in eager-only ones) go through the same model, lowering
+//! and checks.
+//!
 //! Trials (libtest-mimic, so GPU properties can be ignored with a reason):
 //! - `cpu::*`: properties that need no GPU, always run; `unit::*`: unit tests of each module;
-//! - `gpu::*`: the properties on the GPU, ignored with the reason when there is no device or no executor.
+//! - `gpu::*`: the properties on the GPU, ignored with the reason when there is no device or no executor (the
+//!   two-device property also where fewer than two devices with peer access are visible).
 //!
 //! `PROPTEST_CASES` sets the number of programs per property. Failures are saved under
 //! `tests/random_programs/regressions/` and replayed first. `RANDOM_PROGRAMS_BROKEN_MODEL=ignore-waits` (or
@@ -26,6 +31,7 @@ mod program;
 mod sim;
 
 use checks::{check_eager_program, check_program, Check, Failure};
+use generate::Programs;
 use harness::case::ast::Case;
 use harness::observations::Observations;
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
@@ -74,22 +80,24 @@ fn regressions_for(mode: ModelMode, name: &str) -> Option<&'static str> {
     (mode == ModelMode::Faithful).then(|| regressions(name))
 }
 
-/// Runs `check` over programs of `flavor`; on failure, re-runs the shrunk program to report it as a case.
+/// Runs `check` over `programs`; on failure, re-runs the shrunk program to report it as a case.
 fn property(
     mut runner: TestRunner,
-    flavor: Flavor,
+    programs: impl Into<Programs>,
     check: impl Fn(&Program) -> Result<(), Failure>,
 ) -> Result<(), Failed> {
+    let programs = programs.into();
+    let flavor = programs.flavor();
     let cases = runner.config().cases;
     let checked = std::sync::atomic::AtomicUsize::new(0);
-    let result = runner.run(&generate::programs(flavor), |p| {
+    let result = runner.run(&programs.strategy(), |p| {
         checked.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         check(&p).map_err(|f| TestCaseError::fail(f.to_string()))
     });
     match result {
         Ok(()) => {
             // Printed so that a run's log shows how many programs a pass stands for (PROPTEST_CASES).
-            eprintln!("{flavor:?}: {cases} programs passed ({} checked, regressions included)", checked.into_inner());
+            eprintln!("{programs:?}: {cases} programs passed ({} checked, regressions included)", checked.into_inner());
             Ok(())
         }
         Err(TestError::Abort(why)) => Err(format!("proptest aborted: {why}").into()),
@@ -127,11 +135,14 @@ fn report(program: &Program, failure: &Failure) -> String {
 fn cpu_properties() -> Vec<Trial> {
     vec![
         Trial::test("cpu::generated_programs_are_well_formed", || {
-            for (flavor, name) in
-                [(Flavor::Capturable, "cpu_well_formed"), (Flavor::EagerOnly, "cpu_well_formed_eager")]
-            {
-                property(runner(CPU_CASES, Some(regressions(name))), flavor, |p| {
-                    p.check_well_formed(flavor).map_err(|message| cpu_failure(p, message))
+            for (programs, name) in [
+                (Programs::OneDevice(Flavor::Capturable), "cpu_well_formed"),
+                (Programs::OneDevice(Flavor::EagerOnly), "cpu_well_formed_eager"),
+                (Programs::TwoDevices(Flavor::Capturable), "cpu_well_formed_two_devices"),
+                (Programs::TwoDevices(Flavor::EagerOnly), "cpu_well_formed_two_devices_eager"),
+            ] {
+                property(runner(CPU_CASES, Some(regressions(name))), programs, |p| {
+                    p.check_well_formed(programs.flavor()).map_err(|message| cpu_failure(p, message))
                 })?;
             }
             Ok(())
@@ -139,17 +150,32 @@ fn cpu_properties() -> Vec<Trial> {
         Trial::test("cpu::model_is_acyclic_and_contains_stream_order", || {
             property(runner(CPU_CASES, Some(regressions("cpu_model"))), Flavor::EagerOnly, |p| {
                 model_invariants(p).map_err(|m| cpu_failure(p, m))
-            })
+            })?;
+            property(
+                runner(CPU_CASES, Some(regressions("cpu_model_two_devices"))),
+                Programs::TwoDevices(Flavor::EagerOnly),
+                |p| model_invariants(p).map_err(|m| cpu_failure(p, m)),
+            )
         }),
         Trial::test("cpu::lowering_then_raising_gives_the_program_back", || {
             property(runner(CPU_CASES, Some(regressions("cpu_lower_raise"))), Flavor::Capturable, |p| {
                 round_trip(p, false).map_err(|m| cpu_failure(p, m))
-            })
+            })?;
+            property(
+                runner(CPU_CASES, Some(regressions("cpu_lower_raise_two_devices"))),
+                Programs::TwoDevices(Flavor::Capturable),
+                |p| round_trip(p, false).map_err(|m| cpu_failure(p, m)),
+            )
         }),
         Trial::test("cpu::printing_then_parsing_gives_the_program_back", || {
             property(runner(CPU_CASES, Some(regressions("cpu_print_parse"))), Flavor::Capturable, |p| {
                 round_trip(p, true).map_err(|m| cpu_failure(p, m))
-            })
+            })?;
+            property(
+                runner(CPU_CASES, Some(regressions("cpu_print_parse_two_devices"))),
+                Programs::TwoDevices(Flavor::Capturable),
+                |p| round_trip(p, true).map_err(|m| cpu_failure(p, m)),
+            )
         }),
         Trial::test("cpu::generator_covers_the_issue", generator_coverage),
         Trial::test("cpu::simulated_device_passes_all_checks", || {
@@ -158,7 +184,15 @@ fn cpu_properties() -> Vec<Trial> {
             let sim = |c: &Case| Sim::default().run(c);
             property(runner(CPU_CASES, saved), Flavor::Capturable, |p| check_program(p, &mut { sim }, mode))?;
             let saved = regressions_for(mode, "cpu_simulated_device_eager");
-            property(runner(CPU_CASES, saved), Flavor::EagerOnly, |p| check_eager_program(p, &mut { sim }, mode))
+            property(runner(CPU_CASES, saved), Flavor::EagerOnly, |p| check_eager_program(p, &mut { sim }, mode))?;
+            let saved = regressions_for(mode, "cpu_simulated_device_two_devices");
+            property(runner(CPU_CASES, saved), Programs::TwoDevices(Flavor::Capturable), |p| {
+                check_program(p, &mut { sim }, mode)
+            })?;
+            let saved = regressions_for(mode, "cpu_simulated_device_two_devices_eager");
+            property(runner(CPU_CASES, saved), Programs::TwoDevices(Flavor::EagerOnly), |p| {
+                check_eager_program(p, &mut { sim }, mode)
+            })
         }),
         Trial::test("cpu::broken_model_is_caught_and_shrunk_on_the_simulator", || {
             broken_model_demo(ModelMode::IgnoreWaits, 4)
@@ -210,7 +244,10 @@ fn model_invariants(p: &Program) -> Result<(), String> {
 
 /// lower → (print → parse, when `through_text`) → raise gives the program back, for every variant (the update only
 /// from the captured one: eager runs show only its effect). The text goes through the harness's own printer and
-/// parser, as a saved regression case would.
+/// parser, as a saved regression case would. A case over two devices must also pass the harness's validation (its
+/// device indices, its requirements, no `before` across devices); a one-device case may declare an async buffer
+/// that no operation uses, which validation refuses (`later` but never created) and the lowering keeps so that
+/// raising gives the program back.
 fn round_trip(p: &Program, through_text: bool) -> Result<(), String> {
     for variant in
         [lower::Variant::Eager { reps: 1 }, lower::Variant::Eager { reps: 3 }, lower::Variant::Captured { launches: 3 }]
@@ -222,6 +259,11 @@ fn round_trip(p: &Program, through_text: bool) -> Result<(), String> {
                 .map_err(|e| format!("{variant:?}: the printed case does not parse: {e:?}\n{text}"))?;
             if file.cases.first() != Some(&case) {
                 return Err(format!("{variant:?}: parse(print(case)) differs from the case\n{text}"));
+            }
+            let problems = if p.devices() > 1 { harness::case::validate(&file) } else { Vec::new() };
+            if !problems.is_empty() {
+                let problems: Vec<String> = problems.iter().map(|d| d.to_string()).collect();
+                return Err(format!("{variant:?}: the case is not valid: {}\n{text}", problems.join("; ")));
             }
         }
         let back = lower::raise(&case).map_err(|e| format!("{variant:?}: {e}"))?;
@@ -291,6 +333,41 @@ fn generator_coverage() -> Result<(), Failed> {
                 update.is_some_and(|u| u.whole.is_some_and(|w| u.edits[..w].iter().any(|e| e.exec)) && !u.add_node),
             );
         }
+    }
+    let eager = generate::two_device_programs(Flavor::EagerOnly);
+    for _ in 0..256 {
+        let p = eager.new_tree(&mut rng_runner).map_err(|e| format!("{e}"))?.current();
+        count("two devices, eager: peer copy", p.ops.iter().any(|o| matches!(o, Op::PeerCopy { .. })));
+    }
+    let strategy = generate::two_device_programs(Flavor::Capturable);
+    for _ in 0..256 {
+        let p = strategy.new_tree(&mut rng_runner).map_err(|e| format!("{e}"))?.current();
+        let hb = HappensBefore::build(&p, ModelMode::Faithful);
+        let pl = &p.placement;
+        let has = |f: &dyn Fn(&Op) -> bool| p.ops.iter().any(f);
+        let on = |o: &Op| pl.stream(o.stream());
+        let device_memory = |b: usize| p.buffers[b] == program::BufKind::Device;
+        count("two devices: a kernel on device 1", has(&|o| o.is_kernel() && on(o) == 1));
+        count(
+            "two devices: a wait on another device's event",
+            has(&|o| matches!(*o, Op::Wait { event, .. } if pl.event(event) != on(o))),
+        );
+        count(
+            "two devices: memcpy-async between the devices' memory",
+            has(
+                &|o| matches!(*o, Op::Copy { dst, src, .. } if device_memory(dst) && device_memory(src) && pl.buffer(dst) != pl.buffer(src)),
+            ),
+        );
+        count(
+            "two devices: a model edge between the devices",
+            hb.edges.iter().any(|&(a, b)| on(&p.ops[hb.work[a]]) != on(&p.ops[hb.work[b]])),
+        );
+        count(
+            "two devices: pinned memory touched from device 1",
+            has(&|o| {
+                on(o) == 1 && o.is_kernel() && o.accesses().iter().any(|a| p.buffers[a.buf] == program::BufKind::Pinned)
+            }),
+        );
     }
     let thin: Vec<String> = counts.iter().filter(|(_, c)| *c < 16).map(|(n, c)| format!("{n}: {c}/256")).collect();
     if thin.is_empty() {
@@ -447,6 +524,18 @@ fn gpu() -> Result<impl FnMut(&Case) -> Observations, String> {
     Ok(move |case: &Case| harness::exec::run_case(case, &kernels, &device, &opts))
 }
 
+/// The GPU executor for programs over two devices, or why this host cannot run them: the requirements a lowered
+/// two-device case states (`devices >= 2`, `peer-access`), judged as the runner judges them.
+fn two_device_gpu() -> Result<impl FnMut(&Case) -> Observations, String> {
+    let device = harness::gpu::probe(0).map_err(|e| e.to_string())?;
+    let sample =
+        lower::lower(&lower::tests::two_device_sample(), lower::Variant::Eager { reps: 1 }, ModelMode::Faithful);
+    if let Some(reason) = harness::requirements::unmet_requirement(&sample, &device) {
+        return Err(reason);
+    }
+    gpu()
+}
+
 fn gpu_properties() -> Vec<Trial> {
     vec![
         Trial::ignorable_test("gpu::captured_graphs_match_eager_execution", || {
@@ -459,6 +548,32 @@ fn gpu_properties() -> Vec<Trial> {
             let saved = regressions_for(mode, "gpu_captured_matches_eager");
             property(runner(GPU_CASES, saved), Flavor::Capturable, |p| {
                 check_program(p, &mut *exec.lock().unwrap_or_else(|e| e.into_inner()), mode)
+            })?;
+            Ok(Completion::Completed)
+        }),
+        Trial::ignorable_test("gpu::two_device_graphs_match_eager_execution", || {
+            let _gpu = GPU.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            let exec = match two_device_gpu() {
+                Ok(exec) => Mutex::new(exec),
+                Err(why) => return Ok(Completion::ignored_with(why)),
+            };
+            let mode = ModelMode::from_env()?;
+            let saved = regressions_for(mode, "gpu_two_devices");
+            property(runner(GPU_CASES, saved), Programs::TwoDevices(Flavor::Capturable), |p| {
+                check_program(p, &mut *exec.lock().unwrap_or_else(|e| e.into_inner()), mode)
+            })?;
+            Ok(Completion::Completed)
+        }),
+        Trial::ignorable_test("gpu::two_device_eager_programs_with_peer_copies", || {
+            let _gpu = GPU.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            let exec = match two_device_gpu() {
+                Ok(exec) => Mutex::new(exec),
+                Err(why) => return Ok(Completion::ignored_with(why)),
+            };
+            let mode = ModelMode::from_env()?;
+            let saved = regressions_for(mode, "gpu_two_devices_eager");
+            property(runner(GPU_CASES, saved), Programs::TwoDevices(Flavor::EagerOnly), |p| {
+                check_eager_program(p, &mut *exec.lock().unwrap_or_else(|e| e.into_inner()), mode)
             })?;
             Ok(Completion::Completed)
         }),
@@ -508,9 +623,17 @@ fn unit_tests() -> Vec<Trial> {
             restrictions,
             distinct_odd_multipliers,
             minimize_and_compact,
+            two_device_rules,
         ],
-        lower::[captured_shape, eager_repetitions_and_raise, raise_catches_moved_label, buffer_runs],
+        lower::[captured_shape, eager_repetitions_and_raise, raise_catches_moved_label, buffer_runs, two_device_shape],
         checks::[good_execution_passes, verdict_violations, host_run_violations, label_violations, relaunch_violation],
-        sim::[faithful_device_passes, device_ignoring_waits_is_caught, capture_rules, updates, stream_ordered_allocation],
+        sim::[
+            faithful_device_passes,
+            device_ignoring_waits_is_caught,
+            capture_rules,
+            updates,
+            stream_ordered_allocation,
+            two_devices,
+        ],
     ]
 }

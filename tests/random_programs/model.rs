@@ -330,6 +330,7 @@ pub mod tests {
             buffer_bytes: 64,
             ops,
             update: None,
+            placement: Default::default(),
         }
     }
     fn fill(stream: usize, buf: usize) -> Op {

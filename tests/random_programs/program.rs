@@ -10,6 +10,16 @@
 //! Two extensions of the body: stream-ordered allocations ([`BufKind::Async`] buffers, allocated and freed by
 //! [`Op::Alloc`] and [`Op::Free`] inside the body, so every run and every graph launch allocates afresh), and an
 //! [`Update`] of the instantiated graph between its first launch and the others (see `model::after_update`).
+//!
+//! Programs over two devices ([`Placement`]) put each stream, event and device buffer on device 0 or 1: the same
+//! happens-before model (streams and events know no devices), cross-device waits, copies between the devices'
+//! memory (`memcpy-async`, and [`Op::PeerCopy`]: `memcpy-peer-async`). They keep to what the Programming Guide's
+//! "Multi-Device System" allows: a kernel or memset runs on its stream's device and touches that device's memory
+//! or pinned memory; an event is recorded only on a stream of its device ("cudaEventRecord() will fail if the
+//! input event and input stream are associated to different devices"); a wait may cross devices ("cudaStreamWaitEvent()
+//! will succeed even if the input stream and input event are associated to different devices"). They carry no
+//! stream-ordered allocation and no update: those are checked on one device, and their cross-device rules are a
+//! subject of their own.
 
 use crate::model::{HappensBefore, ModelMode};
 use std::fmt;
@@ -31,6 +41,34 @@ pub struct Program {
     /// Parameter changes made to the instantiated graph after its first launch (captured runs), or to the body
     /// after its first repetition (eager runs).
     pub update: Option<Update>,
+    /// The device of each stream, event and buffer; empty for a program on one device.
+    pub placement: Placement,
+}
+
+/// The device (0 or 1) of each stream, event and buffer of a program over two devices. An empty list puts all of
+/// its kind on device 0, so a one-device program has an empty placement. A pinned buffer's entry means nothing:
+/// pinned memory is host memory, which kernels of both devices reach through unified addressing.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Placement {
+    pub streams: Vec<u32>,
+    pub events: Vec<u32>,
+    pub buffers: Vec<u32>,
+}
+
+impl Placement {
+    pub fn stream(&self, i: usize) -> u32 {
+        self.streams.get(i).copied().unwrap_or(0)
+    }
+    pub fn event(&self, i: usize) -> u32 {
+        self.events.get(i).copied().unwrap_or(0)
+    }
+    pub fn buffer(&self, i: usize) -> u32 {
+        self.buffers.get(i).copied().unwrap_or(0)
+    }
+    /// How many devices it uses (1 for an empty placement).
+    pub fn devices(&self) -> u32 {
+        self.streams.iter().chain(&self.events).chain(&self.buffers).max().map_or(1, |d| d + 1)
+    }
 }
 
 /// What happens between the first launch of the instantiated graph and the others.
@@ -95,6 +133,8 @@ pub enum Op {
     Compare { stream: usize, a: usize, b: usize, into: usize },
     /// `memcpy-async dst src on s` (whole buffers; device↔device or device↔pinned).
     Copy { stream: usize, dst: usize, src: usize },
+    /// `memcpy-peer-async dst src on s` (whole device buffers, each on its device: programs over two devices).
+    PeerCopy { stream: usize, dst: usize, src: usize },
     /// `memset-async b BYTE on s`.
     Memset { stream: usize, buf: usize, byte: u8 },
     /// `host-func on s [snapshot b]` (the snapshot buffer is pinned).
@@ -123,6 +163,7 @@ impl Op {
             | Op::Transform { stream, .. }
             | Op::Compare { stream, .. }
             | Op::Copy { stream, .. }
+            | Op::PeerCopy { stream, .. }
             | Op::Memset { stream, .. }
             | Op::HostFunc { stream, .. }
             | Op::Record { stream, .. }
@@ -151,7 +192,7 @@ impl Op {
     pub fn writes_whole(&self, buf: usize) -> bool {
         match *self {
             Op::Fill { buf: b, .. } | Op::Memset { buf: b, .. } => b == buf,
-            Op::Copy { dst, src, .. } => dst == buf && src != buf,
+            Op::Copy { dst, src, .. } | Op::PeerCopy { dst, src, .. } => dst == buf && src != buf,
             _ => false,
         }
     }
@@ -168,7 +209,7 @@ impl Op {
             | Op::Alloc { buf, .. }
             | Op::Free { buf, .. } => vec![w(buf)],
             Op::Compare { a, b, into, .. } => vec![r(a), r(b), w(into)],
-            Op::Copy { dst, src, .. } => vec![r(src), w(dst)],
+            Op::Copy { dst, src, .. } | Op::PeerCopy { dst, src, .. } => vec![r(src), w(dst)],
             Op::HostFunc { snapshot, .. } => snapshot.into_iter().map(r).collect(),
             Op::Record { .. } | Op::Wait { .. } => Vec::new(),
         }
@@ -196,6 +237,11 @@ pub fn label_index(label: &str) -> Option<usize> {
 impl Program {
     pub fn words(&self) -> usize {
         (self.buffer_bytes / 4) as usize
+    }
+
+    /// How many devices the program runs on.
+    pub fn devices(&self) -> u32 {
+        self.placement.devices()
     }
 
     /// Indices (into `ops`) of the work ops, in issue order.
@@ -227,7 +273,67 @@ impl Program {
         }
         self.check_allocations()?;
         self.check_update()?;
+        self.check_placement()?;
         self.check_race_free()
+    }
+
+    /// A program over two devices: a placement for every stream, event and buffer; stream 0 on device 0; no
+    /// stream-ordered allocation and no update (see the module docs); kernels and memsets on their stream's
+    /// device's memory (or pinned memory), records on a stream of their event's device, peer copies between device
+    /// buffers.
+    fn check_placement(&self) -> Result<(), String> {
+        let pl = &self.placement;
+        if *pl == Placement::default() {
+            return Ok(());
+        }
+        if pl.streams.len() != self.streams.len()
+            || pl.events.len() != self.events
+            || pl.buffers.len() != self.buffers.len()
+        {
+            return Err("the placement does not cover every stream, event and buffer".into());
+        }
+        if self.devices() != 2 || pl.stream(0) != 0 {
+            return Err("a placement puts the origin stream on device 0 and uses exactly two devices".into());
+        }
+        if self.update.is_some() || self.buffers.contains(&BufKind::Async) {
+            return Err("a program over two devices has no update and no stream-ordered allocation".into());
+        }
+        if let Some(b) = (0..self.buffers.len()).find(|&b| self.buffers[b] == BufKind::Pinned && pl.buffer(b) != 0) {
+            return Err(format!(
+                "pinned buffer {} is placed on device {}: host memory is on none",
+                buffer_name(b),
+                pl.buffer(b)
+            ));
+        }
+        for (i, op) in self.ops.iter().enumerate() {
+            let device = pl.stream(op.stream());
+            let reachable = |b: usize| self.buffers[b] == BufKind::Pinned || pl.buffer(b) == device;
+            let fail = |why: String| Err(format!("op {i} ({op}): {why}"));
+            match *op {
+                Op::Record { event, .. } if pl.event(event) != device => {
+                    return fail(format!(
+                        "records an event of device {} on a stream of device {device}",
+                        pl.event(event)
+                    ))
+                }
+                Op::PeerCopy { dst, src, .. }
+                    if self.buffers[dst] != BufKind::Device || self.buffers[src] != BufKind::Device =>
+                {
+                    return fail("a peer copy of host memory".into())
+                }
+                Op::Fill { .. } | Op::Transform { .. } | Op::Compare { .. } | Op::Memset { .. } => {
+                    if let Some(a) = op.accesses().iter().find(|a| !reachable(a.buf)) {
+                        return fail(format!(
+                            "touches {} of device {} from device {device}",
+                            buffer_name(a.buf),
+                            pl.buffer(a.buf)
+                        ));
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(())
     }
 
     /// Each async buffer: used only between its `malloc-async` and its `free-async`, written whole before it is
@@ -330,8 +436,11 @@ impl Program {
                 Err("waits on an event not yet recorded in this body (illegal inside a capture)".into())
             }
             Op::Transform { mul, .. } if mul % 2 == 0 => Err("even multiplier (not order-sensitive)".into()),
+            Op::PeerCopy { .. } if flavor == Flavor::Capturable => {
+                Err("a peer copy in a capturable program (a capture refuses cudaMemcpyPeerAsync)".into())
+            }
             Op::Compare { a, b, into, .. } if into == a || into == b => Err("compare writes an input".into()),
-            Op::Copy { dst, src, .. } if dst == src => Err("copy onto itself".into()),
+            Op::Copy { dst, src, .. } | Op::PeerCopy { dst, src, .. } if dst == src => Err("copy onto itself".into()),
             Op::Copy { dst, src, .. }
                 if self.buffers[dst] == BufKind::Pinned && self.buffers[src] == BufKind::Pinned =>
             {
@@ -396,6 +505,9 @@ impl fmt::Display for Op {
                 write!(f, "launch compare {} {} into {} on {}", b(a), b(bb), b(into), s(stream))
             }
             Op::Copy { stream, dst, src } => write!(f, "memcpy-async {} {} on {}", b(dst), b(src), s(stream)),
+            Op::PeerCopy { stream, dst, src } => {
+                write!(f, "memcpy-peer-async {} {} on {}", b(dst), b(src), s(stream))
+            }
             Op::Memset { stream, buf, byte } => write!(f, "memset-async {} {byte} on {}", b(buf), s(stream)),
             Op::HostFunc { stream, snapshot: None } => write!(f, "host-func on {}", s(stream)),
             Op::HostFunc { stream, snapshot: Some(buf) } => {

@@ -13,7 +13,10 @@
 //! when node counts or edges differ, and otherwise copies every node's parameters from the template. A kernel node
 //! whose parameters were set carries no stamp slot (as the executor's). `malloc-async` makes an async buffer exist
 //! on the device, with garbage, from the moment its task runs until its `free-async` task runs; work touching it
-//! outside that span is an illegal address, reported by the final synchronize.
+//! outside that span is an illegal address, reported by the final synchronize. On several devices (declarations
+//! with `device N`), `set-device` changes the current device, a kernel launch on a stream of another device fails
+//! and so does a record of an event on a stream of another device (Programming Guide, "Multi-Device System");
+//! peer access is granted, a peer copy is a copy, and a capture refuses one (as the H200 pair does).
 //!
 //! Once the script has been issued, the device "runs": tasks execute one at a time in an order chosen by
 //! [`Schedule`] among those whose dependencies are done, with a logical clock for stamps. [`Faults`] break the
@@ -177,6 +180,9 @@ struct State {
     /// Async buffers allocated as far as the host knows (malloc-async issued, free-async not yet).
     host_allocated: BTreeSet<String>,
     words: HashMap<String, usize>,
+    /// The device each declared stream and event belongs to, and the script's current device.
+    devices: HashMap<String, u32>,
+    current: u32,
     /// The first illegal access the device made.
     fault: Option<String>,
     allocations: u32,
@@ -209,6 +215,7 @@ impl Sim {
         let mut st = State::default();
         let mut obs = Observations { case_id: case.id.clone(), ..Observations::default() };
         for d in &case.decls {
+            st.devices.insert(d.name().to_string(), d.device().unwrap_or(0));
             let code = match d {
                 Decl::Stream { name, .. } => {
                     st.tail.insert(name.clone(), Vec::new());
@@ -271,7 +278,24 @@ impl Sim {
             StreamRef::Named(n) if st.tail.contains_key(n) => Ok(n.clone()),
             _ => Err(Fail::from("cudaErrorInvalidResourceHandle")),
         };
+        let device_of = |s: &StreamRef| st.devices.get(s.name()).copied().unwrap_or(0);
+        if kind.is_kernel_launch() && kind.capture_stream().is_some_and(|s| device_of(s) != st.current) {
+            // "A kernel launch will fail if it is issued to a stream that is not associated to the current device."
+            return Err("cudaErrorInvalidResourceHandle".into());
+        }
         let (action, stream) = match kind {
+            OpKind::SetDevice { device } => {
+                st.current = *device;
+                return Ok(None);
+            }
+            OpKind::PeerAccess { .. } => return Ok(None),
+            OpKind::MemcpyPeer { dst, src, bytes: None, stream: Some(s) } => {
+                if st.capturing.contains_key(s.name()) {
+                    // As the H200 pair with driver 580.159.04 answers (the docs say nothing).
+                    return Err("cudaErrorStreamCaptureUnsupported".into());
+                }
+                (Action::Copy { dst: dst.clone(), src: src.clone() }, s)
+            }
             OpKind::LaunchFill { buf, value, stream } => (Action::Fill { buf: buf.clone(), value: *value }, stream),
             OpKind::LaunchTransform { buf, mul, add, stream } => {
                 (Action::Transform { buf: buf.clone(), mul: *mul, add: *add }, stream)
@@ -279,7 +303,7 @@ impl Sim {
             OpKind::LaunchCompare { a, b, into, stream } => {
                 (Action::Compare { a: a.clone(), b: b.clone(), into: into.clone() }, stream)
             }
-            OpKind::Memcpy { dst, src, bytes: None, stream: Some(s) } => {
+            OpKind::Memcpy { dst, src, bytes: None, inferred: false, stream: Some(s) } => {
                 (Action::Copy { dst: dst.clone(), src: src.clone() }, s)
             }
             OpKind::Memset { buf, byte, bytes: None, stream: Some(s) } => {
@@ -300,6 +324,11 @@ impl Sim {
             }
             OpKind::Record { event, stream, external: false } => {
                 let s = stream_of(stream)?;
+                if st.devices.get(event) != st.devices.get(&s) {
+                    // "cudaEventRecord() will fail if the input event and input stream are associated to different
+                    // devices."
+                    return Err("cudaErrorInvalidResourceHandle".into());
+                }
                 let state = match st.capturing.get(&s) {
                     Some(deps) => EventState::Captured(deps.clone()),
                     None => EventState::Eager(st.tail[&s].clone()),
@@ -746,6 +775,29 @@ pub mod tests {
             u.add_node = true;
         }
         check(Sim::default(), &p).unwrap_or_else(|f| panic!("{f}"));
+    }
+
+    /// Over two devices the samples pass (the eager one with its peer copy); without its device switches the first
+    /// kernel on device 1's stream fails to launch, as the Programming Guide says it must, and the verdict fails
+    /// the case; captured, a peer copy is refused.
+    pub fn two_devices() {
+        let p = crate::lower::tests::two_device_sample();
+        check(Sim::default(), &p).unwrap_or_else(|f| panic!("{f}"));
+        let eager = crate::lower::tests::two_device_eager_sample();
+        crate::checks::check_eager_program(&eager, &mut |c: &Case| Sim::default().run(c), ModelMode::Faithful)
+            .unwrap_or_else(|f| panic!("{f}"));
+        let refused = check(Sim::default(), &eager).expect_err("a peer copy in a capture");
+        assert!(refused.message.contains("cudaErrorStreamCaptureUnsupported"), "{refused}");
+        let mut case = lower(&p, Variant::Eager { reps: 1 }, ModelMode::Faithful);
+        case.script.retain(|o| !matches!(o.kind, OpKind::SetDevice { .. }));
+        let v = judge(&case, &Sim::default().run(&case));
+        assert_eq!(v.kind, VerdictKind::Fail);
+        assert!(
+            v.messages
+                .iter()
+                .any(|m| m.contains("launch transform b1") && m.contains("cudaErrorInvalidResourceHandle")),
+            "{v:?}"
+        );
     }
 
     /// An async buffer: allocated on s0, filled there, copied out on s1 behind an event, freed on s1. Without

@@ -118,6 +118,9 @@ pub enum Requirement {
     Connections(u32),
     /// `memory-pools`: cudaDevAttrMemoryPoolsSupported (cudaMallocAsync and pools).
     MemoryPools,
+    /// `peer-access`: cudaDeviceCanAccessPeer is 1 in both directions between every two of the case's devices
+    /// (`devices >= N` says how many).
+    PeerAccess,
 }
 
 impl Requirement {
@@ -133,6 +136,7 @@ impl Requirement {
             Requirement::MappedMemory => RequirementWord::MappedMemory,
             Requirement::Connections(_) => RequirementWord::Connections,
             Requirement::MemoryPools => RequirementWord::MemoryPools,
+            Requirement::PeerAccess => RequirementWord::PeerAccess,
         }
     }
 }
@@ -146,21 +150,31 @@ pub enum Decl {
     /// `flags N` passes a raw flags word instead (to check that invalid flags are rejected). `expect` lists the
     /// acceptable codes of the creation (empty: cudaSuccess); a stream whose creation failed cannot be used.
     /// `later` (before `=>`): not created before the script; the operation `create NAME` creates it.
+    /// `device N`: created with the case's device N current (see [`Case::device_count`]); absent, device 0.
     Stream {
         name: String,
         non_blocking: bool,
         priority: Option<Priority>,
         raw_flags: Option<u32>,
         later: bool,
+        device: Option<u32>,
         expect: Vec<String>,
     },
-    /// `event NAME [disable-timing] [blocking-sync] [interprocess] [flags N] [later] [=> CODE | ...]`, as for
-    /// streams.
-    Event { name: String, flags: EventFlags, raw_flags: Option<u32>, later: bool, expect: Vec<String> },
-    /// `buffer NAME KIND SIZE [later]`: SIZE in bytes, a multiple of 4 (`4096`, `4KiB`, `1MiB`). Starts zeroed,
-    /// unless `later`: then `create NAME` (or `malloc-async`) allocates it and its contents are undefined until
-    /// written. Pageable buffers cannot be `later` (creating them is no CUDA call).
-    Buffer { name: String, kind: MemKind, bytes: u64, later: bool },
+    /// `event NAME [disable-timing] [blocking-sync] [interprocess] [flags N] [later] [device N] [=> CODE | ...]`,
+    /// as for streams.
+    Event {
+        name: String,
+        flags: EventFlags,
+        raw_flags: Option<u32>,
+        later: bool,
+        device: Option<u32>,
+        expect: Vec<String>,
+    },
+    /// `buffer NAME KIND SIZE [device N] [later]`: SIZE in bytes, a multiple of 4 (`4096`, `4KiB`, `1MiB`). Starts
+    /// zeroed, unless `later`: then `create NAME` (or `malloc-async`) allocates it and its contents are undefined
+    /// until written. Pageable buffers cannot be `later` (creating them is no CUDA call). `device N` (device memory
+    /// only): allocated on the case's device N.
+    Buffer { name: String, kind: MemKind, bytes: u64, device: Option<u32>, later: bool },
     /// `gate NAME`: a flag in mapped pinned host memory; closed until the host opens it.
     Gate { name: String },
     /// `thread NAME`: a host thread that runs the operations addressed to it with `@NAME`.
@@ -208,6 +222,22 @@ impl Decl {
             Decl::Pool { .. } => DeclWord::Pool,
             Decl::Condition { .. } => DeclWord::Condition,
             Decl::Slice { .. } => DeclWord::Slice,
+        }
+    }
+
+    /// The case device a stream, event or device buffer is created on, as written (`None`: not written, so device
+    /// 0 for what is created before the script, the thread's current device for what `create` makes).
+    pub fn device(&self) -> Option<u32> {
+        match self {
+            Decl::Stream { device, .. } | Decl::Event { device, .. } | Decl::Buffer { device, .. } => *device,
+            Decl::Gate { .. }
+            | Decl::Thread { .. }
+            | Decl::Graph { .. }
+            | Decl::Exec { .. }
+            | Decl::Pool { .. }
+            | Decl::Condition { .. } => None,
+            // A slice is on its buffer's device.
+            Decl::Slice { .. } => None,
         }
     }
 
@@ -345,9 +375,14 @@ pub enum OpKind {
     /// `clock64()` for CYCLES SM clock cycles (a duration that follows the SM clock; the stamps say what it was).
     /// Grid defaults to 1 block, block to 256 threads.
     LaunchSleep { cycles: u64, stream: StreamRef, shape: ComputeShape },
-    /// `memcpy DST SRC [BYTES]` (cudaMemcpy) or `memcpy-async DST SRC [BYTES] on STREAM` (cudaMemcpyAsync).
-    /// The cudaMemcpyKind follows from the buffers' kinds. BYTES defaults to the smaller buffer.
-    Memcpy { dst: String, src: String, bytes: Option<u64>, stream: Option<StreamRef> },
+    /// `memcpy DST SRC [BYTES] [default]` (cudaMemcpy) or `memcpy-async DST SRC [BYTES] [default] on STREAM`
+    /// (cudaMemcpyAsync). The cudaMemcpyKind follows from the buffers' kinds, or with `default` (`inferred`) is
+    /// cudaMemcpyDefault: the runtime infers the direction and the devices from the pointers (unified addressing).
+    /// BYTES defaults to the smaller buffer.
+    Memcpy { dst: String, src: String, bytes: Option<u64>, inferred: bool, stream: Option<StreamRef> },
+    /// `memcpy-peer DST SRC [BYTES]` (cudaMemcpyPeer) or `memcpy-peer-async DST SRC [BYTES] on STREAM`
+    /// (cudaMemcpyPeerAsync): a copy between device buffers, with each buffer's device as dstDevice and srcDevice.
+    MemcpyPeer { dst: String, src: String, bytes: Option<u64>, stream: Option<StreamRef> },
     /// `memset BUF BYTE [BYTES]` (cudaMemset) or `memset-async BUF BYTE [BYTES] on STREAM`.
     Memset { buf: String, byte: u8, bytes: Option<u64>, stream: Option<StreamRef> },
     /// `record EVENT on STREAM [external]` (cudaEventRecord, or cudaEventRecordWithFlags(cudaEventRecordExternal)).
@@ -455,10 +490,15 @@ pub enum OpKind {
     Register { buf: String },
     /// `unregister BUF` (cudaHostUnregister).
     Unregister { buf: String },
-    /// `set-device` (cudaSetDevice with the case's device).
-    SetDevice,
-    /// `get-device` (cudaGetDevice).
-    GetDevice,
+    /// `set-device [N]` (cudaSetDevice with the case's device N; absent, 0: the device the case runs on).
+    SetDevice { device: u32 },
+    /// `get-device [is N]` (cudaGetDevice; with `is`, the current device is asserted to be the case's device N).
+    GetDevice { expect: Option<u32> },
+    /// `enable-peer-access N` / `disable-peer-access N` (cudaDeviceEnablePeerAccess(N, 0) /
+    /// cudaDeviceDisablePeerAccess(N) from the calling thread's current device to the case's device N).
+    PeerAccess { peer: u32, enable: bool },
+    /// `can-access-peer D P` (cudaDeviceCanAccessPeer of the case's devices D and P): the value is 1 or 0.
+    CanAccessPeer { device: u32, peer: u32 },
     /// `set-limit stack-size|printf-fifo|malloc-heap BYTES` (cudaDeviceSetLimit).
     SetLimit { limit: Limit, value: u64 },
     /// `set-cache-config prefer-none|prefer-shared|prefer-l1|prefer-equal` (cudaDeviceSetCacheConfig).
@@ -496,6 +536,8 @@ impl OpKind {
             | OpKind::LaunchSleep { .. } => OpWord::Launch,
             OpKind::Memcpy { stream: None, .. } => OpWord::Memcpy,
             OpKind::Memcpy { stream: Some(_), .. } => OpWord::MemcpyAsync,
+            OpKind::MemcpyPeer { stream: None, .. } => OpWord::MemcpyPeer,
+            OpKind::MemcpyPeer { stream: Some(_), .. } => OpWord::MemcpyPeerAsync,
             OpKind::Memset { stream: None, .. } => OpWord::Memset,
             OpKind::Memset { stream: Some(_), .. } => OpWord::MemsetAsync,
             OpKind::Record { .. } => OpWord::Record,
@@ -540,8 +582,11 @@ impl OpKind {
             OpKind::FreeAsync { .. } => OpWord::FreeAsync,
             OpKind::Register { .. } => OpWord::Register,
             OpKind::Unregister { .. } => OpWord::Unregister,
-            OpKind::SetDevice => OpWord::SetDevice,
-            OpKind::GetDevice => OpWord::GetDevice,
+            OpKind::SetDevice { .. } => OpWord::SetDevice,
+            OpKind::GetDevice { .. } => OpWord::GetDevice,
+            OpKind::PeerAccess { enable: true, .. } => OpWord::EnablePeerAccess,
+            OpKind::PeerAccess { enable: false, .. } => OpWord::DisablePeerAccess,
+            OpKind::CanAccessPeer { .. } => OpWord::CanAccessPeer,
             OpKind::SetLimit { .. } => OpWord::SetLimit,
             OpKind::SetCacheConfig { .. } => OpWord::SetCacheConfig,
             OpKind::StreamPriority { .. } => OpWord::StreamPriority,
@@ -573,7 +618,9 @@ impl OpKind {
             // Captured stream-ordered allocations become memory-allocation and memory-free nodes.
             | OpKind::MallocAsync { stream, .. }
             | OpKind::FreeAsync { stream, .. } => Some(stream),
-            OpKind::Memcpy { stream, .. } | OpKind::Memset { stream, .. } => stream.as_ref(),
+            OpKind::Memcpy { stream, .. } | OpKind::MemcpyPeer { stream, .. } | OpKind::Memset { stream, .. } => {
+                stream.as_ref()
+            }
             // Only the external forms are nodes; otherwise record/wait just move capture dependencies.
             OpKind::Record { stream, external: true, .. } | OpKind::Wait { stream, external: true, .. } => Some(stream),
             // Graph-API, pool and capture-control operations add no node to a capture.
@@ -613,8 +660,10 @@ impl OpKind {
             | OpKind::Destroy { .. }
             | OpKind::Register { .. }
             | OpKind::Unregister { .. }
-            | OpKind::SetDevice
-            | OpKind::GetDevice
+            | OpKind::SetDevice { .. }
+            | OpKind::GetDevice { .. }
+            | OpKind::PeerAccess { .. }
+            | OpKind::CanAccessPeer { .. }
             | OpKind::SetLimit { .. }
             | OpKind::SetCacheConfig { .. }
             | OpKind::StreamPriority { .. }
@@ -636,13 +685,18 @@ impl OpKind {
     /// synchronous ones on the legacy stream) and graph launches.
     pub fn has_device_work(&self) -> bool {
         self.is_kernel_launch()
-            || matches!(self, OpKind::Memcpy { .. } | OpKind::Memset { .. } | OpKind::LaunchGraph { .. })
+            || matches!(
+                self,
+                OpKind::Memcpy { .. } | OpKind::MemcpyPeer { .. } | OpKind::Memset { .. } | OpKind::LaunchGraph { .. }
+            )
     }
 
     /// The stream its device work runs on (`legacy` for the synchronous copy and memset), for timelines.
     pub fn work_stream(&self) -> Option<&StreamRef> {
         match self {
-            OpKind::Memcpy { stream: None, .. } | OpKind::Memset { stream: None, .. } => Some(&StreamRef::Legacy),
+            OpKind::Memcpy { stream: None, .. }
+            | OpKind::MemcpyPeer { stream: None, .. }
+            | OpKind::Memset { stream: None, .. } => Some(&StreamRef::Legacy),
             _ if self.has_device_work() => self.capture_stream(),
             _ => None,
         }

@@ -110,6 +110,9 @@ impl Checker<'_, '_> {
                 closed.get(g).map(|(l, _)| (*g, *l))
             }
             OpKind::Memcpy { stream: None, .. } | OpKind::Memset { stream: None, .. } => legacy_waits(),
+            // cudaMemcpyPeer is "serialized with respect all pending and future asynchronous work in to the current
+            // device, srcDevice, and dstDevice": whatever a gate holds on any device may hold it.
+            OpKind::MemcpyPeer { stream: None, .. } => closed.iter().next().map(|(g, (l, _))| (*g, *l)),
             // Calls that may wait for the whole device (the docs let cudaFree, cudaMalloc, cudaHostRegister and
             // device-wide settings synchronize): a case must schedule the open before them.
             OpKind::Destroy { name } if !self.is_buffer(name) => None,
@@ -119,7 +122,8 @@ impl Checker<'_, '_> {
             | OpKind::Unregister { .. }
             | OpKind::Malloc { .. }
             | OpKind::GraphMemTrim
-            | OpKind::SetDevice
+            // No page says whether enabling peer access waits for the devices' work.
+            | OpKind::PeerAccess { .. }
             | OpKind::SetLimit { .. }
             | OpKind::SetCacheConfig { .. } => closed.iter().next().map(|(g, (l, _))| (*g, *l)),
             OpKind::LaunchGate { .. }
@@ -133,6 +137,7 @@ impl Checker<'_, '_> {
             | OpKind::LaunchSinCos { .. }
             | OpKind::LaunchSleep { .. }
             | OpKind::Memcpy { stream: Some(_), .. }
+            | OpKind::MemcpyPeer { stream: Some(_), .. }
             | OpKind::Memset { stream: Some(_), .. }
             | OpKind::Record { .. }
             | OpKind::Wait { .. }
@@ -151,7 +156,10 @@ impl Checker<'_, '_> {
             | OpKind::Upload { .. }
             | OpKind::MallocAsync { .. }
             | OpKind::FreeAsync { .. }
-            | OpKind::GetDevice
+            // cudaSetDevice "will do no synchronization with the previous or new device".
+            | OpKind::SetDevice { .. }
+            | OpKind::GetDevice { .. }
+            | OpKind::CanAccessPeer { .. }
             | OpKind::StreamPriority { .. }
             | OpKind::Read { .. }
             | OpKind::GetLastError

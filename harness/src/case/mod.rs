@@ -6,6 +6,7 @@ mod cursor;
 mod diagnostic;
 pub mod lint;
 mod parse;
+pub mod placement;
 pub mod print;
 mod tokens;
 mod validate;

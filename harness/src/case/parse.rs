@@ -301,6 +301,7 @@ impl<'f> CaseParser<'f> {
                 RequirementWord::StreamPriorities => Requirement::StreamPriorities,
                 RequirementWord::MappedMemory => Requirement::MappedMemory,
                 RequirementWord::MemoryPools => Requirement::MemoryPools,
+                RequirementWord::PeerAccess => Requirement::PeerAccess,
                 RequirementWord::AsyncEngines => Requirement::AsyncEngines(Self::at_least(cur)?),
                 RequirementWord::Connections => Requirement::Connections(Self::at_least(cur)?),
                 RequirementWord::Devices => Requirement::Devices(Self::at_least(cur)?),
@@ -366,6 +367,7 @@ impl<'f> CaseParser<'f> {
         let decl = match word {
             DeclWord::Stream => {
                 let (mut non_blocking, mut priority, mut raw_flags, mut later) = (false, None, None, false);
+                let mut device = None;
                 while cur.peek().is_some_and(|w| w != "=>") {
                     match cur.word::<StreamAttr>()? {
                         StreamAttr::Blocking => non_blocking = false,
@@ -373,12 +375,13 @@ impl<'f> CaseParser<'f> {
                         StreamAttr::Later => later = true,
                         StreamAttr::Priority => priority = Some(Self::priority(cur)?),
                         StreamAttr::Flags => raw_flags = Some(cur.u32("a flags word")?),
+                        StreamAttr::Device => device = Some(Self::device(cur)?),
                     }
                 }
-                Decl::Stream { name, non_blocking, priority, raw_flags, later, expect: cur.codes()? }
+                Decl::Stream { name, non_blocking, priority, raw_flags, later, device, expect: cur.codes()? }
             }
             DeclWord::Event => {
-                let (mut flags, mut raw_flags, mut later) = (EventFlags::default(), None, false);
+                let (mut flags, mut raw_flags, mut later, mut device) = (EventFlags::default(), None, false, None);
                 while cur.peek().is_some_and(|w| w != "=>") {
                     match cur.word::<EventAttr>()? {
                         EventAttr::DisableTiming => flags.disable_timing = true,
@@ -386,14 +389,16 @@ impl<'f> CaseParser<'f> {
                         EventAttr::Interprocess => flags.interprocess = true,
                         EventAttr::Later => later = true,
                         EventAttr::Flags => raw_flags = Some(cur.u32("a flags word")?),
+                        EventAttr::Device => device = Some(Self::device(cur)?),
                     }
                 }
-                Decl::Event { name, flags, raw_flags, later, expect: cur.codes()? }
+                Decl::Event { name, flags, raw_flags, later, device, expect: cur.codes()? }
             }
             DeclWord::Buffer => {
                 let kind = cur.word::<MemKind>()?;
                 let bytes = cur.size()?;
-                Decl::Buffer { name, kind, bytes, later: cur.eat("later") }
+                let device = if cur.eat("device") { Some(Self::device(cur)?) } else { None };
+                Decl::Buffer { name, kind, bytes, device, later: cur.eat("later") }
             }
             DeclWord::Gate => Decl::Gate { name },
             DeclWord::Thread => Decl::Thread { name },
@@ -456,6 +461,11 @@ impl<'f> CaseParser<'f> {
             }
             None => Err(cur.error("expected a stream or an event, found end of line".into())),
         }
+    }
+
+    /// A device index of the case (0 is the case's own device).
+    fn device(cur: &mut Cursor) -> Res<u32> {
+        cur.u32("a device index (0 is the case's device, 1 the next one)")
     }
 
     /// `N`, `greatest` or `least`.
@@ -623,9 +633,18 @@ impl<'f> CaseParser<'f> {
             OpWord::Memcpy | OpWord::MemcpyAsync => {
                 let dst = cur.ident("a destination buffer")?;
                 let src = cur.ident("a source buffer")?;
-                let bytes = if cur.peek().is_some_and(|w| w != "on" && w != "=>") { Some(cur.size()?) } else { None };
+                let ends = |w: &str| matches!(w, "on" | "=>" | "default");
+                let bytes = if cur.peek().is_some_and(|w| !ends(w)) { Some(cur.size()?) } else { None };
+                let inferred = cur.eat("default");
                 let stream = if word == OpWord::MemcpyAsync { Some(self.on_stream(cur)?) } else { None };
-                OpKind::Memcpy { dst, src, bytes, stream }
+                OpKind::Memcpy { dst, src, bytes, inferred, stream }
+            }
+            OpWord::MemcpyPeer | OpWord::MemcpyPeerAsync => {
+                let dst = cur.ident("a destination buffer")?;
+                let src = cur.ident("a source buffer")?;
+                let bytes = if cur.peek().is_some_and(|w| w != "on" && w != "=>") { Some(cur.size()?) } else { None };
+                let stream = if word == OpWord::MemcpyPeerAsync { Some(self.on_stream(cur)?) } else { None };
+                OpKind::MemcpyPeer { dst, src, bytes, stream }
             }
             OpWord::Memset | OpWord::MemsetAsync => {
                 let buf = cur.ident("a buffer")?;
@@ -817,8 +836,21 @@ impl<'f> CaseParser<'f> {
             }
             OpWord::Register => OpKind::Register { buf: cur.ident("a buffer")? },
             OpWord::Unregister => OpKind::Unregister { buf: cur.ident("a buffer")? },
-            OpWord::SetDevice => OpKind::SetDevice,
-            OpWord::GetDevice => OpKind::GetDevice,
+            OpWord::SetDevice => {
+                let device = if cur.peek().is_some_and(|w| w != "=>") { Self::device(cur)? } else { 0 };
+                OpKind::SetDevice { device }
+            }
+            OpWord::GetDevice => {
+                let expect = if cur.eat("is") { Some(Self::device(cur)?) } else { None };
+                OpKind::GetDevice { expect }
+            }
+            OpWord::EnablePeerAccess | OpWord::DisablePeerAccess => {
+                OpKind::PeerAccess { peer: Self::device(cur)?, enable: word == OpWord::EnablePeerAccess }
+            }
+            OpWord::CanAccessPeer => {
+                let device = Self::device(cur)?;
+                OpKind::CanAccessPeer { device, peer: Self::device(cur)? }
+            }
             OpWord::SetLimit => {
                 let limit = cur.word()?;
                 OpKind::SetLimit { limit, value: cur.size()? }

@@ -60,7 +60,8 @@ fn requirement(r: &Requirement) -> String {
         Requirement::ConcurrentKernels
         | Requirement::StreamPriorities
         | Requirement::MappedMemory
-        | Requirement::MemoryPools => w.into(),
+        | Requirement::MemoryPools
+        | Requirement::PeerAccess => w.into(),
         Requirement::AsyncEngines(n) | Requirement::Devices(n) | Requirement::Connections(n) => format!("{w} >= {n}"),
         Requirement::Runtime(v) | Requirement::Driver(v) => format!("{w} >= {}", version(*v)),
         Requirement::Compute(major, minor) => format!("{w} >= {major}.{minor}"),
@@ -100,7 +101,7 @@ fn duration(ns: u64) -> String {
 fn decl(d: &Decl) -> String {
     let w = d.word().word();
     match d {
-        Decl::Stream { name, non_blocking, priority, raw_flags, later, expect } => {
+        Decl::Stream { name, non_blocking, priority, raw_flags, later, device, expect } => {
             let mut s = format!("{w} {name} {}", if *non_blocking { "non-blocking" } else { "blocking" });
             if let Some(p) = priority {
                 s += &format!(" priority {}", self::priority(*p));
@@ -108,9 +109,9 @@ fn decl(d: &Decl) -> String {
             if let Some(f) = raw_flags {
                 s += &format!(" flags {f:#x}");
             }
-            s + later_word(*later) + &codes(expect)
+            s + later_word(*later) + &device_word(*device) + &codes(expect)
         }
-        Decl::Event { name, flags, raw_flags, later, expect } => {
+        Decl::Event { name, flags, raw_flags, later, device, expect } => {
             let mut s = format!("{w} {name}");
             for (on, attr) in [
                 (flags.disable_timing, EventAttr::DisableTiming),
@@ -125,10 +126,10 @@ fn decl(d: &Decl) -> String {
             if let Some(f) = raw_flags {
                 s += &format!(" flags {f:#x}");
             }
-            s + later_word(*later) + &codes(expect)
+            s + later_word(*later) + &device_word(*device) + &codes(expect)
         }
-        Decl::Buffer { name, kind, bytes, later } => {
-            format!("{w} {name} {} {}{}", kind.word(), size(*bytes), later_word(*later))
+        Decl::Buffer { name, kind, bytes, device, later } => {
+            format!("{w} {name} {} {}{}{}", kind.word(), size(*bytes), device_word(*device), later_word(*later))
         }
         Decl::Gate { name } | Decl::Thread { name } | Decl::Graph { name } | Decl::Exec { name } => {
             format!("{w} {name}")
@@ -139,6 +140,11 @@ fn decl(d: &Decl) -> String {
             format!("{w} {name} of {of} at {} size {}", size(*offset), size(*bytes))
         }
     }
+}
+
+/// ` device N` when a declaration names its device.
+fn device_word(device: Option<u32>) -> String {
+    device.map(|d| format!(" device {d}")).unwrap_or_default()
 }
 
 fn later_word(later: bool) -> &'static str {
@@ -236,8 +242,14 @@ pub fn op_kind(k: &OpKind) -> String {
         OpKind::LaunchSleep { cycles, stream: s, shape } => {
             format!("{} {cycles} on {}{}", launch(KernelWord::Sleep), s.name(), compute_shape(shape))
         }
-        OpKind::Memcpy { dst, src, bytes: b, stream: None } => format!("{w} {dst} {src}{}", bytes(b)),
-        OpKind::Memcpy { dst, src, bytes: b, stream: Some(s) } => {
+        OpKind::Memcpy { dst, src, bytes: b, inferred, stream: None } => {
+            format!("{w} {dst} {src}{}{}", bytes(b), inferred_word(*inferred))
+        }
+        OpKind::Memcpy { dst, src, bytes: b, inferred, stream: Some(s) } => {
+            format!("{w} {dst} {src}{}{} on {}", bytes(b), inferred_word(*inferred), s.name())
+        }
+        OpKind::MemcpyPeer { dst, src, bytes: b, stream: None } => format!("{w} {dst} {src}{}", bytes(b)),
+        OpKind::MemcpyPeer { dst, src, bytes: b, stream: Some(s) } => {
             format!("{w} {dst} {src}{} on {}", bytes(b), s.name())
         }
         OpKind::Memset { buf, byte, bytes: b, stream: None } => format!("{w} {buf} {byte}{}", bytes(b)),
@@ -319,8 +331,12 @@ pub fn op_kind(k: &OpKind) -> String {
         OpKind::FreeAsync { buf, stream: s } => format!("{w} {buf} on {}", s.name()),
         OpKind::Register { buf } => format!("{w} {buf}"),
         OpKind::Unregister { buf } => format!("{w} {buf}"),
-        OpKind::SetDevice => w.into(),
-        OpKind::GetDevice => w.into(),
+        OpKind::SetDevice { device: 0 } => w.into(),
+        OpKind::SetDevice { device } => format!("{w} {device}"),
+        OpKind::GetDevice { expect: None } => w.into(),
+        OpKind::GetDevice { expect: Some(d) } => format!("{w} is {d}"),
+        OpKind::PeerAccess { peer, .. } => format!("{w} {peer}"),
+        OpKind::CanAccessPeer { device, peer } => format!("{w} {device} {peer}"),
         OpKind::SetLimit { limit: l, value } => format!("{w} {} {}", l.word(), size(*value)),
         OpKind::SetCacheConfig { config } => format!("{w} {}", config.word()),
         OpKind::StreamPriority { stream: s, priority: p } => {
@@ -333,6 +349,15 @@ pub fn op_kind(k: &OpKind) -> String {
         OpKind::Open { gate, after_ns: None } => format!("{w} {gate}"),
         OpKind::Open { gate, after_ns: Some(ns) } => format!("{w} {gate} after {}", duration(*ns)),
         OpKind::Sleep { ns } => format!("{w} {}", duration(*ns)),
+    }
+}
+
+/// ` default` for a copy of kind cudaMemcpyDefault.
+fn inferred_word(inferred: bool) -> &'static str {
+    if inferred {
+        " default"
+    } else {
+        ""
     }
 }
 

@@ -8,7 +8,7 @@ const VALID: &str = "\
 case area/one
   rule: Work on the legacy stream waits for a blocking stream # the hash is text here
   source: somewhere
-  requires: concurrent-kernels, async-engines >= 2, runtime >= 12.3, compute >= 9.0, connections >= 2
+  requires: concurrent-kernels, async-engines >= 2, runtime >= 12.3, compute >= 9.0, connections >= 2, devices >= 2, peer-access
   env: CUDA_MODULE_LOADING=EAGER CUDA_DEVICE_MAX_CONNECTIONS=4
   poisons-context: cudaErrorIllegalAddress | cudaErrorLaunchFailure
 
@@ -33,6 +33,9 @@ case area/one
   pool dp default
   condition c
   graph body
+  stream s1 non-blocking device 1
+  event e1 disable-timing device 1
+  buffer d1 device 4KiB device 1
 
   held: launch gate g on s
   k:    launch spin 2ms on legacy
@@ -118,6 +121,15 @@ case area/one
         set-limit stack-size 4KiB
         set-cache-config prefer-shared
         peek-last-error
+        set-device 1
+        get-device is 1
+        enable-peer-access 0
+        disable-peer-access 0 => cudaErrorPeerAccessNotEnabled
+  cap:  can-access-peer 0 1
+        memcpy-peer d1 d 64
+        memcpy-peer-async d d1 on s1
+        memcpy d1 d default
+        memcpy-async h d1 64 default on s1
   hh:   host-func on s snapshot h hold g
 
   expect held before k
@@ -215,13 +227,31 @@ fn parses_every_construct() {
     let case = &file.cases[0];
     assert_eq!(case.id, "area/one");
     assert_eq!(case.rule, "Work on the legacy stream waits for a blocking stream # the hash is text here");
-    assert_eq!(case.requires.len(), 5);
+    assert_eq!(case.requires.len(), 7);
+    assert_eq!(case.requires[5..], [Requirement::Devices(2), Requirement::PeerAccess]);
     assert_eq!(case.requires[4], Requirement::Connections(2));
     assert_eq!(case.env[0], ("CUDA_MODULE_LOADING".to_owned(), "EAGER".to_owned()));
     assert_eq!(case.poisons.len(), 2);
     assert_eq!(case.requires[2], Requirement::Runtime(12030));
-    assert_eq!(case.decls.len(), 21);
-    assert_eq!(case.script.len(), 85);
+    assert_eq!(case.decls.len(), 24);
+    assert_eq!(case.decls[21].device(), Some(1));
+    assert_eq!(
+        case.decls[23],
+        Decl::Buffer { name: "d1".into(), kind: MemKind::Device, bytes: 4096, device: Some(1), later: false }
+    );
+    assert_eq!(case.script.len(), 94);
+    assert_eq!(case.script[84].kind, OpKind::SetDevice { device: 1 });
+    assert_eq!(case.script[85].kind, OpKind::GetDevice { expect: Some(1) });
+    assert_eq!(case.script[88].kind, OpKind::CanAccessPeer { device: 0, peer: 1 });
+    assert_eq!(
+        case.script[89].kind,
+        OpKind::MemcpyPeer { dst: "d1".into(), src: "d".into(), bytes: Some(64), stream: None }
+    );
+    let s1 = Some(StreamRef::Named("s1".into()));
+    assert_eq!(
+        case.script[92].kind,
+        OpKind::Memcpy { dst: "h".into(), src: "d1".into(), bytes: Some(64), inferred: true, stream: s1 }
+    );
     assert_eq!(case.expects.len(), 35);
     let shape = LaunchShape::default();
     assert_eq!(case.script[1].kind, OpKind::LaunchSpin { ns: 2_000_000, stream: StreamRef::Legacy, shape });
@@ -234,7 +264,7 @@ fn parses_every_construct() {
     assert_eq!(case.script[13].kind, OpKind::Query { target: Target::Event("e".into()) });
     assert_eq!(case.script[16].kind, OpKind::DeviceSync);
     assert_eq!(case.script[19].thread.as_deref(), Some("t"));
-    assert_eq!(case.positions.op_lines[0], 31);
+    assert_eq!(case.positions.op_lines[0], 34);
 }
 
 #[test]
@@ -414,6 +444,36 @@ fn slices_repeats_and_measures_are_checked() {
                       buffer h pinned 4KiB\n\n  c: memcpy d h\n  k: launch spin on legacy\n\n  expect d == 0\n  \
                       measure t: device c\nend\n";
     assert!(first_error(timed_from).message.contains("`c` has no device time"));
+}
+
+#[test]
+fn device_indices_are_checked() {
+    let two = "  requires: devices >= 2\n";
+    let d = first_error(&case_with("  stream s device 1", "", ""));
+    assert!(d.message.contains("device 1 needs `requires: devices >= 2`"), "{d}");
+    let d = first_error(&case_with(two, "  set-device 2", ""));
+    assert!(d.message.contains("device 2 needs `requires: devices >= 3`"), "{d}");
+    let d = first_error(&case_with(&format!("{two}  buffer h pinned 4KiB device 1"), "", ""));
+    assert!(d.message.contains("a pinned buffer is host memory"), "{d}");
+    let d = first_error(&case_with(&format!("{two}  stream s later device 1"), "  create s", ""));
+    assert!(d.message.contains("`s` is `later`: `create` makes it on the current device of its thread"), "{d}");
+    let d = first_error(&case_with("  requires: peer-access", "", ""));
+    assert!(d.message.contains("`peer-access` is between devices: add `devices >= 2`"), "{d}");
+    let d = first_error(&case_with(
+        &format!("{two}  buffer h pinned 4KiB\n  buffer d device 4KiB"),
+        "  memcpy-peer d h",
+        "",
+    ));
+    assert!(d.message.contains("a peer copy is between device buffers; `h` is pinned memory"), "{d}");
+    let d = first_error(&case_with("  stream s", "  set-device x", ""));
+    assert!(d.message.contains("expected a device index"), "{d}");
+    // Stamps of two GPUs are two clocks.
+    let decls = format!("{two}  stream s\n  stream s1 device 1");
+    let script = "  a: launch spin on s\n  set-device 1\n  b: launch spin on s1";
+    let d = first_error(&case_with(&decls, script, "  expect a before b"));
+    assert!(d.message.contains("`a` runs on device 0 and `b` on device 1"), "{d}");
+    let same = case_with(&decls, &format!("{script}\n  c: launch spin on s1"), "  expect b before c");
+    assert!(validate(&parse(&same).unwrap()).is_empty());
 }
 
 #[test]

@@ -4,6 +4,7 @@
 
 use super::ast::*;
 use super::diagnostic::{did_you_mean, Diagnostic};
+use super::placement::{current_devices, named_devices};
 use super::words::Word;
 use crate::gpu;
 use std::collections::{HashMap, HashSet};
@@ -82,6 +83,7 @@ impl<'c, 'o> Checker<'c, 'o> {
             );
         }
         self.declarations();
+        self.devices();
         self.codes(case.positions.case_line, &case.poisons);
         self.operations();
         if let Some(from) = case.timing.as_ref().and_then(|t| t.from.as_ref()) {
@@ -104,9 +106,15 @@ impl<'c, 'o> Checker<'c, 'o> {
                         Kind::Event
                     }
                 }
-                Decl::Buffer { kind, bytes, later, .. } => {
+                Decl::Buffer { kind, bytes, later, device, .. } => {
                     if *bytes == 0 || bytes % 4 != 0 {
                         self.report(line, format!("buffer size {bytes} is not a positive multiple of 4 bytes"));
+                    }
+                    if device.is_some() && *kind != MemKind::Device {
+                        self.report(
+                            line,
+                            format!("`device N` places device memory; a {} buffer is host memory", kind.word()),
+                        );
                     }
                     if *later && *kind == MemKind::Pageable {
                         self.report(line, "a pageable buffer cannot be `later`: creating it is no CUDA call".into());
@@ -131,7 +139,7 @@ impl<'c, 'o> Checker<'c, 'o> {
     /// from the start), the range whole words inside it. The slice has BUF's kind.
     fn slice(&mut self, line: u32, of: &str, offset: u64, bytes: u64) -> Kind {
         let parent = self.case.decls.iter().find_map(|d| match d {
-            Decl::Buffer { name, kind, bytes, later } if name == of => Some((*kind, *bytes, *later)),
+            Decl::Buffer { name, kind, bytes, later, .. } if name == of => Some((*kind, *bytes, *later)),
             _ => None,
         });
         let Some((kind, size, later)) = parent.filter(|_| matches!(self.names.get(of), Some(Kind::Buffer(_)))) else {
@@ -168,6 +176,41 @@ impl<'c, 'o> Checker<'c, 'o> {
             self.report(line, format!("cannot {what} slice `{name}`: it is part of another buffer"));
         } else if self.has_slices(name) {
             self.report(line, format!("cannot {what} `{name}`: slices of it would be left pointing at freed memory"));
+        }
+    }
+
+    /// Device indices: each one the case names must be granted by `requires: devices >= N`, `peer-access` needs two
+    /// devices, and a `later` object is made on the current device of the thread that runs `create`, so it names
+    /// none.
+    fn devices(&mut self) {
+        let case = self.case;
+        let granted = case.devices_required();
+        let needs = |d: u32| {
+            format!("device {d} needs `requires: devices >= {}` (devices are numbered from the case's own, 0)", d + 1)
+        };
+        for (i, decl) in case.decls.iter().enumerate() {
+            let line = case.positions.decl_lines.get(i).copied().unwrap_or(0);
+            match decl.device() {
+                Some(_) if decl.is_later() => self.report(
+                    line,
+                    format!(
+                        "`{}` is `later`: `create` makes it on the current device of its thread (use `set-device N` \
+                         before it), so the declaration names no device",
+                        decl.name()
+                    ),
+                ),
+                Some(d) if d >= granted => self.report(line, needs(d)),
+                _ => {}
+            }
+        }
+        for (i, op) in case.script.iter().enumerate() {
+            if let Some(d) = named_devices(&op.kind).into_iter().find(|&d| d >= granted) {
+                let line = self.op_line(i);
+                self.report(line, needs(d));
+            }
+        }
+        if case.requires.contains(&Requirement::PeerAccess) && granted < 2 {
+            self.report(case.positions.case_line, "`peer-access` is between devices: add `devices >= 2`".into());
         }
     }
 
@@ -291,9 +334,22 @@ impl<'c, 'o> Checker<'c, 'o> {
                 self.stream(line, stream);
             }
             OpKind::LaunchSleep { stream, .. } => self.stream(line, stream),
-            OpKind::Memcpy { dst, src, bytes, stream } => {
+            OpKind::Memcpy { dst, src, bytes, stream, .. } => {
                 self.name(line, dst, buffer);
                 self.name(line, src, buffer);
+                if let Some(s) = stream {
+                    self.stream(line, s);
+                }
+                self.within(line, bytes, &[dst, src]);
+            }
+            OpKind::MemcpyPeer { dst, src, bytes, stream } => {
+                for buf in [dst, src] {
+                    if let Some(Kind::Buffer(kind)) = self.name(line, buf, buffer) {
+                        if kind != MemKind::Device {
+                            self.report(line, format!("a peer copy is between device buffers; `{buf}` is {} memory", kind.word()));
+                        }
+                    }
+                }
                 if let Some(s) = stream {
                     self.stream(line, s);
                 }
@@ -465,8 +521,11 @@ impl<'c, 'o> Checker<'c, 'o> {
             | OpKind::ExchangeCaptureMode { .. }
             | OpKind::GetLastError
             | OpKind::PeekLastError
-            | OpKind::SetDevice
-            | OpKind::GetDevice
+            // Their device indices are checked by `devices`.
+            | OpKind::SetDevice { .. }
+            | OpKind::GetDevice { .. }
+            | OpKind::PeerAccess { .. }
+            | OpKind::CanAccessPeer { .. }
             | OpKind::SetCacheConfig { .. }
             | OpKind::Sleep { .. } => {}
         }
@@ -619,6 +678,23 @@ impl<'c, 'o> Checker<'c, 'o> {
         }
     }
 
+    /// Stamps are `%globaltimer` readings of the GPU that ran the kernel: two GPUs' timers are different clocks, so
+    /// kernels launched on different devices cannot be ordered by their stamps.
+    fn same_clock(&mut self, line: u32, a: &str, b: &str) {
+        let (Some(&i), Some(&j)) = (self.labels.get(a), self.labels.get(b)) else { return };
+        let devices = current_devices(self.case);
+        if devices[i] != devices[j] {
+            self.report(
+                line,
+                format!(
+                    "`{a}` runs on device {} and `{b}` on device {}: their stamps come from different GPUs' clocks; \
+                     order them by data, gates or queries",
+                    devices[i], devices[j]
+                ),
+            );
+        }
+    }
+
     fn filled_graph(&mut self, line: u32, graph: &str) {
         if self.name(line, graph, Kind::Graph).is_none() {
             return;
@@ -706,7 +782,9 @@ impl<'c, 'o> Checker<'c, 'o> {
                     }
                 }
                 if matches!(of, MeasureOf::Bandwidth { .. })
-                    && !range(from, to).iter().any(|o| matches!(o.kind, OpKind::Memcpy { .. }))
+                    && !range(from, to)
+                        .iter()
+                        .any(|o| matches!(o.kind, OpKind::Memcpy { .. } | OpKind::MemcpyPeer { .. }))
                 {
                     self.report(line, "no copy between these operations to measure the bandwidth of".into());
                 }
@@ -797,6 +875,7 @@ impl<'c, 'o> Checker<'c, 'o> {
             Predicate::Before { first: a, second: b } | Predicate::Overlaps { a, b } => {
                 self.kernel_label(line, a);
                 self.kernel_label(line, b);
+                self.same_clock(line, a, b);
             }
             Predicate::WaitedFor { op, gate } | Predicate::NotWaitedFor { op, gate } => {
                 self.label(line, op);
@@ -883,6 +962,7 @@ fn repeatable(kind: &OpKind) -> bool {
             | OpKind::LaunchSinCos { .. }
             | OpKind::LaunchSleep { .. }
             | OpKind::Memcpy { .. }
+            | OpKind::MemcpyPeer { .. }
             | OpKind::Memset { .. }
             | OpKind::LaunchGraph { .. }
             | OpKind::Record { .. }

@@ -147,6 +147,11 @@ words! {
         Unregister = "unregister",
         SetDevice = "set-device",
         GetDevice = "get-device",
+        EnablePeerAccess = "enable-peer-access",
+        DisablePeerAccess = "disable-peer-access",
+        CanAccessPeer = "can-access-peer",
+        MemcpyPeer = "memcpy-peer",
+        MemcpyPeerAsync = "memcpy-peer-async",
         SetLimit = "set-limit",
         SetCacheConfig = "set-cache-config",
         StreamPriority = "stream-priority",
@@ -191,6 +196,7 @@ words! {
         MappedMemory = "mapped-memory",
         Connections = "connections",
         MemoryPools = "memory-pools",
+        PeerAccess = "peer-access",
     }
 }
 
@@ -281,6 +287,7 @@ words! {
         Priority = "priority",
         Flags = "flags",
         Later = "later",
+        Device = "device",
     }
 }
 
@@ -292,6 +299,7 @@ words! {
         Interprocess = "interprocess",
         Flags = "flags",
         Later = "later",
+        Device = "device",
     }
 }
 

@@ -270,7 +270,7 @@ mod tests {
         let record = |external| OpKind::Record { event: "e".into(), stream: s.clone(), external };
         assert!(record(true).capture_stream().is_some());
         assert!(record(false).capture_stream().is_none());
-        let copy = |stream| OpKind::Memcpy { dst: "a".into(), src: "b".into(), bytes: None, stream };
+        let copy = |stream| OpKind::Memcpy { dst: "a".into(), src: "b".into(), bytes: None, inferred: false, stream };
         assert!(copy(Some(s.clone())).capture_stream().is_some());
         assert!(copy(None).capture_stream().is_none());
         assert!(OpKind::Callback { stream: s }.capture_stream().is_none());

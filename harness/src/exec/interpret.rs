@@ -5,6 +5,7 @@
 use super::buffers::{byte_count, Buffer};
 use super::capture::{self, active_capture_id, capture_info};
 use super::clock::CaseClock;
+use super::devices::{self, CaseDevices};
 use super::gates::{GateKeeper, GateSet};
 use super::graph_api;
 use super::host_calls::{host_func_entry, stream_callback_entry, HostCallContext, HostLog};
@@ -37,6 +38,8 @@ pub struct Ctx<'a> {
     pub case: &'a Case,
     pub kernels: &'a KernelTable,
     pub device: &'a DeviceInfo,
+    /// The ordinal of each device index the case names.
+    pub devices: &'a CaseDevices,
     pub opts: &'a ExecOptions,
     pub clock: CaseClock,
     pub gates: &'a GateSet,
@@ -248,8 +251,9 @@ fn interpret(ctx: &Ctx, st: &mut Objects, index: usize, op: &Op, t: &mut Timed) 
             t.call(|| unsafe { k.launch_sleep(cycles, (grid, block), stamp, s) });
             Ok(())
         }
-        OpKind::Memcpy { dst, src, bytes, stream } => {
+        OpKind::Memcpy { dst, src, bytes, inferred, stream } => {
             let (dp, sp, n, kind) = st.copy_operands(dst, src, *bytes)?;
+            let kind = if *inferred { sys::cudaMemcpyKind::cudaMemcpyDefault } else { kind };
             match stream {
                 None => {
                     // SAFETY: see above; both buffers hold at least n bytes.
@@ -263,6 +267,22 @@ fn interpret(ctx: &Ctx, st: &mut Objects, index: usize, op: &Op, t: &mut Timed) 
                     Ok(())
                 }
             }
+        }
+        OpKind::MemcpyPeer { dst, src, bytes, stream } => {
+            let (dp, sp, n, _) = st.copy_operands(dst, src, *bytes)?;
+            let (dd, sd) = (st.device_of(dst), st.device_of(src));
+            match stream {
+                None => {
+                    // SAFETY: see above; both device buffers hold at least n bytes.
+                    t.call(|| unsafe { sys::cudaMemcpyPeer(dp, dd, sp, sd, n) });
+                }
+                Some(stream) => {
+                    let s = st.stream(stream)?;
+                    // SAFETY: as for cudaMemcpyPeer.
+                    t.call(|| unsafe { sys::cudaMemcpyPeerAsync(dp, dd, sp, sd, n, s) });
+                }
+            }
+            Ok(())
         }
         OpKind::Memset { buf, byte, bytes, stream } => {
             let b: &Buffer = st.buffer(buf)?;
@@ -816,7 +836,12 @@ fn interpret(ctx: &Ctx, st: &mut Objects, index: usize, op: &Op, t: &mut Timed) 
             if !st.creatable(name) {
                 return Err(format!("{name} exists already"));
             }
-            t.call(|| st.create_declared(decl, ctx.device, false));
+            if t.call(|| st.create_declared(decl, ctx.device, false)) && !ctx.devices.is_single() {
+                // Made on the thread's current device, which the script chose: cleanup frees it there.
+                if let Ok(ordinal) = devices::current() {
+                    st.place(name, ordinal);
+                }
+            }
             Ok(())
         }
         OpKind::MallocAsync { buf, stream, pool } => {
@@ -883,13 +908,39 @@ fn interpret(ctx: &Ctx, st: &mut Objects, index: usize, op: &Op, t: &mut Timed) 
             }
             Ok(())
         }
-        OpKind::SetDevice => {
-            let ordinal = ctx.device.ordinal;
+        OpKind::SetDevice { device } => {
+            let ordinal = ctx.devices.ordinal(*device);
             // SAFETY: no pointers.
             t.call(|| unsafe { sys::cudaSetDevice(ordinal) });
             Ok(())
         }
-        OpKind::GetDevice => {
+        OpKind::PeerAccess { peer, enable } => {
+            let peer = ctx.devices.ordinal(*peer);
+            let done = if *enable {
+                // SAFETY: no pointers; flags must be 0.
+                t.call(|| unsafe { sys::cudaDeviceEnablePeerAccess(peer, 0) })
+            } else {
+                // SAFETY: no pointers.
+                t.call(|| unsafe { sys::cudaDeviceDisablePeerAccess(peer) })
+            };
+            if let (true, Ok(current)) = (done, devices::current()) {
+                st.peers_enabled.retain(|&pair| pair != (current, peer));
+                if *enable {
+                    st.peers_enabled.push((current, peer));
+                }
+            }
+            Ok(())
+        }
+        OpKind::CanAccessPeer { device, peer } => {
+            let (d, p) = (ctx.devices.ordinal(*device), ctx.devices.ordinal(*peer));
+            let mut can = 0;
+            // SAFETY: can is a valid out-pointer.
+            if t.call(|| unsafe { sys::cudaDeviceCanAccessPeer(&mut can, d, p) }) {
+                t.value(OpValue::Number(u64::from(can != 0)));
+            }
+            Ok(())
+        }
+        OpKind::GetDevice { .. } => {
             let mut ordinal = -1;
             // SAFETY: ordinal is a valid out-pointer.
             if t.call(|| unsafe { sys::cudaGetDevice(&mut ordinal) }) {

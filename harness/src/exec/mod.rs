@@ -19,6 +19,7 @@
 mod buffers;
 mod capture;
 mod clock;
+mod devices;
 mod gates;
 mod graph_api;
 mod host_calls;
@@ -43,6 +44,7 @@ use crate::kernels::KernelTable;
 use crate::observations::{GateOpener, Observations};
 use clock::CaseClock;
 use cuda_sys as sys;
+use devices::CaseDevices;
 use gates::{GateKeeper, GateSet};
 use host_calls::HostLog;
 use objects::Objects;
@@ -95,18 +97,22 @@ impl Drop for Resources {
 pub fn run_case(case: &Case, kernels: &KernelTable, device: &DeviceInfo, opts: &ExecOptions) -> Observations {
     let clock = CaseClock::start();
     let mut obs = Observations { case_id: case.id.clone(), ..Observations::default() };
+    let (devices, note) = CaseDevices::of(case, device);
+    obs.notes.extend(note);
+    obs.devices = devices.ordinals().to_vec();
     obs.notes.extend(prepare_host_thread(device.ordinal));
-    obs.notes.extend(load_kernels(kernels));
+    for &ordinal in devices.ordinals() {
+        obs.notes.extend(devices.on(ordinal, || load_kernels(kernels)));
+    }
 
-    let (state, gates, decls) = objects::create(case, device, clock);
+    let (state, gates, decls) = objects::create(case, device, &devices, clock);
     obs.decls = decls;
-    let (stamps, note) = StampPool::create(case);
+    let (stamps, note) = StampPool::create(case, !devices.is_single());
     obs.notes.extend(note);
     let (timing, notes) = timing::EventTiming::create(case);
     obs.notes.extend(notes);
-    // Buffers and stamps were zeroed with cudaMemset on the legacy stream: finish that before the script.
-    // SAFETY: no arguments.
-    let code = unsafe { sys::cudaDeviceSynchronize() };
+    // Buffers and stamps were zeroed with cudaMemset on the legacy streams: finish that before the script.
+    let (code, _) = devices.synchronize_all();
     if code != sys::cudaError::cudaSuccess {
         obs.notes.push(format!("the cudaDeviceSynchronize before the script returned {}", error_name(code)));
     }
@@ -119,6 +125,7 @@ pub fn run_case(case: &Case, kernels: &KernelTable, device: &DeviceInfo, opts: &
         case,
         kernels,
         device,
+        devices: &devices,
         opts,
         clock,
         gates: &resources.gates,
@@ -168,13 +175,13 @@ pub fn run_case(case: &Case, kernels: &KernelTable, device: &DeviceInfo, opts: &
         obs.notes.push(format!("the watchdog opened every gate at {} ms (the case deadline)", t / 1_000_000));
     }
 
-    // SAFETY: no arguments. Every gate is open and no case thread runs: this waits only for finite work.
-    let sync = unsafe { sys::cudaDeviceSynchronize() };
+    // Every gate is open and no case thread runs: this waits only for finite work, on each device of the case.
+    let (sync, notes) = devices.synchronize_all();
+    obs.notes.extend(notes);
     obs.final_sync = Some(error_name(sync));
     let healthy = sync == sys::cudaError::cudaSuccess;
     if !healthy {
-        // SAFETY: no arguments.
-        let again = unsafe { sys::cudaDeviceSynchronize() };
+        let (again, _) = devices.synchronize_all();
         obs.notes.push(if again == sync {
             format!(
                 "the final cudaDeviceSynchronize returned {}, and so did a second one: the error persists (a sticky \
@@ -208,7 +215,10 @@ pub fn run_case(case: &Case, kernels: &KernelTable, device: &DeviceInfo, opts: &
     for (gate, code) in resources.gates.release() {
         obs.notes.push(format!("cleanup: releasing gate {gate} returned {}", error_name(code)));
     }
-    // The next case on this thread must not see this case's last error.
+    // The next case on this thread must not see this case's last error, nor a device the script made current.
+    if !devices.is_single() {
+        obs.notes.extend(prepare_host_thread(device.ordinal));
+    }
     // SAFETY: no arguments.
     let _ = unsafe { sys::cudaGetLastError() };
     obs.wall_ns = clock.now_ns();

@@ -4,6 +4,7 @@
 use super::buffers::{byte_count, memcpy_kind, Buffer};
 use super::capture::NodeMap;
 use super::clock::CaseClock;
+use super::devices::CaseDevices;
 use super::gates::GateSet;
 use super::host_calls::HostCallContext;
 use super::pools;
@@ -75,11 +76,23 @@ pub struct Objects {
     /// Graph-memory buffers a captured `free-async` freed: the address stays resolvable (for `set-node`), and a
     /// later `malloc-async` may allocate the buffer again.
     pub graph_freed: Vec<String>,
+    /// The case's devices, and the ordinal each stream, event and buffer was made on when the case has several
+    /// (cleanup releases and reads each there).
+    pub devices: CaseDevices,
+    pub placement: BTreeMap<String, i32>,
+    /// Peer access the script enabled, as (current device, peer) ordinals: disabled at cleanup, since it outlives
+    /// the case in the context.
+    pub peers_enabled: Vec<(i32, i32)>,
     pub notes: Vec<String>,
 }
 
-/// Creates every declared object, in declaration order, and the record of each creation.
-pub fn create(case: &Case, device: &DeviceInfo, clock: CaseClock) -> (Objects, GateSet, Vec<DeclRecord>) {
+/// Creates every declared object, in declaration order, on its device, and the record of each creation.
+pub fn create(
+    case: &Case,
+    device: &DeviceInfo,
+    devices: &CaseDevices,
+    clock: CaseClock,
+) -> (Objects, GateSet, Vec<DeclRecord>) {
     let mut state = Objects {
         execs: BTreeMap::new(),
         retired_execs: Vec::new(),
@@ -102,6 +115,9 @@ pub fn create(case: &Case, device: &DeviceInfo, clock: CaseClock) -> (Objects, G
         bodies: BTreeMap::new(),
         graph_memory: Vec::new(),
         graph_freed: Vec::new(),
+        devices: devices.clone(),
+        placement: BTreeMap::new(),
+        peers_enabled: Vec::new(),
         notes: Vec::new(),
     };
     // The stream `read` copies on is created before every declared stream: streams are spread over the hardware
@@ -129,9 +145,9 @@ pub fn create(case: &Case, device: &DeviceInfo, clock: CaseClock) -> (Objects, G
                 (None, &[][..])
             }
             Decl::Stream { expect, .. } | Decl::Event { expect, .. } => {
-                (Some(state.create_declared(decl, device, false)), expect.as_slice())
+                (Some(state.create_placed(decl, device, false)), expect.as_slice())
             }
-            Decl::Buffer { .. } => (Some(state.create_declared(decl, device, true)), &[][..]),
+            Decl::Buffer { .. } => (Some(state.create_placed(decl, device, true)), &[][..]),
             Decl::Gate { .. } => (gate_codes.pop(), &[][..]),
             Decl::Thread { .. } => (None, &[][..]),
             Decl::Graph { .. } => {
@@ -291,6 +307,27 @@ impl Objects {
             | Decl::Condition { .. }
             | Decl::Slice { .. } => {}
         }
+    }
+
+    /// Creates the stream, event or buffer `decl` declares on the device it names (the case's device if none).
+    fn create_placed(&mut self, decl: &Decl, device: &DeviceInfo, zeroed: bool) -> sys::cudaError_t {
+        let ordinal = self.devices.ordinal(decl.device().unwrap_or(0));
+        let devices = self.devices.clone();
+        let code = devices.on(ordinal, || self.create_declared(decl, device, zeroed));
+        self.place(decl.name(), ordinal);
+        code
+    }
+
+    /// Notes the device `name` was made on, when the case has several.
+    pub fn place(&mut self, name: &str, ordinal: i32) {
+        if !self.devices.is_single() {
+            self.placement.insert(name.to_owned(), ordinal);
+        }
+    }
+
+    /// The ordinal of the device `name` was made on (the case's device when it has one).
+    pub fn device_of(&self, name: &str) -> i32 {
+        self.placement.get(name).copied().unwrap_or_else(|| self.devices.ordinal(0))
     }
 
     /// Creates the stream, event or buffer `decl` declares, into its slot; returns the code of the creation.
@@ -478,6 +515,21 @@ impl Objects {
     /// and host-call contexts are leaked rather than freed. Returns a note for each release that failed.
     pub fn release(&mut self, keep_host_memory: bool) -> Vec<String> {
         let mut notes = Vec::new();
+        let devices = self.devices.clone();
+        for (from, to) in std::mem::take(&mut self.peers_enabled) {
+            // SAFETY: no pointers.
+            let code = devices.on(from, || unsafe { sys::cudaDeviceDisablePeerAccess(to) });
+            if code != sys::cudaError::cudaSuccess {
+                notes.push(format!(
+                    "cleanup: disabling the peer access of ordinal {from} to {to} returned {}",
+                    error_name(code)
+                ));
+            }
+        }
+        let placement = std::mem::take(&mut self.placement);
+        let on = |name: &str, f: &mut dyn FnMut() -> sys::cudaError_t| {
+            devices.on(placement.get(name).copied().unwrap_or_else(|| devices.ordinal(0)), f)
+        };
         let mut check = |what: String, code: sys::cudaError_t| {
             if code != sys::cudaError::cudaSuccess {
                 notes.push(format!("cleanup: releasing {what} returned {}", error_name(code)));
@@ -496,10 +548,12 @@ impl Objects {
             check("a replaced graph".to_owned(), graph.release());
         }
         for (name, event) in take_ready(&mut self.events) {
-            check(format!("event {name}"), event.release());
+            let mut event = Some(event);
+            check(format!("event {name}"), on(&name, &mut || event.take().map_or(SUCCESS, Event::release)));
         }
         for (name, stream) in take_ready(&mut self.streams) {
-            check(format!("stream {name}"), stream.release());
+            let mut stream = Some(stream);
+            check(format!("stream {name}"), on(&name, &mut || stream.take().map_or(SUCCESS, Stream::release)));
         }
         if let Some(reader) = self.reader.take() {
             check("the read stream".to_owned(), reader.release());
@@ -523,7 +577,8 @@ impl Objects {
             if keep_host_memory && buffer.host_words().is_some() {
                 buffer.leak();
             } else {
-                check(format!("buffer {name}"), buffer.release());
+                let mut buffer = Some(buffer);
+                check(format!("buffer {name}"), on(&name, &mut || buffer.take().map_or(SUCCESS, Buffer::release)));
             }
         }
         for (name, pool) in take_ready(&mut self.pools) {
@@ -536,6 +591,8 @@ impl Objects {
         notes
     }
 }
+
+const SUCCESS: sys::cudaError_t = sys::cudaError::cudaSuccess;
 
 /// The ready objects of `slots`, taken out (the slots become Destroyed).
 fn take_ready<T>(slots: &mut BTreeMap<String, Slot<T>>) -> Vec<(String, T)> {

@@ -180,11 +180,15 @@ impl HostMemory {
         Ok(HostMemory::from_raw(raw))
     }
 
-    /// cudaHostAlloc(cudaHostAllocMapped) and the device alias of the allocation.
+    /// cudaHostAlloc(cudaHostAllocMapped | cudaHostAllocPortable) and the device alias of the allocation. Portable,
+    /// so that kernels on every device of a case may use it (a gate held on another device than the one current
+    /// at allocation); with unified addressing it is anyway ("Allocations via cudaHostAlloc() are automatically
+    /// portable").
     pub fn mapped(bytes: usize) -> Result<(HostMemory, *mut c_void), sys::cudaError_t> {
         let mut raw = ptr::null_mut();
+        let flags = sys::cudaHostAllocMapped | sys::cudaHostAllocPortable;
         // SAFETY: raw is a valid out-pointer.
-        check(unsafe { sys::cudaHostAlloc(&mut raw, bytes, sys::cudaHostAllocMapped) })?;
+        check(unsafe { sys::cudaHostAlloc(&mut raw, bytes, flags) })?;
         let host = HostMemory::from_raw(raw);
         let mut device = ptr::null_mut();
         // SAFETY: host.raw() is a live mapped allocation; device is a valid out-pointer.

@@ -1,37 +1,55 @@
-//! Kernel stamps: one `[entry, exit]` pair of `%globaltimer` nanoseconds in device memory per kernel launch
-//! operation (labelled or not, so traces show every kernel), zeroed before the script and copied back after the
-//! final device synchronize. A pair still zero means the kernel never ran. Device memory rather than mapped memory
-//! keeps cases without gates independent of canMapHostMemory.
+//! Kernel stamps: one `[entry, exit]` pair of `%globaltimer` nanoseconds per kernel launch operation (labelled or
+//! not, so traces show every kernel), zeroed before the script and read back after the final device synchronize. A
+//! pair still zero means the kernel never ran. A case on one device keeps them in device memory, so cases without
+//! gates stay independent of canMapHostMemory. A case on several devices keeps them in portable mapped host memory,
+//! which a kernel reaches whichever device runs it: which one does is what some of those cases are about (a launch
+//! into a stream of another device than the current one), and a stamp must never be the access that faults.
 
-use super::resources::{check, DeviceMemory};
+use super::resources::{check, DeviceMemory, HostMemory};
 use crate::case::ast::Case;
 use crate::gpu::error_name;
 use crate::observations::KernelRecord;
 use cuda_sys as sys;
 
+enum Memory {
+    Device(DeviceMemory),
+    /// The host allocation and its device alias (the same address under unified addressing).
+    Mapped(HostMemory, *mut u64),
+}
+
 pub struct StampPool {
-    memory: Option<DeviceMemory>,
+    /// `None` when the case launches nothing or the allocation failed.
+    memory: Option<Memory>,
     /// Script index of the launch operation that owns each slot.
     owners: Vec<usize>,
 }
 
-// SAFETY: after creation the pool is read-only: the device pointer is only handed to kernels and to the final copy.
+// SAFETY: after creation the pool is read-only: the pointers are only handed to kernels and read after the final
+// synchronize.
 unsafe impl Sync for StampPool {}
 
 impl StampPool {
-    /// One zeroed slot per launch operation of `case`. On failure launches get no stamp pointer (the kernels accept
-    /// null) and the note says why.
-    pub fn create(case: &Case) -> (StampPool, Option<String>) {
+    /// One zeroed slot per launch operation of `case`, in device memory, or with `several_devices` in portable
+    /// mapped host memory. On failure launches get no stamp pointer (the kernels accept null) and the note says why.
+    pub fn create(case: &Case, several_devices: bool) -> (StampPool, Option<String>) {
         let owners: Vec<usize> =
             case.script.iter().enumerate().filter(|(_, op)| op.kind.is_kernel_launch()).map(|(i, _)| i).collect();
         if owners.is_empty() {
             return (StampPool { memory: None, owners }, None);
         }
         let bytes = owners.len() * 16;
-        let memory = DeviceMemory::alloc(bytes).and_then(|m| {
-            // SAFETY: m is a live device allocation of `bytes` bytes.
-            check(unsafe { sys::cudaMemset(m.raw(), 0, bytes) }).map(|()| m)
-        });
+        let memory = if several_devices {
+            HostMemory::mapped(bytes).map(|(host, device)| {
+                // SAFETY: host is a live allocation of `bytes` bytes that no kernel uses yet.
+                unsafe { std::ptr::write_bytes(host.raw().cast::<u8>(), 0, bytes) };
+                Memory::Mapped(host, device.cast())
+            })
+        } else {
+            DeviceMemory::alloc(bytes).and_then(|m| {
+                // SAFETY: m is a live device allocation of `bytes` bytes.
+                check(unsafe { sys::cudaMemset(m.raw(), 0, bytes) }).map(|()| Memory::Device(m))
+            })
+        };
         match memory {
             Ok(m) => (StampPool { memory: Some(m), owners }, None),
             Err(code) => {
@@ -43,10 +61,15 @@ impl StampPool {
 
     /// The `[entry, exit]` pair of launch operation `op_index`, or null.
     pub fn slot(&self, op_index: usize) -> *mut u64 {
-        match (&self.memory, self.owners.iter().position(|&o| o == op_index)) {
+        let base = match &self.memory {
+            Some(Memory::Device(m)) => m.raw().cast::<u64>(),
+            Some(Memory::Mapped(_, device)) => *device,
+            None => return std::ptr::null_mut(),
+        };
+        match self.owners.iter().position(|&o| o == op_index) {
             // SAFETY: slot < owners.len(), and the pool holds two u64 per owner (no dereference here).
-            (Some(m), Some(slot)) => unsafe { m.raw().cast::<u64>().add(2 * slot) },
-            _ => std::ptr::null_mut(),
+            Some(slot) => unsafe { base.add(2 * slot) },
+            None => std::ptr::null_mut(),
         }
     }
 
@@ -55,14 +78,25 @@ impl StampPool {
     pub fn read(&self, case: &Case) -> (Vec<KernelRecord>, Option<u64>, Option<String>) {
         let mut raw = vec![[0u64; 2]; self.owners.len()];
         let mut error = None;
-        if let Some(m) = &self.memory {
-            let kind = sys::cudaMemcpyKind::cudaMemcpyDeviceToHost;
-            // SAFETY: raw has owners.len() * 16 bytes, as does the pool.
-            let code = unsafe { sys::cudaMemcpy(raw.as_mut_ptr().cast(), m.raw(), raw.len() * 16, kind) };
-            if code != sys::cudaError::cudaSuccess {
-                error = Some(format!("reading the kernel stamps returned {}", error_name(code)));
-                raw.iter_mut().for_each(|pair| *pair = [0, 0]);
+        match &self.memory {
+            Some(Memory::Device(m)) => {
+                let kind = sys::cudaMemcpyKind::cudaMemcpyDeviceToHost;
+                // SAFETY: raw has owners.len() * 16 bytes, as does the pool.
+                let code = unsafe { sys::cudaMemcpy(raw.as_mut_ptr().cast(), m.raw(), raw.len() * 16, kind) };
+                if code != sys::cudaError::cudaSuccess {
+                    error = Some(format!("reading the kernel stamps returned {}", error_name(code)));
+                    raw.iter_mut().for_each(|pair| *pair = [0, 0]);
+                }
             }
+            Some(Memory::Mapped(host, _)) => {
+                let words = host.raw().cast::<u64>();
+                for (i, pair) in raw.iter_mut().enumerate() {
+                    // SAFETY: the allocation holds two u64 per owner; volatile, since a kernel of a poisoned
+                    // context may never have been waited for.
+                    *pair = unsafe { [words.add(2 * i).read_volatile(), words.add(2 * i + 1).read_volatile()] };
+                }
+            }
+            None => {}
         }
         let labels: Vec<(usize, Option<String>)> =
             self.owners.iter().map(|&i| (i, case.script.get(i).and_then(|op| op.label.clone()))).collect();
@@ -71,7 +105,11 @@ impl StampPool {
     }
 
     pub fn release(&mut self) -> Option<sys::cudaError_t> {
-        self.memory.take().map(DeviceMemory::release).filter(|&c| c != sys::cudaError::cudaSuccess)
+        let code = match self.memory.take()? {
+            Memory::Device(m) => m.release(),
+            Memory::Mapped(host, _) => host.release(),
+        };
+        (code != sys::cudaError::cudaSuccess).then_some(code)
     }
 }
 

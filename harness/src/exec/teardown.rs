@@ -88,7 +88,8 @@ pub fn restore_capture_modes<'env>(ctx: &'env Ctx<'env>, threads: &CaseThreads<'
     notes
 }
 
-/// Final contents of every declared buffer, in declaration order. Call after the final device synchronize.
+/// Final contents of every declared buffer, in declaration order, each read with its device current. Call after
+/// the final device synchronize.
 pub fn read_buffers(case: &Case, st: &Objects) -> Vec<BufferRecord> {
     let kind_of = |buf: &str| {
         case.decls.iter().find_map(|d| match d {
@@ -107,7 +108,7 @@ pub fn read_buffers(case: &Case, st: &Objects) -> Vec<BufferRecord> {
         .map(|(name, kind, bytes)| {
             let (contents, read_error) = match st.buffer(name) {
                 Err(why) => (None, Some(why)),
-                Ok(buffer) => match buffer.read() {
+                Ok(buffer) => match st.devices.on(st.device_of(name), || buffer.read()) {
                     Ok(words) => (Some(Contents::of(&words, &probe_indices(case, name))), None),
                     Err(code) => (None, Some(format!("reading it back returned {}", error_name(code)))),
                 },

@@ -20,6 +20,42 @@ pub fn h100() -> DeviceInfo {
         device_count: 1,
         driver_version: 13000,
         runtime_version: 13000,
+        visible: vec![crate::gpu::VisibleDevice {
+            ordinal: 0,
+            name: "NVIDIA H100 80GB HBM3".into(),
+            uuid: "GPU-00000000-0000-0000-0000-000000000000".into(),
+            pci_bus_id: "0000:19:00.0".into(),
+        }],
+        links: vec![],
+    }
+}
+
+/// Device `ordinal` of a host with two H200s joined by NVLink (peer access both ways), as `gpu::probe` would
+/// describe it.
+pub fn h200_pair(ordinal: i32) -> DeviceInfo {
+    let device = |o: i32| crate::gpu::VisibleDevice {
+        ordinal: o,
+        name: "NVIDIA H200".into(),
+        uuid: format!("GPU-00000000-0000-0000-0000-00000000000{o}"),
+        pci_bus_id: format!("0000:{:02x}:00.0", 0x19 + o),
+    };
+    let link = |from: i32, to: i32| crate::gpu::PeerLink {
+        from,
+        to,
+        can_access_peer: Some(true),
+        access_supported: Some(true),
+        performance_rank: Some(0),
+        native_atomics: Some(true),
+        cuda_array_access: Some(true),
+    };
+    DeviceInfo {
+        ordinal,
+        name: "NVIDIA H200".into(),
+        uuid: device(ordinal).uuid,
+        device_count: 2,
+        visible: vec![device(0), device(1)],
+        links: vec![link(0, 1), link(1, 0)],
+        ..h100()
     }
 }
 

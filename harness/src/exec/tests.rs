@@ -22,6 +22,7 @@ fn every_operation() -> Case {
             priority: Some(Priority::Greatest),
             raw_flags: None,
             later: false,
+            device: None,
             expect: vec![],
         },
         Decl::Stream {
@@ -30,32 +31,49 @@ fn every_operation() -> Case {
             priority: None,
             raw_flags: None,
             later: false,
+            device: None,
             expect: vec![],
         },
-        Decl::Event { name: name("e"), flags: EventFlags::default(), raw_flags: None, later: false, expect: vec![] },
+        Decl::Event {
+            name: name("e"),
+            flags: EventFlags::default(),
+            raw_flags: None,
+            later: false,
+            device: None,
+            expect: vec![],
+        },
         Decl::Event {
             name: name("e2"),
             flags: EventFlags { disable_timing: true, ..EventFlags::default() },
             raw_flags: None,
             later: false,
+            device: None,
             expect: vec![],
         },
-        Decl::Buffer { name: name("d"), kind: MemKind::Device, bytes: 4096, later: false },
-        Decl::Buffer { name: name("h"), kind: MemKind::Pinned, bytes: 4096, later: false },
-        Decl::Buffer { name: name("p"), kind: MemKind::Pageable, bytes: 4096, later: false },
-        Decl::Buffer { name: name("m"), kind: MemKind::Mapped, bytes: 4096, later: false },
-        Decl::Buffer { name: name("late"), kind: MemKind::Device, bytes: 4096, later: true },
-        Decl::Buffer { name: name("late_pinned"), kind: MemKind::Pinned, bytes: 4096, later: true },
-        Decl::Buffer { name: name("pool"), kind: MemKind::Device, bytes: 4096, later: true },
+        Decl::Buffer { name: name("d"), kind: MemKind::Device, bytes: 4096, device: None, later: false },
+        Decl::Buffer { name: name("h"), kind: MemKind::Pinned, bytes: 4096, device: None, later: false },
+        Decl::Buffer { name: name("p"), kind: MemKind::Pageable, bytes: 4096, device: None, later: false },
+        Decl::Buffer { name: name("m"), kind: MemKind::Mapped, bytes: 4096, device: None, later: false },
+        Decl::Buffer { name: name("late"), kind: MemKind::Device, bytes: 4096, device: None, later: true },
+        Decl::Buffer { name: name("late_pinned"), kind: MemKind::Pinned, bytes: 4096, device: None, later: true },
+        Decl::Buffer { name: name("pool"), kind: MemKind::Device, bytes: 4096, device: None, later: true },
         Decl::Stream {
             name: name("u"),
             non_blocking: true,
             priority: None,
             raw_flags: None,
             later: true,
+            device: None,
             expect: vec![],
         },
-        Decl::Event { name: name("e3"), flags: EventFlags::default(), raw_flags: None, later: true, expect: vec![] },
+        Decl::Event {
+            name: name("e3"),
+            flags: EventFlags::default(),
+            raw_flags: None,
+            later: true,
+            device: None,
+            expect: vec![],
+        },
         Decl::Gate { name: name("g") },
         Decl::Thread { name: name("w") },
         Decl::Graph { name: name("G") },
@@ -66,7 +84,7 @@ fn every_operation() -> Case {
         Decl::Pool { name: name("mp"), default: false },
         Decl::Pool { name: name("dp"), default: true },
         Decl::Condition { name: name("c") },
-        Decl::Buffer { name: name("ga"), kind: MemKind::Device, bytes: 4096, later: true },
+        Decl::Buffer { name: name("ga"), kind: MemKind::Device, bytes: 4096, device: None, later: true },
     ];
     let pt = || StreamRef::PerThread;
     let script = vec![
@@ -90,8 +108,16 @@ fn every_operation() -> Case {
         op(None, None, OpKind::LaunchFill { buf: name("d"), value: 1, stream: s() }),
         op(None, None, OpKind::LaunchTransform { buf: name("d"), mul: 2, add: 1, stream: s() }),
         op(None, None, OpKind::LaunchCompare { a: name("d"), b: name("h"), into: name("m"), stream: s() }),
-        op(None, None, OpKind::Memcpy { dst: name("h"), src: name("d"), bytes: None, stream: Some(s()) }),
-        op(None, None, OpKind::Memcpy { dst: name("p"), src: name("p"), bytes: Some(64), stream: None }),
+        op(
+            None,
+            None,
+            OpKind::Memcpy { dst: name("h"), src: name("d"), bytes: None, inferred: false, stream: Some(s()) },
+        ),
+        op(
+            None,
+            None,
+            OpKind::Memcpy { dst: name("p"), src: name("p"), bytes: Some(64), inferred: true, stream: None },
+        ),
         op(None, None, OpKind::Memset { buf: name("d"), byte: 0, bytes: None, stream: None }),
         op(None, None, OpKind::Memset { buf: name("h"), byte: 1, bytes: Some(16), stream: Some(s()) }),
         op(None, None, OpKind::Record { event: name("e"), stream: s(), external: false }),
@@ -240,8 +266,13 @@ fn every_operation() -> Case {
         op(None, None, OpKind::Register { buf: name("p") }),
         op(None, None, OpKind::Unregister { buf: name("p") }),
         op(None, None, OpKind::Register { buf: name("p") }),
-        op(None, None, OpKind::SetDevice),
-        op(None, None, OpKind::GetDevice),
+        op(None, None, OpKind::SetDevice { device: 0 }),
+        op(None, None, OpKind::GetDevice { expect: Some(0) }),
+        op(None, None, OpKind::MemcpyPeer { dst: name("d"), src: name("d"), bytes: Some(64), stream: None }),
+        op(None, None, OpKind::MemcpyPeer { dst: name("d"), src: name("d"), bytes: None, stream: Some(s()) }),
+        op(None, None, OpKind::CanAccessPeer { device: 0, peer: 0 }),
+        op(None, None, OpKind::PeerAccess { peer: 0, enable: true }),
+        op(None, None, OpKind::PeerAccess { peer: 0, enable: false }),
         op(None, None, OpKind::SetLimit { limit: Limit::StackSize, value: 4096 }),
         op(None, None, OpKind::SetCacheConfig { config: CacheConfig::PreferShared }),
         op(None, None, OpKind::StreamPriority { stream: s(), priority: Priority::Greatest }),
@@ -250,8 +281,16 @@ fn every_operation() -> Case {
         op(None, None, OpKind::Open { gate: name("g"), after_ns: None }),
         op(None, None, OpKind::Sleep { ns: 1_000_000 }),
         op(Some("pageable-kernel"), None, OpKind::LaunchFill { buf: name("p"), value: 3, stream: StreamRef::Legacy }),
-        op(Some("too-big"), None, OpKind::Memcpy { dst: name("p"), src: name("p"), bytes: Some(8192), stream: None }),
-        op(None, None, OpKind::Memcpy { dst: name("part"), src: name("h"), bytes: None, stream: Some(s()) }),
+        op(
+            Some("too-big"),
+            None,
+            OpKind::Memcpy { dst: name("p"), src: name("p"), bytes: Some(8192), inferred: false, stream: None },
+        ),
+        op(
+            None,
+            None,
+            OpKind::Memcpy { dst: name("part"), src: name("h"), bytes: None, inferred: false, stream: Some(s()) },
+        ),
         op(
             Some("vecadd"),
             None,
@@ -372,4 +411,26 @@ fn every_operation_is_recorded_without_panic_or_hang() {
         assert_eq!(p.contents.as_ref().and_then(|c| c.uniform), Some(0), "pageable memory needs no driver");
         assert!(obs.buffer("d").unwrap().read_error.is_some());
     }
+}
+
+/// A case on two devices, run where fewer are visible (or none, as in CI): the executor says so in a note, stands
+/// the case's own device in for the missing one, and records every declaration and operation.
+#[test]
+fn a_two_device_case_runs_to_its_end_where_one_device_is_visible() {
+    let text = "case t/two\n rule: r\n source: s\n requires: devices >= 2, peer-access\n stream s1 device 1\n \
+                event e1 device 1\n buffer a device 4KiB\n buffer b device 4KiB device 1\n set-device 1\n launch \
+                fill b 7 on s1\n record e1 on s1\n set-device\n get-device is 0\n wait legacy for e1\n \
+                memcpy-peer-async a b on legacy\n memcpy a b default\n enable-peer-access 1\n can-access-peer 0 1\n \
+                sync legacy\nend\n";
+    let case = crate::case::parse_file("t.case", text).unwrap_or_else(|e| panic!("{e:?}")).cases.remove(0);
+    assert!(crate::case::validate(&crate::case::ast::CaseFile { path: "t.case".into(), cases: vec![case.clone()] })
+        .is_empty());
+    let opts =
+        ExecOptions { gate_timeout_ns: 1_000_000_000, case_deadline: Duration::from_secs(5), ..ExecOptions::default() };
+    let obs = run_case(&case, &null_kernels(), &h100(), &opts);
+    assert_eq!(obs.devices, vec![0, 0]);
+    assert!(obs.notes.iter().any(|n| n.contains("names 2 devices and 1 are visible")), "{:?}", obs.notes);
+    assert_eq!((obs.decls.len(), obs.ops.len()), (case.decls.len(), case.script.len()));
+    assert!(obs.ops.iter().all(|r| r.code.is_some() != r.not_run.is_some()), "{:?}", obs.ops);
+    assert!(obs.final_sync.is_some());
 }

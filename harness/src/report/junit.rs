@@ -2,6 +2,8 @@
 //! named by its id in a class named by its area. Fail, crash, timeout and unexpected pass are `<failure>`s whose
 //! text is what `cargo test` prints for the case ([`super::trace::failure_text`]); not-supported and skipped are
 //! `<skipped>` with the reason; a flake, a variant or an expected failure passes, with its detail in `<system-out>`.
+//! A run that could not start is one `<testcase name="could-not-run">` with an `<error>` saying why, so that a
+//! dashboard shows the host rather than an empty suite.
 
 use super::{trace, Report};
 use crate::verdict::VerdictKind;
@@ -14,18 +16,18 @@ impl Report {
         let count = |f: fn(VerdictKind) -> bool| self.cases.iter().filter(|c| f(c.verdict.kind)).count();
         let failures = count(VerdictKind::is_failure);
         let skipped = count(|k| matches!(k, VerdictKind::NotSupported | VerdictKind::Skipped));
+        let errors = usize::from(self.could_not_run.is_some());
+        let tests = self.cases.len() + errors;
         let seconds = self.wall_ms as f64 / 1000.0;
         let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
         let _ = writeln!(
             out,
-            "<testsuites name=\"cuda-conformance\" tests=\"{}\" failures=\"{failures}\" errors=\"0\" skipped=\"{skipped}\" time=\"{seconds:.3}\">",
-            self.cases.len()
+            "<testsuites name=\"cuda-conformance\" tests=\"{tests}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"{skipped}\" time=\"{seconds:.3}\">"
         );
         let _ = writeln!(
             out,
-            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failures}\" errors=\"0\" skipped=\"{skipped}\" time=\"{seconds:.3}\" timestamp=\"{}\" hostname=\"{}\">",
+            "  <testsuite name=\"{}\" tests=\"{tests}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"{skipped}\" time=\"{seconds:.3}\" timestamp=\"{}\" hostname=\"{}\">",
             xml(&suite),
-            self.cases.len(),
             xml(&p.started_at),
             xml(&p.hostname)
         );
@@ -41,6 +43,15 @@ impl Report {
             let _ = writeln!(out, "      <property name=\"{name}\" value=\"{}\"/>", xml(value));
         }
         let _ = writeln!(out, "    </properties>");
+        if let Some(reason) = &self.could_not_run {
+            let _ = writeln!(
+                out,
+                "    <testcase classname=\"cuda-conformance\" name=\"could-not-run\" time=\"{seconds:.3}\">\n      \
+                 <error type=\"could-not-run\" message=\"{}\">{}</error>\n    </testcase>",
+                xml(reason),
+                xml(&format!("the suite could not run on {} (node {}): {reason}", p.hostname, p.node))
+            );
+        }
         for c in &self.cases {
             let _ = write!(
                 out,
@@ -126,5 +137,18 @@ mod tests {
         assert!(xml.contains("<system-out>variant concurrent: implicit-sync/d"), "{xml}");
         assert_eq!(xml.matches("<testcase ").count(), 4);
         assert_eq!(super::xml("a\u{1}b"), "a\u{FFFD}b");
+    }
+
+    #[test]
+    fn a_run_that_could_not_start_is_one_error() {
+        let mut r = report("unknown", 0, vec![]);
+        r.complete = false;
+        r.could_not_run = Some("cannot run the suite: no CUDA device: cudaErrorNoDevice".into());
+        let xml = r.junit();
+        assert!(xml.contains(r#"tests="1" failures="0" errors="1" skipped="0""#), "{xml}");
+        assert!(xml.contains(r#"name="could-not-run""#), "{xml}");
+        assert!(xml.contains(
+            r#"<error type="could-not-run" message="cannot run the suite: no CUDA device: cudaErrorNoDevice">"#
+        ));
     }
 }

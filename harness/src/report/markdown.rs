@@ -4,6 +4,23 @@ use super::{CaseResult, Report};
 use crate::verdict::VerdictKind;
 use std::fmt::Write as _;
 
+/// `0→1 peer access, rank 0, native atomics`: what the runtime says about one link (`?` for a refused query).
+fn link_text(l: &crate::gpu::PeerLink) -> String {
+    let yes_no = |v: Option<bool>, what: &str| match v {
+        Some(true) => what.to_owned(),
+        Some(false) => format!("no {what}"),
+        None => format!("{what} ?"),
+    };
+    let rank = l.performance_rank.map_or("?".to_owned(), |r| r.to_string());
+    format!(
+        "{}→{} {}, rank {rank}, {}",
+        l.from,
+        l.to,
+        yes_no(l.can_access_peer, "peer access"),
+        yes_no(l.native_atomics, "native atomics")
+    )
+}
+
 impl Report {
     /// A short Markdown summary for people: provenance, verdicts by area, and every case that did not simply pass
     /// (variants with the behaviour this driver showed, quality warnings, failures, unsupported cases).
@@ -15,6 +32,9 @@ impl Report {
             "# {} — driver {} (CUDA {}), runtime {}\n",
             p.gpu_name, p.driver_release, p.driver_version, p.runtime_version
         );
+        if let Some(reason) = &self.could_not_run {
+            let _ = writeln!(out, "**The suite could not run on this host**: {reason}\n");
+        }
         let _ = writeln!(out, "| | |\n|---|---|");
         let _ = writeln!(
             out,
@@ -31,6 +51,13 @@ impl Report {
             "| build | commit `{}`, bindings from CUDA {}, cudart linked {} |",
             p.commit, p.bindings_cudart_version, p.cudart_link
         );
+        if p.devices.len() > 1 {
+            let devices: Vec<String> =
+                p.devices.iter().map(|d| format!("{} {} (`{}`)", d.ordinal, d.name, d.uuid)).collect();
+            let _ = writeln!(out, "| devices | {} |", devices.join(", "));
+            let links: Vec<String> = p.peer_links.iter().map(link_text).collect();
+            let _ = writeln!(out, "| links | {} |", links.join("; "));
+        }
         if !p.kernel_image.compiler.is_empty() {
             let k = &p.kernel_image;
             let _ = writeln!(out, "| kernels | {}, PTX ISA {}, {} |", k.compiler, k.ptx_isa, k.architectures);
@@ -61,6 +88,25 @@ impl Report {
             self.wall_ms as f64 / 1000.0,
             if self.complete { "" } else { ", INCOMPLETE" }
         );
+        let t = &p.task;
+        if t.scheduler != "none" || (!p.node.is_empty() && p.node != p.hostname) {
+            let ids = [("job", t.job_id.clone()), ("array job", t.array_job_id.clone())]
+                .into_iter()
+                .chain(
+                    [("array task", t.array_task_id), ("completion index", t.completion_index), ("rank", t.proc_id)]
+                        .map(|(k, v)| (k, v.map(|v| v.to_string()))),
+                )
+                .filter_map(|(k, v)| Some(format!("{k} {}", v?)))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let _ = writeln!(
+                out,
+                "| task | {} {ids} on node `{}`; CUDA_VISIBLE_DEVICES {} |",
+                t.scheduler,
+                p.node,
+                t.cuda_visible_devices.as_deref().map_or("unset".into(), |v| format!("`{v}`"))
+            );
+        }
         if let Some(run) = &self.run {
             let _ = writeln!(
                 out,
@@ -128,5 +174,26 @@ impl Report {
             }
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::report::{Provenance, Report};
+
+    /// A run on a host with several GPUs lists them and their links; a saved report from before has neither and
+    /// still reads.
+    #[test]
+    fn devices_and_links_are_summarised_and_optional() {
+        let provenance = Provenance::new(&crate::exec::test_support::h200_pair(0), "c", "t".into());
+        let report = Report::new(provenance, String::new(), 1, Vec::new());
+        let text = report.markdown();
+        assert!(text.contains("| devices | 0 NVIDIA H200"), "{text}");
+        assert!(text.contains("0→1 peer access, rank 0, native atomics; 1→0 peer access"), "{text}");
+        let mut json = serde_json::to_value(&report).unwrap();
+        let fields = json["provenance"].as_object_mut().unwrap();
+        assert!(fields.remove("devices").is_some() && fields.remove("peer_links").is_some());
+        let old: Report = serde_json::from_value(json).unwrap();
+        assert!(old.provenance.devices.is_empty() && !old.markdown().contains("| devices |"));
     }
 }

@@ -60,13 +60,15 @@ impl Matrix {
             })
             .collect();
         // id → column → outcome → hosts.
-        let mut seen: BTreeMap<&str, Vec<BTreeMap<String, BTreeSet<&str>>>> = BTreeMap::new();
+        let mut seen: BTreeMap<&str, Vec<BTreeMap<String, BTreeSet<String>>>> = BTreeMap::new();
         let mut rules: BTreeMap<&str, &str> = BTreeMap::new();
         for r in reports {
             let c = column_of(r);
             let col = &mut columns[c];
             col.compute_capability = r.provenance.compute_capability.clone();
-            for (list, item) in [(&mut col.hosts, &r.provenance.hostname), (&mut col.commits, &r.provenance.commit)] {
+            // A fleet's hosts by node and task (`n3[5]`): simulated nodes and containers can share a hostname.
+            let host = r.provenance.site();
+            for (list, item) in [(&mut col.hosts, &host), (&mut col.commits, &r.provenance.commit)] {
                 if !list.contains(item) {
                     list.push(item.clone());
                 }
@@ -74,7 +76,7 @@ impl Matrix {
             for case in &r.cases {
                 rules.entry(&case.id).or_insert(&case.rule);
                 let cells = seen.entry(&case.id).or_insert_with(|| vec![BTreeMap::new(); keys.len()]);
-                cells[c].entry(case.outcome()).or_default().insert(&r.provenance.hostname);
+                cells[c].entry(case.outcome()).or_default().insert(host.clone());
             }
         }
         let mut rows: Vec<Row> = seen

@@ -5,15 +5,18 @@
 
 pub mod baseline;
 pub mod compare;
+pub mod fleet;
 pub mod junit;
 mod markdown;
 pub mod matrix;
 mod provenance;
 mod table;
+pub mod task;
 pub mod timeline;
 pub mod trace;
 
 pub use provenance::{KernelImage, Provenance};
+pub use task::Task;
 
 use crate::case::ast::Case;
 use crate::figures::Figures;
@@ -130,6 +133,14 @@ pub struct Report {
     /// False while the run is still going (the report is rewritten after each case) or if it was killed.
     #[serde(default)]
     pub complete: bool,
+    /// Why the suite could not run at all on this host (no driver, no device visible, invalid case files, a bad
+    /// option): then `complete` is false, `cases` is empty and the run's exit status was 2. A fleet merge tells
+    /// such a host from one that never reported.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub could_not_run: Option<String>,
+    /// The tier the cases were selected from (`smoke`, `full`); absent in reports from before tiers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tier: Option<String>,
     pub wall_ms: u64,
     /// verdict → count over all cases.
     pub totals: BTreeMap<String, usize>,
@@ -162,14 +173,23 @@ impl Report {
             provenance,
             filter,
             complete: false,
+            could_not_run: None,
+            tier: None,
+            seeds: None,
             wall_ms,
             totals,
             by_area,
             run: None,
             cases,
             figures: None,
-            seeds: None,
         }
+    }
+
+    /// The report of a run that could not start its cases, and why: no case, `complete: false`.
+    pub fn could_not_run(provenance: Provenance, filter: String, wall_ms: u64, reason: String) -> Self {
+        let mut r = Report::new(provenance, filter, wall_ms, Vec::new());
+        r.could_not_run = Some(reason);
+        r
     }
 
     /// True when no case failed, crashed, timed out or passed against a baseline that expected it to fail.
@@ -245,6 +265,9 @@ pub(crate) mod test_support {
     pub fn report(gpu: &str, driver: u32, cases: Vec<CaseResult>) -> Report {
         let mut p = Provenance::new(&device(gpu, driver), "abc1234", "2026-01-01T00:00:00Z".into());
         p.hostname = format!("host-{gpu}");
+        // Not this test process's node and scheduler identity: reports from before fleets had neither.
+        p.node = String::new();
+        p.task = Task::default();
         p.driver_release = format!("{}.00", driver / 1000 * 10 + 500);
         let mut r = Report::new(p, String::new(), 1000, cases);
         r.complete = true;

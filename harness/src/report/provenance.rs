@@ -1,6 +1,7 @@
 //! Where a report came from: the GPU, driver, runtime, build and environment of the run.
 
-use crate::gpu::{self, DeviceInfo};
+use super::task::{self, Task};
+use crate::gpu::{self, DeviceInfo, PeerLink, VisibleDevice};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -11,6 +12,13 @@ pub struct Provenance {
     /// `git rev-parse HEAD` of the tree the binary was built from (with `-dirty` if it had changes).
     pub commit: String,
     pub hostname: String,
+    /// The scheduler's name of the node (see [`super::task::node_from_env`]); the hostname when run by hand. Several
+    /// simulated nodes can share one hostname, so fleet merges key on this.
+    #[serde(default)]
+    pub node: String,
+    /// The scheduler's identity of the task that made the report, and the GPUs it was given (fleet merges).
+    #[serde(default)]
+    pub task: Task,
     pub gpu_name: String,
     pub gpu_uuid: String,
     pub compute_capability: String,
@@ -47,6 +55,14 @@ pub struct Provenance {
     /// The probe kernels as registered with cudart (set by the binary that embeds them; empty in older reports).
     #[serde(default)]
     pub kernel_image: KernelImage,
+    /// Every device the run could see (name, UUID, PCI bus id), by ordinal: cases that need several devices use
+    /// the ones after their own. Empty in older reports.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub devices: Vec<VisibleDevice>,
+    /// The link between each ordered pair of those devices: peer access possible, access supported, performance
+    /// rank, native atomics, CUDA array access (cudaDeviceCanAccessPeer, cudaDeviceGetP2PAttribute).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub peer_links: Vec<PeerLink>,
 }
 
 /// What the probe kernels were built into: which driver can load them depends on the PTX ISA and the cubins'.
@@ -62,10 +78,13 @@ pub struct KernelImage {
 
 impl Provenance {
     pub fn new(device: &DeviceInfo, commit: &str, started_at: String) -> Self {
+        let hostname = hostname();
         Provenance {
             tool_version: env!("CARGO_PKG_VERSION").to_owned(),
             commit: commit.to_owned(),
-            hostname: hostname(),
+            node: task::node_from_env(&hostname),
+            task: Task::from_env(),
+            hostname,
             gpu_name: device.name.clone(),
             gpu_uuid: device.uuid.clone(),
             compute_capability: format!("{}.{}", device.compute_capability.0, device.compute_capability.1),
@@ -85,6 +104,50 @@ impl Provenance {
             driver_version_reported: gpu::reported_driver_version().map(gpu::version_string),
             call_forms: cuda_sys::compat::call_forms().to_owned(),
             kernel_image: KernelImage::default(),
+            devices: device.visible.clone(),
+            peer_links: device.links.clone(),
+        }
+    }
+}
+
+impl Provenance {
+    /// The provenance of a run that found no device to run on (no driver, no GPU visible, a bad `--devices`):
+    /// everything but the device, whose fields say `unknown`. The driver's CUDA version is recorded when a driver
+    /// answers (an old driver, or a driver with no GPU visible), so a fleet merge can say which hosts need what.
+    pub fn without_device(commit: &str, started_at: String) -> Self {
+        let unknown = || "unknown".to_owned();
+        let device = DeviceInfo {
+            ordinal: -1,
+            name: unknown(),
+            uuid: unknown(),
+            compute_capability: (0, 0),
+            multiprocessors: 0,
+            concurrent_kernels: false,
+            async_engine_count: 0,
+            can_map_host_memory: false,
+            memory_pools: false,
+            unified_addressing: false,
+            stream_priority_range: (0, 0),
+            device_count: 0,
+            driver_version: gpu::driver_version().unwrap_or(0),
+            runtime_version: gpu::runtime_version().unwrap_or(0),
+            visible: Vec::new(),
+            links: Vec::new(),
+        };
+        let mut p = Provenance::new(&device, commit, started_at);
+        p.compute_capability = unknown();
+        if device.driver_version == 0 {
+            p.driver_version = unknown();
+        }
+        p
+    }
+
+    /// How a person finds the report's host in a fleet: the node, and the task's index when it has one (`n3[5]`).
+    pub fn site(&self) -> String {
+        let node = if self.node.is_empty() { &self.hostname } else { &self.node };
+        match self.task.index() {
+            Some(i) => format!("{node}[{i}]"),
+            None => node.clone(),
         }
     }
 }

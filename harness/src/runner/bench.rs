@@ -62,6 +62,12 @@ pub struct Figure {
     pub differing: Vec<String>,
     /// Outcome counts (`pass`: 194, ...).
     pub totals: std::collections::BTreeMap<String, usize>,
+    /// Each device's timeline: where the wall time went.
+    pub lanes: Vec<super::LaneTimes>,
+    /// Processes waited for, and their mean driver initialisation and context creation, in milliseconds.
+    pub contexts: (usize, f64, f64),
+    /// Cases whose device-memory check was skipped (another process could have allocated on the device).
+    pub memory_checks_skipped: u64,
 }
 
 /// Runs `cases` once per mode and returns the figures (and each mode's results, for reports).
@@ -120,6 +126,14 @@ pub fn bench(
             extra_runs: stats.extra_runs,
             differing,
             totals,
+            lanes: stats.lanes.clone(),
+            memory_checks_skipped: stats.memory_checks_skipped,
+            contexts: {
+                let n = stats.ready.len();
+                let mean =
+                    |f: fn(&super::worker::Ready) -> f64| stats.ready.iter().map(f).sum::<f64>() / n.max(1) as f64;
+                (n, mean(|r| r.init_ms), mean(|r| r.context_ms))
+            },
         };
         out.push((figure, results));
     }
@@ -147,6 +161,31 @@ pub fn table(figures: &[Figure]) -> String {
             f.processes_started,
             f.extra_runs,
             f.differing.len()
+        );
+    }
+    for f in figures.iter().filter(|f| f.lanes.len() > 1 || f.mode != Mode::ProcessPerCaseWritten) {
+        for l in &f.lanes {
+            let _ = writeln!(
+                out,
+                "\n{} on GPU {}: {} cases ({} in processes of their own, done at {:.2} s, {:.2} s of it waiting for \
+                 contexts), batch cases from {:.2} s, last case ended at {:.2} s",
+                f.mode.word(),
+                l.device,
+                l.cases,
+                l.own_cases,
+                l.own_phase_end_s,
+                l.own_ready_wait_s,
+                l.batch_start_s,
+                l.end_s
+            );
+        }
+        let (n, init, context) = f.contexts;
+        let _ = writeln!(
+            out,
+            "{}: {n} warm processes waited for: driver initialisation {init:.0} ms, context {context:.0} ms on average; \
+             {} device-memory checks skipped",
+            f.mode.word(),
+            f.memory_checks_skipped
         );
     }
     for f in figures.iter().filter(|f| !f.differing.is_empty()) {

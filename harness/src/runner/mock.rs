@@ -13,8 +13,11 @@
 //! | `flake` | answers fail the first time it runs the case, pass afterwards |
 //! | `variant-flip` | answers variant `a`, then `b`, then `a` ... |
 //! | `slow-gates` | fails at a shortened gate delay, passes at the written delays |
+//! | `slow` | answers pass after 100 ms (as long as a real case with gates) |
+//! | `leak` | answers pass with 100 MiB less device memory free after the case than before |
 //!
-//! Every answer's first message names the worker's process id, so tests can tell which process ran a case.
+//! Every answer's first message names the worker's process id, and says `warm` when the process was started ahead
+//! of its first case, so tests can tell which process ran a case and how it was started.
 
 use super::worker::Reply;
 use crate::case::ast::Case;
@@ -49,14 +52,19 @@ impl Mock {
         let n = *runs;
         let behaviour = self.behaviours.get(&case.id).map(String::as_str).unwrap_or("pass");
         let pid = std::process::id();
+        let warm = if super::worker::started_warm() { ", warm" } else { "" };
         let answer = |kind: VerdictKind, variant: Option<&str>| {
             let verdict = Verdict {
                 kind,
                 variant: variant.map(str::to_owned),
                 observed: None,
-                messages: vec![format!("mock run {n} in process {pid} ({behaviour})")],
+                messages: vec![format!("mock run {n} in process {pid} ({behaviour}{warm})")],
             };
             CaseResult::new(case, verdict, None, Duration::ZERO)
+        };
+        let memory = match behaviour {
+            "leak" => super::worker::MemoryLoss { own_device_mib: 100, other_devices_mib: 0 },
+            _ => super::worker::MemoryLoss::default(),
         };
         let (result, dirty) = match behaviour {
             "fail" => (answer(VerdictKind::Fail, None), None),
@@ -72,8 +80,12 @@ impl Mock {
             "flake" if n == 1 => (answer(VerdictKind::Fail, None), None),
             "variant-flip" => (answer(VerdictKind::Variant, Some(if n % 2 == 1 { "a" } else { "b" })), None),
             "slow-gates" if scale < 1.0 => (answer(VerdictKind::Fail, None), None),
+            "slow" => {
+                std::thread::sleep(Duration::from_millis(100));
+                (answer(VerdictKind::Pass, None), None)
+            }
             _ => (answer(VerdictKind::Pass, None), None),
         };
-        Reply { result, dirty }
+        Reply { result, dirty, memory }
     }
 }

@@ -4,11 +4,17 @@
 //! - The parent sets `CUDA_CONFORMANCE_CHILD_CASES` (the `cases/` folder) and `CUDA_CONFORMANCE_CHILD_DEVICE`
 //!   (the ordinal the child uses; with `--devices` the child sees only its GPU, through `CUDA_VISIBLE_DEVICES`).
 //! - It writes one JSON request per line on the child's stdin: `{"id": CASE-ID, "gate_delay_scale": F}`.
-//! - The child answers each with `CUDA-CONFORMANCE-RESULT {"result": CaseResult, "dirty": null | WHY}` on stdout.
-//!   When `dirty` is set (a sticky error, device memory or CUDA objects not released, a capture left open) the
-//!   child exits after answering, and the parent starts a fresh one for the next case.
+//! - The child answers each with `CUDA-CONFORMANCE-RESULT {"result": CaseResult, "dirty": null | WHY, "memory":
+//!   {...}}` on stdout. When `dirty` is set (a sticky error, CUDA objects not released, a device limit changed, a
+//!   capture left open) the child exits after answering, and the parent starts a fresh one for the next case.
+//!   `memory` is how much less device memory was free after the case than before: only the parent knows whether
+//!   another process of the run could have allocated on the device meanwhile, so the parent judges it (and ends
+//!   the child by closing its stdin when the loss is the case's).
 //! - A child that dies, prints something unreadable or outlives the case's deadline costs that case a `crash` or
 //!   `timeout` verdict; the parent kills it and starts a fresh one at the next case.
+//! - A child started *warm* (`CUDA_CONFORMANCE_CHILD_WARM=1`, [`Worker::start_warm`]) creates its CUDA context
+//!   before reading requests and says `CUDA-CONFORMANCE-READY` when it has one, so the parent can start the
+//!   processes a run will need before the cases that share a device begin (see `super::DeviceRunner`).
 //!
 //! With `CUDA_CONFORMANCE_MOCK` set the child touches no GPU: it plays the behaviours of [`super::mock`].
 
@@ -31,6 +37,12 @@ use std::time::{Duration, Instant};
 
 const CHILD_CASES_DIR: &str = "CUDA_CONFORMANCE_CHILD_CASES";
 const CHILD_DEVICE: &str = "CUDA_CONFORMANCE_CHILD_DEVICE";
+const CHILD_WARM: &str = "CUDA_CONFORMANCE_CHILD_WARM";
+/// Set for a child that runs the cases needing several devices: it creates a context on every device it sees at
+/// once, so that a case's first use of a device does not look like memory it failed to release.
+const CHILD_ALL_DEVICES: &str = "CUDA_CONFORMANCE_CHILD_ALL_DEVICES";
+/// The line a warm child prints once its context exists.
+const READY_LINE: &str = "CUDA-CONFORMANCE-READY";
 /// Marks the child's result lines, so that stray output (a driver message) cannot be mistaken for one.
 const RESULT_PREFIX: &str = "CUDA-CONFORMANCE-RESULT ";
 pub(super) const RESULT_PREFIX_FOR_MOCK: &str = RESULT_PREFIX;
@@ -39,7 +51,7 @@ const EXIT_GRACE: Duration = Duration::from_secs(5);
 /// Device memory a case may leave allocated before its worker counts as dirty: the driver grows its own pools on
 /// first use (module loads, graph and stream resources), in 2 MiB pages; a case's own leak shows in the object
 /// count first.
-const MEMORY_SLACK: u64 = 64 << 20;
+pub const MEMORY_SLACK_MIB: u64 = 64;
 
 #[derive(Debug, Serialize, Deserialize)]
 struct Request {
@@ -47,10 +59,36 @@ struct Request {
     gate_delay_scale: f64,
 }
 
+/// What a warm child says when its context exists: how long the driver's initialisation and the context took.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
+pub struct Ready {
+    pub init_ms: f64,
+    pub context_ms: f64,
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
 #[derive(Debug, Serialize, Deserialize)]
 pub(super) struct Reply {
     pub result: CaseResult,
     pub dirty: Option<String>,
+    #[serde(default)]
+    pub memory: MemoryLoss,
+}
+
+/// How much less device memory was free after a case than before it, in MiB: on the child's own device, and the
+/// most on any other device it sees.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MemoryLoss {
+    pub own_device_mib: u64,
+    pub other_devices_mib: u64,
+}
+
+/// True in a worker started warm (its context created before its first case).
+pub(super) fn started_warm() -> bool {
+    std::env::var_os(CHILD_WARM).is_some()
 }
 
 /// If this process was started as a worker, serves requests from stdin until it closes (or until a case leaves
@@ -75,11 +113,39 @@ fn serve(dir: &Path, ordinal: i32, kernels: impl FnOnce() -> KernelTable, mock: 
         let lines: Vec<String> = diags.iter().map(|d| d.to_string()).collect();
         lines.join("\n")
     })?;
+    let started = Instant::now();
+    if mock.is_none() {
+        // The driver's initialisation (cuInit) happens in the first runtime call; timed apart from the context.
+        let mut count = 0;
+        // SAFETY: a valid out-pointer.
+        let _ = unsafe { sys::cudaGetDeviceCount(&mut count) };
+    }
+    let initialised = started.elapsed();
     let mut gpu = match &mock {
         Some(_) => None,
         None => Some((gpu::probe(ordinal).map_err(|e| e.to_string())?, kernels())),
     };
+    if gpu.is_some() && std::env::var_os(CHILD_ALL_DEVICES).is_some() {
+        create_every_context(ordinal)?;
+    }
+    if std::env::var_os(CHILD_WARM).is_some() {
+        if gpu.is_some() {
+            // cudaFree(NULL) is the documented way to create the primary context without doing anything else.
+            // SAFETY: freeing a null pointer is a no-op.
+            let code = unsafe { sys::cudaFree(std::ptr::null_mut()) };
+            if code != sys::cudaError::cudaSuccess {
+                return Err(format!("cannot create the CUDA context: cudaFree(NULL) returned {code}"));
+            }
+        }
+        let ready = Ready { init_ms: ms(initialised), context_ms: ms(started.elapsed() - initialised) };
+        let json = serde_json::to_string(&ready).unwrap_or_default();
+        let mut out = std::io::stdout().lock();
+        writeln!(out, "{READY_LINE} {json}")
+            .and_then(|()| out.flush())
+            .map_err(|e| format!("cannot say ready: {e}"))?;
+    }
     let mut mock = mock;
+    let all_devices = std::env::var_os(CHILD_ALL_DEVICES).is_some();
     for line in std::io::stdin().lock().lines() {
         let line = line.map_err(|e| format!("cannot read a request: {e}"))?;
         let request: Request = serde_json::from_str(&line).map_err(|e| format!("unreadable request {line:?}: {e}"))?;
@@ -89,7 +155,9 @@ fn serve(dir: &Path, ordinal: i32, kernels: impl FnOnce() -> KernelTable, mock: 
             .ok_or_else(|| format!("no case {} in {}", request.id, dir.display()))?;
         let reply = match (&mut mock, &mut gpu) {
             (Some(mock), _) => mock.run(case, request.gate_delay_scale),
-            (None, Some((device, kernels))) => run_watched(case, kernels, device, request.gate_delay_scale),
+            (None, Some((device, kernels))) => {
+                run_watched(case, kernels, device, request.gate_delay_scale, all_devices)
+            }
             (None, None) => return Err("no device and no mock".into()),
         };
         let json = serde_json::to_string(&reply).map_err(|e| format!("cannot serialise the result: {e}"))?;
@@ -102,9 +170,33 @@ fn serve(dir: &Path, ordinal: i32, kernels: impl FnOnce() -> KernelTable, mock: 
     Ok(())
 }
 
+/// Creates the primary context of every device this process sees, and makes `home` current again.
+fn create_every_context(home: i32) -> Result<(), String> {
+    let mut count = 0;
+    // SAFETY: a valid out-pointer; then plain calls (cudaSetDevice creates the primary context, cudaFree(NULL)
+    // makes sure of it).
+    unsafe {
+        let code = sys::cudaGetDeviceCount(&mut count);
+        if code != sys::cudaError::cudaSuccess {
+            return Err(format!("cannot count the devices: {code}"));
+        }
+        for d in 0..count {
+            let code = sys::cudaSetDevice(d);
+            let code = if code == sys::cudaError::cudaSuccess { sys::cudaFree(std::ptr::null_mut()) } else { code };
+            if code != sys::cudaError::cudaSuccess {
+                return Err(format!("cannot create the context of device {d}: {code}"));
+            }
+        }
+        match sys::cudaSetDevice(home) {
+            sys::cudaError::cudaSuccess => Ok(()),
+            code => Err(format!("cannot make device {home} current again: {code}")),
+        }
+    }
+}
+
 /// Runs `case` and checks that it left the context as it found it.
-fn run_watched(case: &Case, kernels: &KernelTable, device: &DeviceInfo, scale: f64) -> Reply {
-    let before = ContextState::now();
+fn run_watched(case: &Case, kernels: &KernelTable, device: &DeviceInfo, scale: f64, all_devices: bool) -> Reply {
+    let before = ContextState::now(device.ordinal, all_devices);
     let opts = ExecOptions { gate_delay_scale: scale, ..ExecOptions::default() };
     let result = super::run_in_process_with(case, kernels, device, &opts);
     let sticky = result
@@ -113,26 +205,71 @@ fn run_watched(case: &Case, kernels: &KernelTable, device: &DeviceInfo, scale: f
         .and_then(|o| o.final_sync.clone())
         .filter(|code| code != "cudaSuccess")
         .map(|code| format!("a sticky error: the device synchronize after the script returned {code}"));
-    let dirty = sticky.or_else(|| ContextState::now().dirtier_than(&before));
-    Reply { result, dirty }
+    let after = ContextState::now(device.ordinal, all_devices);
+    let dirty = sticky.or_else(|| after.dirtier_than(&before));
+    Reply { result, dirty, memory: after.memory_loss(&before) }
 }
 
-/// What a case must give back: device memory, CUDA objects, capture state, and a usable context.
+/// The device limits a case may change with `set-limit` (cudaDeviceSetLimit), which later cases would inherit.
+const LIMITS: [(&str, sys::cudaLimit); 3] = [
+    ("stack-size", sys::cudaLimit::cudaLimitStackSize),
+    ("printf-fifo", sys::cudaLimit::cudaLimitPrintfFifoSize),
+    ("malloc-heap", sys::cudaLimit::cudaLimitMallocHeapSize),
+];
+
+/// What a case must give back: device memory, CUDA objects, device limits, capture state, and a usable context.
 struct ContextState {
-    free_memory: Option<u64>,
+    /// Free memory per device (the child's own first).
+    free_memory: Vec<Option<u64>>,
     live_objects: usize,
+    limits: Vec<usize>,
 }
 
 impl ContextState {
-    fn now() -> ContextState {
-        let (mut free, mut total) = (0usize, 0usize);
-        // SAFETY: valid out-pointers.
-        let code = unsafe { sys::cudaMemGetInfo(&mut free, &mut total) };
-        let free_memory = (code == sys::cudaError::cudaSuccess).then_some(free as u64);
-        ContextState { free_memory, live_objects: exec::live_objects() }
+    /// The state of the home device (and of every device, with `all_devices`), leaving `home` current: a case
+    /// that switched devices does not leave the next one on another.
+    fn now(home: i32, all_devices: bool) -> ContextState {
+        let mut count = 1;
+        if all_devices {
+            // SAFETY: a valid out-pointer. On failure only the home device is measured.
+            if unsafe { sys::cudaGetDeviceCount(&mut count) } != sys::cudaError::cudaSuccess {
+                count = 1;
+            }
+        }
+        let devices = std::iter::once(home).chain((0..count).filter(|&d| all_devices && d != home));
+        let free_memory = devices
+            .map(|d| {
+                let (mut free, mut total) = (0usize, 0usize);
+                // SAFETY: plain calls with valid out-pointers.
+                let code = unsafe {
+                    match sys::cudaSetDevice(d) {
+                        sys::cudaError::cudaSuccess => sys::cudaMemGetInfo(&mut free, &mut total),
+                        code => code,
+                    }
+                };
+                (code == sys::cudaError::cudaSuccess).then_some(free as u64)
+            })
+            .collect();
+        // SAFETY: a plain call. Should it fail, the next case's own calls report the broken context.
+        let _ = unsafe { sys::cudaSetDevice(home) };
+        let limits = LIMITS
+            .iter()
+            .map(|(_, limit)| {
+                let mut value = 0usize;
+                // SAFETY: a valid out-pointer. A limit that cannot be read counts as 0 before and after.
+                let code = unsafe { sys::cudaDeviceGetLimit(&mut value, *limit) };
+                if code == sys::cudaError::cudaSuccess {
+                    value
+                } else {
+                    0
+                }
+            })
+            .collect();
+        ContextState { free_memory, live_objects: exec::live_objects(), limits }
     }
 
-    /// Why the context is no longer fit for the next case, if it is not.
+    /// Why the context is no longer fit for the next case, if it is not (device memory aside: see
+    /// [`ContextState::memory_loss`]).
     fn dirtier_than(&self, before: &ContextState) -> Option<String> {
         // SAFETY: no arguments.
         let sync = unsafe { sys::cudaDeviceSynchronize() };
@@ -160,12 +297,29 @@ impl ContextState {
                 self.live_objects, before.live_objects
             ));
         }
-        if let (Some(now), Some(was)) = (self.free_memory, before.free_memory) {
-            if now + MEMORY_SLACK < was {
-                return Some(format!("device memory not released: {} MiB less free after the case", (was - now) >> 20));
+        for (((name, _), now), was) in LIMITS.iter().zip(&self.limits).zip(&before.limits) {
+            if now != was {
+                return Some(format!("a device limit changed: {name} is {now} bytes, was {was}"));
             }
         }
         None
+    }
+
+    /// How much less memory was free than `before`, on the home device and the most on any other.
+    fn memory_loss(&self, before: &ContextState) -> MemoryLoss {
+        let loss: Vec<u64> = self
+            .free_memory
+            .iter()
+            .zip(&before.free_memory)
+            .map(|(now, was)| match (now, was) {
+                (Some(now), Some(was)) => was.saturating_sub(*now) >> 20,
+                _ => 0,
+            })
+            .collect();
+        MemoryLoss {
+            own_device_mib: loss.first().copied().unwrap_or(0),
+            other_devices_mib: loss.iter().skip(1).copied().max().unwrap_or(0),
+        }
     }
 }
 
@@ -180,14 +334,22 @@ pub struct ChildSpec {
     pub visible: Option<String>,
     /// `CUDA_CONFORMANCE_MOCK` for the child.
     pub mock: Option<String>,
+    /// The child runs cases that need several devices: it sees them all and creates every context at start.
+    pub all_devices: bool,
 }
 
 /// The parent's handle on a worker: started on the first case, replaced after one that killed or dirtied it.
 pub struct Worker {
     spec: ChildSpec,
     running: Option<Running>,
+    /// Processes ending in the background (after a dirty case): joined by [`Worker::retire`].
+    exiting: Vec<JoinHandle<()>>,
     /// Processes started so far.
     pub started: u64,
+    /// What each warm process said when it was ready.
+    pub ready: Vec<Ready>,
+    /// The memory the last case's process had less free after it than before (see the protocol).
+    pub last_memory_loss: MemoryLoss,
 }
 
 struct Running {
@@ -199,13 +361,21 @@ struct Running {
 
 impl Worker {
     pub fn new(spec: ChildSpec) -> Worker {
-        Worker { spec, running: None, started: 0 }
+        Worker {
+            spec,
+            running: None,
+            exiting: Vec::new(),
+            started: 0,
+            ready: Vec::new(),
+            last_memory_loss: MemoryLoss::default(),
+        }
     }
 
     /// Runs `case` in this worker (starting one if needed) with the case's `env:` applied to a fresh process; the
     /// worker is kept for the next case only if the case left it clean.
     pub fn run(&mut self, case: &Case, scale: f64, deadline: Duration) -> CaseResult {
         let started = Instant::now();
+        self.last_memory_loss = MemoryLoss::default();
         let mut running = match self.running.take().map_or_else(|| self.spawn(&case.env), Ok) {
             Ok(running) => running,
             Err(why) => return failed(case, VerdictKind::Crash, why, started),
@@ -226,11 +396,12 @@ impl Worker {
                 Ok(line) => {
                     let Some(json) = line.strip_prefix(RESULT_PREFIX) else { continue };
                     return match serde_json::from_str::<Reply>(json) {
-                        Ok(Reply { mut result, dirty }) => {
+                        Ok(Reply { mut result, dirty, memory }) => {
                             result.wall_ms = started.elapsed().as_millis() as u64;
+                            self.last_memory_loss = memory;
                             if let Some(why) = dirty {
-                                // The child exits on its own after a dirty case.
-                                running.finish();
+                                // The child exits on its own after a dirty case; the next case need not wait.
+                                self.exiting.push(std::thread::spawn(move || running.finish()));
                                 result.dirty = Some(why);
                             } else {
                                 self.running = Some(running);
@@ -257,14 +428,84 @@ impl Worker {
         }
     }
 
-    /// Ends the current process (if any) so that the next case starts a fresh one.
+    /// How this worker starts its processes.
+    pub fn spec(&self) -> &ChildSpec {
+        &self.spec
+    }
+
+    /// Starts a process for the next case now (with that case's `env:`), which creates its CUDA context at once
+    /// instead of in the first case; [`Worker::await_ready`] waits for it. A process that cannot start is left
+    /// for [`Worker::run`] to start (and report) again.
+    pub fn start_warm(&mut self, env: &[(String, String)]) {
+        if self.running.is_none() {
+            self.running = self.spawn_with(env, true).ok();
+        }
+    }
+
+    /// Waits until a warm process has its context (true), or ends it if it dies or takes longer than `deadline`.
+    pub fn await_ready(&mut self, deadline: Duration) -> bool {
+        let Some(running) = self.running.as_mut() else { return false };
+        let until = Instant::now() + deadline;
+        loop {
+            match running.lines.recv_timeout(until.saturating_duration_since(Instant::now())) {
+                Ok(line) if line.starts_with(READY_LINE) => {
+                    let said = line[READY_LINE.len()..].trim();
+                    self.ready.push(serde_json::from_str(said).unwrap_or_default());
+                    return true;
+                }
+                Ok(_) => continue,
+                Err(_) => {
+                    if let Some(r) = self.running.take() {
+                        r.stop();
+                    }
+                    return false;
+                }
+            }
+        }
+    }
+
+    /// True while a process is up (started, and not ended by its last case).
+    pub fn is_running(&self) -> bool {
+        self.running.is_some()
+    }
+
+    /// Ends the current process (if any) so that the next case starts a fresh one, and waits for every process
+    /// of this worker to have exited.
     pub fn retire(&mut self) {
         if let Some(running) = self.running.take() {
             running.finish();
         }
+        for handle in self.exiting.drain(..) {
+            let _ = handle.join();
+        }
+    }
+
+    /// [`Worker::retire`] off the caller's path: a process that ends takes its CUDA context down, which can take
+    /// tens of milliseconds the next case need not wait for (the memory it frees cannot make a case look dirty).
+    /// The handles end when the processes have exited.
+    pub fn retire_in_background(&mut self) -> Vec<JoinHandle<()>> {
+        if let Some(running) = self.running.take() {
+            self.exiting.push(std::thread::spawn(move || running.finish()));
+        }
+        std::mem::take(&mut self.exiting)
+    }
+
+    /// Kills the current process (if any) at once, in the background: for a warm process no case will use, which
+    /// may still be creating its context and must not go on allocating device memory while cases run.
+    pub fn kill_in_background(&mut self) -> Vec<JoinHandle<()>> {
+        if let Some(running) = self.running.take() {
+            self.exiting.push(std::thread::spawn(move || {
+                running.stop();
+            }));
+        }
+        std::mem::take(&mut self.exiting)
     }
 
     fn spawn(&mut self, env: &[(String, String)]) -> Result<Running, String> {
+        self.spawn_with(env, false)
+    }
+
+    fn spawn_with(&mut self, env: &[(String, String)], warm: bool) -> Result<Running, String> {
         let spec = &self.spec;
         let mut command = Command::new(&spec.exe);
         command
@@ -273,6 +514,16 @@ impl Worker {
             .env(CHILD_DEVICE, spec.ordinal.to_string());
         if let Some(visible) = &spec.visible {
             command.env("CUDA_VISIBLE_DEVICES", visible);
+        }
+        if warm {
+            command.env(CHILD_WARM, "1");
+        } else {
+            command.env_remove(CHILD_WARM);
+        }
+        if spec.all_devices {
+            command.env(CHILD_ALL_DEVICES, "1");
+        } else {
+            command.env_remove(CHILD_ALL_DEVICES);
         }
         match &spec.mock {
             Some(m) => command.env(mock::MOCK_ENV, m),

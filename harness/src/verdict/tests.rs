@@ -564,3 +564,27 @@ fn a_declaration_an_older_driver_refuses_is_not_supported() {
     assert_eq!(v.kind, VerdictKind::NotSupported, "{v:?}");
     assert!(v.messages[0].contains("creating gate g returned cudaErrorCallRequiresNewerDriver"), "{:?}", v.messages);
 }
+
+/// `get-device is N` names a device of the case: on a case whose device is ordinal 1, device 1 is ordinal 0.
+#[test]
+fn get_device_is_judged_by_the_case_device_index() {
+    let text = "case t/d\n rule: r\n source: s\n requires: devices >= 2\n a: get-device is 1\n b: get-device\nend\n";
+    let case = crate::case::parse_file("t.case", text).unwrap_or_else(|e| panic!("{e:?}")).cases.remove(0);
+    let rec = |index: usize, ordinal: i32| OpRecord {
+        value: Some(OpValue::Device(ordinal)),
+        ..record(index, &case.script[index], 0, 1)
+    };
+    let mut o = Observations {
+        ops: vec![rec(0, 0), rec(1, 1)],
+        devices: vec![1, 0],
+        final_sync: Some("cudaSuccess".into()),
+        ..Observations::default()
+    };
+    assert_eq!(judge(&case, &o).kind, VerdictKind::Pass, "{:?}", judge(&case, &o));
+    o.ops[0].value = Some(OpValue::Device(1));
+    let v = judge(&case, &o);
+    assert_eq!(v.kind, VerdictKind::Fail);
+    assert!(v.messages[0].contains("the current device was device 0 (ordinal 1)"), "{v:?}");
+    o.ops[0].value = Some(OpValue::Device(5));
+    assert!(judge(&case, &o).messages[0].contains("ordinal 5, none of the case's devices [1, 0]"));
+}
