@@ -73,6 +73,9 @@ pub const SMOKE: &[&str] = &[
     "graph/exec-set/memset-and-memcpy",
     "graph/memnode/auto-free-on-launch-relaunch",
     "graph/conditional/while-countdown-runs-n-times",
+    // Not supported on a one-GPU node; on a multi-GPU one they check cross-device events and peer-access state.
+    "multi-gpu/event-query-and-synchronize-from-another-device",
+    "multi-gpu/peer-access/enabling-twice-fails",
     "implicit-sync/between-kernels/null-stream-kernel/blocking-streams",
     "implicit-sync/between-kernels/legacy-stream-wait-event/non-blocking-streams",
     // 5 ms on the H100 (commit 9c19e1d): 100 launches and their captured graph (the measures are figures only).
