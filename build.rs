@@ -355,19 +355,25 @@ fn fail(msg: &str) -> ! {
 /// The commit reports name as the build's (`git describe --always --dirty`). Rerun when HEAD or the index moves,
 /// so the stamp follows commits without rebuilding on every edit.
 fn emit_commit() {
-    for path in [".git/HEAD", ".git/index"] {
-        if std::path::Path::new(path).exists() {
+    // Ask git where they are: in a worktree `.git` is a file and HEAD and the index live in the main repository's
+    // `.git/worktrees/NAME/`, so `.git/HEAD` does not exist and the stamp would never move.
+    for name in ["HEAD", "index"] {
+        if let Some(path) = git(&["rev-parse", "--git-path", name]).filter(|p| std::path::Path::new(p).exists()) {
             println!("cargo:rerun-if-changed={path}");
         }
     }
-    let commit = std::process::Command::new("git")
-        .args(["describe", "--always", "--dirty", "--abbrev=40"])
+    let commit = git(&["describe", "--always", "--dirty", "--abbrev=40"]).unwrap_or_else(|| "unknown".to_owned());
+    println!("cargo:rustc-env=CUDA_CONFORMANCE_COMMIT={commit}");
+}
+
+/// The trimmed output of `git ARGS`, if it succeeded and said something.
+fn git(args: &[&str]) -> Option<String> {
+    std::process::Command::new("git")
+        .args(args)
         .output()
         .ok()
         .filter(|o| o.status.success())
         .and_then(|o| String::from_utf8(o.stdout).ok())
         .map(|s| s.trim().to_owned())
         .filter(|s| !s.is_empty())
-        .unwrap_or_else(|| "unknown".to_owned());
-    println!("cargo:rustc-env=CUDA_CONFORMANCE_COMMIT={commit}");
 }
