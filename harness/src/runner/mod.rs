@@ -23,6 +23,7 @@
 //!   while the case before it ran; its batch worker warms up last. Such a case whose pick a short gate delay could
 //!   decide starts at the written delays (it would be confirmed there anyway, in one more process). The other
 //!   devices start on the shared queue of batch cases at once.
+//! - **Measurements.** Cases that `measure` run one at a time across the devices (see `BatchQueue`).
 //! - **Several devices.** Cases that need several devices share one worker of their own that sees every GPU
 //!   (with a context on each from the start), on the first device's runner, after its own-process cases.
 //! - **Device memory.** A worker reports how much less device memory was free after a case than before; only the
@@ -189,7 +190,7 @@ pub fn run_suite(
         }
     };
     let plan = Plan::new(cases, devices.len(), opts.process_per_case);
-    let queue: Arc<Mutex<VecDeque<usize>>> = Arc::new(Mutex::new(plan.shared.iter().copied().collect()));
+    let queue = Arc::new(BatchQueue::new(cases, &plan.shared));
     let disturbance = Disturbance::default();
     let (plan, disturbance) = (&plan, &disturbance);
     let run_start = Instant::now();
@@ -245,9 +246,11 @@ pub fn run_suite(
                     times.batch_start_s = run_start.elapsed().as_secs_f64();
                     let mut batch_cases = 0;
                     while sent_all {
-                        let next = queue.lock().unwrap_or_else(|p| p.into_inner()).pop_front();
-                        let Some(index) = next else { break };
+                        let Some((index, measures)) = queue.next() else { break };
                         let result = lane.run_case(cases[index]);
+                        if measures {
+                            queue.measured();
+                        }
                         batch_cases += 1;
                         sent_all = sender.send((index, result)).is_ok();
                     }
@@ -285,6 +288,55 @@ pub fn run_suite(
         })
         .collect();
     (results, stats)
+}
+
+/// The shared queue of batch cases. Cases that `measure` (bandwidths, kernel and launch times: figures the seeds'
+/// claims are judged on) run one at a time across the devices, so that no measurement shares the host's memory
+/// bandwidth or PCIe links with another; they come first, while the first device's runner is busy with its
+/// own-process cases, and the other runners take ordinary cases while one measures.
+struct BatchQueue<'c> {
+    cases: &'c [&'c Case],
+    state: Mutex<(VecDeque<usize>, bool)>,
+}
+
+impl<'c> BatchQueue<'c> {
+    fn new(cases: &'c [&'c Case], shared: &[usize]) -> Self {
+        let (measuring, ordinary): (Vec<usize>, Vec<usize>) = shared.iter().copied().partition(|&i| measures(cases[i]));
+        let order: VecDeque<usize> = measuring.into_iter().chain(ordinary).collect();
+        BatchQueue { cases, state: Mutex::new((order, false)) }
+    }
+
+    /// The next case this runner may take, and whether it measures (then call [`BatchQueue::measured`] after it);
+    /// none when the queue is empty. Waits while only measuring cases are left and another runner is measuring.
+    fn next(&self) -> Option<(usize, bool)> {
+        loop {
+            {
+                let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+                let busy = state.1;
+                let pick = state.0.iter().position(|&i| !busy || !measures(self.cases[i]));
+                match pick {
+                    Some(at) => {
+                        let index = state.0.remove(at)?;
+                        let measuring = measures(self.cases[index]);
+                        state.1 |= measuring;
+                        return Some((index, measuring));
+                    }
+                    None if state.0.is_empty() => return None,
+                    None => {}
+                }
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+
+    fn measured(&self) {
+        self.state.lock().unwrap_or_else(|p| p.into_inner()).1 = false;
+    }
+}
+
+/// A case with `measure` figures.
+fn measures(case: &Case) -> bool {
+    case.expects.iter().any(|e| matches!(e, Expectation::Measure(_)))
 }
 
 /// Which runner takes which case: the cases that need a process of their own, and those that need several devices,
@@ -840,5 +892,28 @@ mod tests {
         let isolated = Plan::new(&refs, 2, true);
         assert_eq!((isolated.own, isolated.several), (vec![vec![], vec![]], vec![vec![], vec![]]));
         assert_eq!(isolated.shared, vec![0, 1, 2, 3, 4]);
+    }
+}
+
+#[cfg(test)]
+mod queue_tests {
+    use super::*;
+
+    #[test]
+    fn measuring_cases_come_first_and_one_at_a_time() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases");
+        let all = crate::suite::load_dir(&dir).unwrap_or_else(|d| panic!("{d:?}"));
+        let measuring: Vec<&Case> = all.iter().filter(|c| measures(c)).take(2).collect();
+        let ordinary = all.iter().find(|c| !measures(c)).unwrap_or_else(|| panic!("no ordinary case"));
+        assert_eq!(measuring.len(), 2, "the suite has measuring cases");
+        let cases = [ordinary, measuring[0], measuring[1]];
+        let queue = BatchQueue::new(&cases, &[0, 1, 2]);
+        assert_eq!(queue.next(), Some((1, true)));
+        // Another runner may not measure now: it gets the ordinary case, though it is queued last.
+        assert_eq!(queue.next(), Some((0, false)));
+        queue.measured();
+        assert_eq!(queue.next(), Some((2, true)));
+        queue.measured();
+        assert_eq!(queue.next(), None);
     }
 }
