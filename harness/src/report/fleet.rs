@@ -559,7 +559,9 @@ fn compare_with_majority(reports: &[(String, Report)], entries: &mut [Entry]) {
             continue;
         }
         let by_case = seen.entry(&r.provenance.gpu_name).or_default();
-        for c in &r.cases {
+        // A case this task could not run (a requirement it does not meet: a second GPU, a newer driver) says
+        // nothing about how the GPU behaves, so it takes no part in the vote.
+        for c in r.cases.iter().filter(|c| c.verdict.kind != VerdictKind::NotSupported) {
             by_case.entry(&c.id).or_default().entry(c.observed_outcome()).or_default().push(i);
         }
     }
@@ -591,8 +593,8 @@ fn compare_with_majority(reports: &[(String, Report)], entries: &mut [Entry]) {
     }
 }
 
-/// Each report against the baseline's section of its GPU, driver and runtime: any other outcome deviates, and a
-/// report whose configuration the baseline does not know deviates as a whole.
+/// Each report against the baseline's section of its GPU, driver and runtime: any other outcome deviates (but a case
+/// the task could not run), and a report whose configuration the baseline does not know deviates as a whole.
 fn compare_with_baseline(reports: &[(String, Report)], baseline: &Baseline, entries: &mut [Entry]) {
     for (i, (_, r)) in reports.iter().enumerate() {
         if entries[i].state != State::Ran {
@@ -605,6 +607,11 @@ fn compare_with_baseline(reports: &[(String, Report)], baseline: &Baseline, entr
         };
         entries[i].failures = 0;
         for c in &r.cases {
+            // Not supported by this task (e.g. a per-GPU task and a several-device case that a two-GPU run blessed):
+            // the task's shape, not the GPU's behaviour. The task's counts show it.
+            if c.verdict.kind == VerdictKind::NotSupported {
+                continue;
+            }
             let expected = section.get(&c.id).cloned().unwrap_or_else(|| "pass".into());
             let outcome = c.observed_outcome();
             if outcome != expected {
@@ -830,6 +837,18 @@ mod tests {
         let f = Fleet::merge(two, Expected::Seen, &Reference::Majority, None);
         assert!(f.slots.iter().all(|s| s.status == Status::Deviating));
         assert!(f.slots[0].entries[0].deviations[0].reference.starts_with("no majority ("));
+    }
+
+    #[test]
+    fn a_case_a_task_could_not_run_is_no_deviation() {
+        // A per-GPU task sees one GPU: its several-device cases are not supported, a per-node task ran them.
+        let inputs = vec![
+            ran("H200", "n1", 0, "GPU-1", vec![result("m/two", NotSupported, None), result("a/p", Pass, None)]),
+            ran("H200", "n1", 1, "GPU-2", vec![result("m/two", NotSupported, None), result("a/p", Pass, None)]),
+            ran("H200", "n2", 2, "GPU-3", vec![result("m/two", Pass, None), result("a/p", Pass, None)]),
+        ];
+        let f = Fleet::merge(inputs, Expected::Tasks(vec![0, 1, 2]), &Reference::Majority, None);
+        assert_eq!((f.summary.as_expected, f.exit_status), (3, 0), "{:?}", statuses(&f));
     }
 
     #[test]
