@@ -180,13 +180,15 @@ pub fn table(figures: &[Figure]) -> String {
             );
         }
         let (n, init, context) = f.contexts;
-        let _ = writeln!(
-            out,
-            "{}: {n} warm processes waited for: driver initialisation {init:.0} ms, context {context:.0} ms on average; \
-             {} device-memory checks skipped",
-            f.mode.word(),
-            f.memory_checks_skipped
-        );
+        if n > 0 || f.memory_checks_skipped > 0 {
+            let _ = writeln!(
+                out,
+                "{}: {n} warm processes waited for: driver initialisation {init:.0} ms, context {context:.0} ms on \
+                 average; {} device-memory checks skipped",
+                f.mode.word(),
+                f.memory_checks_skipped
+            );
+        }
     }
     for f in figures.iter().filter(|f| !f.differing.is_empty()) {
         let _ = writeln!(out, "\n{} differs from the first row on:", f.mode.word());
