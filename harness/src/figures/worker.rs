@@ -14,20 +14,17 @@ use super::parse_case_text;
 use crate::case::ast::Case;
 use crate::gpu;
 use crate::kernels::KernelTable;
+use crate::runner::process::Process;
 use crate::runner::{self, CaseResult};
 use crate::verdict::VerdictKind;
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
-use std::thread::JoinHandle;
+use std::io::{BufRead, Write};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 /// Set (to the device ordinal) in the environment of a worker: it tells the re-executed binary to serve cases.
 const WORKER_DEVICE: &str = "CUDA_CONFORMANCE_CASE_WORKER";
 /// Marks the worker's result lines, so that stray output (a driver message) cannot be mistaken for one.
 const RESULT_PREFIX: &str = "CUDA-CONFORMANCE-WORKER-RESULT ";
-/// How long a worker told to finish may take to exit on its own before it is killed.
-const EXIT_GRACE: Duration = Duration::from_secs(5);
 
 /// If this process was started as a worker, serves case texts from stdin until it closes, then exits. Otherwise
 /// returns at once. Call it first thing in `main`.
@@ -63,18 +60,7 @@ fn serve(ordinal: i32, kernels: KernelTable) -> Result<(), String> {
 /// The parent's handle on a worker: started on the first case, replaced after one that killed or poisoned it.
 pub struct Worker {
     start: Box<dyn Fn() -> Result<Command, String>>,
-    running: Option<Running>,
-}
-
-/// A started worker and the threads draining its output.
-struct Running {
-    child: Child,
-    /// `None` once closed, which tells the worker to exit.
-    stdin: Option<ChildStdin>,
-    /// Lines of the worker's stdout, read by a thread so that waiting for one can time out.
-    /// (The thread itself is not joined: it ends when the worker's stdout closes.)
-    lines: Receiver<String>,
-    stderr: JoinHandle<String>,
+    running: Option<Process>,
 }
 
 impl Worker {
@@ -98,85 +84,39 @@ impl Worker {
     /// checked here.
     pub fn run(&mut self, case: &Case, text: &str, deadline: Duration) -> CaseResult {
         let started = Instant::now();
-        let mut running = match self.running.take().map_or_else(|| self.spawn(), Ok) {
+        let running = match self.running.take().map_or_else(|| self.spawn(), Ok) {
             Ok(running) => running,
             Err(why) => return failed(case, VerdictKind::Crash, why, started),
         };
         let request = serde_json::Value::String(text.to_owned()).to_string();
-        let sent = match running.stdin.as_mut() {
-            Some(stdin) => writeln!(stdin, "{request}").and_then(|()| stdin.flush()),
-            None => Err(std::io::Error::other("its stdin is closed")),
+        let (running, json) = match running.ask(&request, RESULT_PREFIX, started, deadline) {
+            Ok(answer) => answer,
+            Err((kind, why)) => return failed(case, kind, why, started),
         };
-        if let Err(e) = sent {
-            let (status, stderr) = running.stop();
-            let why = format!("cannot send the case to the worker ({e}); it exited with {status}; stderr: {stderr}");
-            return failed(case, VerdictKind::Crash, why, started);
-        }
-        loop {
-            match running.lines.recv_timeout(deadline.saturating_sub(started.elapsed())) {
-                Ok(line) => {
-                    // Anything else on stdout is stray output, not a result.
-                    let Some(json) = line.strip_prefix(RESULT_PREFIX) else { continue };
-                    return match serde_json::from_str::<CaseResult>(json) {
-                        Ok(mut result) => {
-                            result.wall_ms = started.elapsed().as_millis() as u64;
-                            // A failed final synchronize means a sticky error: the worker's context is unusable.
-                            let poisoned = result
-                                .observations
-                                .as_ref()
-                                .is_some_and(|o| o.final_sync.as_deref().is_some_and(|code| code != "cudaSuccess"));
-                            if poisoned {
-                                running.stop();
-                            } else {
-                                self.running = Some(running);
-                            }
-                            result
-                        }
-                        Err(e) => {
-                            running.stop();
-                            failed(case, VerdictKind::Crash, format!("unreadable result from the worker: {e}"), started)
-                        }
-                    };
+        match serde_json::from_str::<CaseResult>(&json) {
+            Ok(mut result) => {
+                result.wall_ms = started.elapsed().as_millis() as u64;
+                // A failed final synchronize means a sticky error: the worker's context is unusable.
+                let poisoned = result
+                    .observations
+                    .as_ref()
+                    .is_some_and(|o| o.final_sync.as_deref().is_some_and(|code| code != "cudaSuccess"));
+                if poisoned {
+                    running.stop();
+                } else {
+                    self.running = Some(running);
                 }
-                Err(RecvTimeoutError::Timeout) => {
-                    let (_, stderr) = running.stop();
-                    let why = format!("no result within {deadline:?}; the worker was killed. stderr: {stderr}");
-                    return failed(case, VerdictKind::Timeout, why, started);
-                }
-                Err(RecvTimeoutError::Disconnected) => {
-                    let (status, stderr) = running.stop();
-                    let why = format!("the worker exited with {status} and no result; stderr: {stderr}");
-                    return failed(case, VerdictKind::Crash, why, started);
-                }
+                result
+            }
+            Err(e) => {
+                running.stop();
+                failed(case, VerdictKind::Crash, format!("unreadable result from the worker: {e}"), started)
             }
         }
     }
 
-    fn spawn(&self) -> Result<Running, String> {
-        let mut child = (self.start)()?
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| format!("cannot start the worker: {e}"))?;
-        let (Some(stdin), Some(stdout), Some(stderr)) = (child.stdin.take(), child.stdout.take(), child.stderr.take())
-        else {
-            let _ = child.kill();
-            let _ = child.wait();
-            return Err("the worker's pipes were not opened".to_owned());
-        };
-        let (sender, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if sender.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        // Drained on a thread so a chatty worker cannot block on a full pipe; kept whole for the crash message.
-        let stderr = runner::drain(Some(stderr));
-        Ok(Running { child, stdin: Some(stdin), lines, stderr })
+    fn spawn(&self) -> Result<Process, String> {
+        Process::start(&mut (self.start)()?)
     }
 }
 
@@ -186,32 +126,6 @@ impl Drop for Worker {
         if let Some(running) = self.running.take() {
             running.finish();
         }
-    }
-}
-
-impl Running {
-    /// Kills the worker (whatever it is doing) and returns its exit status and the tail of its stderr.
-    fn stop(mut self) -> (String, String) {
-        let _ = self.child.kill();
-        self.collect()
-    }
-
-    /// Closes the worker's stdin so that it exits on its own, killing it after [`EXIT_GRACE`].
-    fn finish(mut self) {
-        self.stdin = None;
-        let until = Instant::now() + EXIT_GRACE;
-        while matches!(self.child.try_wait(), Ok(None)) && Instant::now() < until {
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        self.stop();
-    }
-
-    /// Waits for the worker to end and for its stderr, which closes with it.
-    fn collect(mut self) -> (String, String) {
-        self.stdin = None;
-        let status = self.child.wait().map(|s| s.to_string()).unwrap_or_else(|e| format!("an unknown status ({e})"));
-        let stderr = self.stderr.join().unwrap_or_default();
-        (status, runner::tail(&stderr))
     }
 }
 

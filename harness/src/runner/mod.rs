@@ -34,6 +34,7 @@
 
 pub mod bench;
 pub mod mock;
+pub(crate) mod process;
 pub mod select;
 pub mod worker;
 

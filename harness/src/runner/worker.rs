@@ -19,7 +19,8 @@
 //! With `CUDA_CONFORMANCE_MOCK` set the child touches no GPU: it plays the behaviours of [`super::mock`].
 
 use super::mock::{self, Mock};
-use super::{drain, tail, verdict_of};
+use super::process::Process;
+use super::verdict_of;
 use crate::case::ast::Case;
 use crate::exec::{self, ExecOptions};
 use crate::gpu::{self, DeviceInfo};
@@ -28,10 +29,9 @@ use crate::report::CaseResult;
 use crate::verdict::VerdictKind;
 use cuda_sys as sys;
 use serde::{Deserialize, Serialize};
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::process::Command;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -46,8 +46,6 @@ const READY_LINE: &str = "CUDA-CONFORMANCE-READY";
 /// Marks the child's result lines, so that stray output (a driver message) cannot be mistaken for one.
 const RESULT_PREFIX: &str = "CUDA-CONFORMANCE-RESULT ";
 pub(super) const RESULT_PREFIX_FOR_MOCK: &str = RESULT_PREFIX;
-/// How long a child told to finish may take to exit on its own before it is killed.
-const EXIT_GRACE: Duration = Duration::from_secs(5);
 /// Device memory a case may leave allocated before its worker counts as dirty: the driver grows its own pools on
 /// first use (module loads, graph and stream resources), in 2 MiB pages; a case's own leak shows in the object
 /// count first.
@@ -341,7 +339,7 @@ pub struct ChildSpec {
 /// The parent's handle on a worker: started on the first case, replaced after one that killed or dirtied it.
 pub struct Worker {
     spec: ChildSpec,
-    running: Option<Running>,
+    running: Option<Process>,
     /// Processes ending in the background (after a dirty case): joined by [`Worker::retire`].
     exiting: Vec<JoinHandle<()>>,
     /// Processes started so far.
@@ -350,13 +348,6 @@ pub struct Worker {
     pub ready: Vec<Ready>,
     /// The memory the last case's process had less free after it than before (see the protocol).
     pub last_memory_loss: MemoryLoss,
-}
-
-struct Running {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    lines: Receiver<String>,
-    stderr: JoinHandle<String>,
 }
 
 impl Worker {
@@ -376,54 +367,32 @@ impl Worker {
     pub fn run(&mut self, case: &Case, scale: f64, deadline: Duration) -> CaseResult {
         let started = Instant::now();
         self.last_memory_loss = MemoryLoss::default();
-        let mut running = match self.running.take().map_or_else(|| self.spawn(&case.env), Ok) {
+        let running = match self.running.take().map_or_else(|| self.spawn(&case.env), Ok) {
             Ok(running) => running,
             Err(why) => return failed(case, VerdictKind::Crash, why, started),
         };
         let request =
             serde_json::to_string(&Request { id: case.id.clone(), gate_delay_scale: scale }).unwrap_or_default();
-        let sent = match running.stdin.as_mut() {
-            Some(stdin) => writeln!(stdin, "{request}").and_then(|()| stdin.flush()),
-            None => Err(std::io::Error::other("its stdin is closed")),
+        let (running, json) = match running.ask(&request, RESULT_PREFIX, started, deadline) {
+            Ok(answer) => answer,
+            Err((kind, why)) => return failed(case, kind, why, started),
         };
-        if let Err(e) = sent {
-            let (status, stderr) = running.stop();
-            let why = format!("cannot send the case to the worker ({e}); it exited with {status}; stderr: {stderr}");
-            return failed(case, VerdictKind::Crash, why, started);
-        }
-        loop {
-            match running.lines.recv_timeout(deadline.saturating_sub(started.elapsed())) {
-                Ok(line) => {
-                    let Some(json) = line.strip_prefix(RESULT_PREFIX) else { continue };
-                    return match serde_json::from_str::<Reply>(json) {
-                        Ok(Reply { mut result, dirty, memory }) => {
-                            result.wall_ms = started.elapsed().as_millis() as u64;
-                            self.last_memory_loss = memory;
-                            if let Some(why) = dirty {
-                                // The child exits on its own after a dirty case; the next case need not wait.
-                                self.exiting.push(std::thread::spawn(move || running.finish()));
-                                result.dirty = Some(why);
-                            } else {
-                                self.running = Some(running);
-                            }
-                            result
-                        }
-                        Err(e) => {
-                            running.stop();
-                            failed(case, VerdictKind::Crash, format!("unreadable result from the worker: {e}"), started)
-                        }
-                    };
+        match serde_json::from_str::<Reply>(&json) {
+            Ok(Reply { mut result, dirty, memory }) => {
+                result.wall_ms = started.elapsed().as_millis() as u64;
+                self.last_memory_loss = memory;
+                if let Some(why) = dirty {
+                    // The child exits on its own after a dirty case; the next case need not wait.
+                    self.exiting.push(std::thread::spawn(move || running.finish()));
+                    result.dirty = Some(why);
+                } else {
+                    self.running = Some(running);
                 }
-                Err(RecvTimeoutError::Timeout) => {
-                    let (_, stderr) = running.stop();
-                    let why = format!("no result within {deadline:?}; the worker was killed. stderr: {stderr}");
-                    return failed(case, VerdictKind::Timeout, why, started);
-                }
-                Err(RecvTimeoutError::Disconnected) => {
-                    let (status, stderr) = running.stop();
-                    let why = format!("the worker exited with {status} and no result; stderr: {stderr}");
-                    return failed(case, VerdictKind::Crash, why, started);
-                }
+                result
+            }
+            Err(e) => {
+                running.stop();
+                failed(case, VerdictKind::Crash, format!("unreadable result from the worker: {e}"), started)
             }
         }
     }
@@ -444,22 +413,17 @@ impl Worker {
 
     /// Waits until a warm process has its context (true), or ends it if it dies or takes longer than `deadline`.
     pub fn await_ready(&mut self, deadline: Duration) -> bool {
-        let Some(running) = self.running.as_mut() else { return false };
-        let until = Instant::now() + deadline;
-        loop {
-            match running.lines.recv_timeout(until.saturating_duration_since(Instant::now())) {
-                Ok(line) if line.starts_with(READY_LINE) => {
-                    let said = line[READY_LINE.len()..].trim();
-                    self.ready.push(serde_json::from_str(said).unwrap_or_default());
-                    return true;
+        let Some(running) = self.running.as_ref() else { return false };
+        match running.line_with(READY_LINE, Instant::now() + deadline) {
+            Ok(said) => {
+                self.ready.push(serde_json::from_str(said.trim()).unwrap_or_default());
+                true
+            }
+            Err(_) => {
+                if let Some(r) = self.running.take() {
+                    r.stop();
                 }
-                Ok(_) => continue,
-                Err(_) => {
-                    if let Some(r) = self.running.take() {
-                        r.stop();
-                    }
-                    return false;
-                }
+                false
             }
         }
     }
@@ -501,11 +465,11 @@ impl Worker {
         std::mem::take(&mut self.exiting)
     }
 
-    fn spawn(&mut self, env: &[(String, String)]) -> Result<Running, String> {
+    fn spawn(&mut self, env: &[(String, String)]) -> Result<Process, String> {
         self.spawn_with(env, false)
     }
 
-    fn spawn_with(&mut self, env: &[(String, String)], warm: bool) -> Result<Running, String> {
+    fn spawn_with(&mut self, env: &[(String, String)], warm: bool) -> Result<Process, String> {
         let spec = &self.spec;
         let mut command = Command::new(&spec.exe);
         command
@@ -529,58 +493,15 @@ impl Worker {
             Some(m) => command.env(mock::MOCK_ENV, m),
             None => command.env_remove(mock::MOCK_ENV),
         };
-        let mut child = command
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| format!("cannot start the worker {}: {e}", spec.exe.display()))?;
+        let running = Process::start(&mut command)?;
         self.started += 1;
-        let (Some(stdin), Some(stdout), Some(stderr)) = (child.stdin.take(), child.stdout.take(), child.stderr.take())
-        else {
-            let _ = child.kill();
-            let _ = child.wait();
-            return Err("the worker's pipes were not opened".to_owned());
-        };
-        let (sender, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if sender.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Ok(Running { child, stdin: Some(stdin), lines, stderr: drain(Some(stderr)) })
+        Ok(running)
     }
 }
 
 impl Drop for Worker {
     fn drop(&mut self) {
         self.retire();
-    }
-}
-
-impl Running {
-    fn stop(mut self) -> (String, String) {
-        let _ = self.child.kill();
-        self.collect()
-    }
-
-    fn finish(mut self) {
-        self.stdin = None;
-        let until = Instant::now() + EXIT_GRACE;
-        while matches!(self.child.try_wait(), Ok(None)) && Instant::now() < until {
-            std::thread::sleep(Duration::from_millis(2));
-        }
-        self.stop();
-    }
-
-    fn collect(mut self) -> (String, String) {
-        self.stdin = None;
-        let status = self.child.wait().map(|s| s.to_string()).unwrap_or_else(|e| format!("an unknown status ({e})"));
-        let stderr = self.stderr.join().unwrap_or_default();
-        (status, tail(&stderr))
     }
 }
 

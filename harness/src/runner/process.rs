@@ -1,0 +1,125 @@
+//! A child process spoken to in lines: one request per line on its stdin, answers on its stdout marked by a prefix
+//! (so that stray output, a driver message, cannot pass for one), its stderr kept for the crash message. Both kinds
+//! of worker use it: the runner's case workers ([`super::worker`]) and the figures' worker
+//! (`crate::figures::worker`).
+
+use super::{drain, tail};
+use crate::verdict::VerdictKind;
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// How long a process told to finish may take to exit on its own (tearing its CUDA context down) before it is
+/// killed.
+const EXIT_GRACE: Duration = Duration::from_secs(5);
+
+/// A started process and the threads draining its output.
+pub(crate) struct Process {
+    child: Child,
+    /// `None` once closed, which tells the process to exit.
+    stdin: Option<ChildStdin>,
+    /// Lines of its stdout, read by a thread so that waiting for one can time out. (The thread is not joined: it
+    /// ends when the process's stdout closes.)
+    lines: Receiver<String>,
+    /// Drained on a thread so that a chatty process cannot block on a full pipe.
+    stderr: JoinHandle<String>,
+}
+
+impl Process {
+    /// Starts `command` with its three streams piped.
+    pub(crate) fn start(command: &mut Command) -> Result<Process, String> {
+        let mut child = command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("cannot start the worker {}: {e}", command.get_program().to_string_lossy()))?;
+        let (Some(stdin), Some(stdout), Some(stderr)) = (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err("the worker's pipes were not opened".to_owned());
+        };
+        let (sender, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if sender.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Ok(Process { child, stdin: Some(stdin), lines, stderr: drain(Some(stderr)) })
+    }
+
+    /// The rest of the next stdout line that starts with `prefix` (other lines are skipped), waiting until `until`.
+    pub(crate) fn line_with(&self, prefix: &str, until: Instant) -> Result<String, RecvTimeoutError> {
+        loop {
+            let line = self.lines.recv_timeout(until.saturating_duration_since(Instant::now()))?;
+            if let Some(rest) = line.strip_prefix(prefix) {
+                return Ok(rest.to_owned());
+            }
+        }
+    }
+
+    /// Sends `request` and waits for the answer line marked by `prefix`, until `deadline` after `started`: the
+    /// process and the answer (without the prefix). A process that cannot be written to, dies or does not answer
+    /// in time is stopped, and the verdict that costs the case (crash or timeout) comes back with the reason.
+    pub(crate) fn ask(
+        mut self,
+        request: &str,
+        prefix: &str,
+        started: Instant,
+        deadline: Duration,
+    ) -> Result<(Process, String), (VerdictKind, String)> {
+        let sent = match self.stdin.as_mut() {
+            Some(stdin) => writeln!(stdin, "{request}").and_then(|()| stdin.flush()),
+            None => Err(std::io::Error::other("its stdin is closed")),
+        };
+        if let Err(e) = sent {
+            let (status, stderr) = self.stop();
+            let why = format!("cannot send the case to the worker ({e}); it exited with {status}; stderr: {stderr}");
+            return Err((VerdictKind::Crash, why));
+        }
+        match self.line_with(prefix, started + deadline) {
+            Ok(answer) => Ok((self, answer)),
+            Err(RecvTimeoutError::Timeout) => {
+                let (_, stderr) = self.stop();
+                Err((
+                    VerdictKind::Timeout,
+                    format!("no result within {deadline:?}; the worker was killed. stderr: {stderr}"),
+                ))
+            }
+            Err(RecvTimeoutError::Disconnected) => {
+                let (status, stderr) = self.stop();
+                Err((VerdictKind::Crash, format!("the worker exited with {status} and no result; stderr: {stderr}")))
+            }
+        }
+    }
+
+    /// Kills the process (whatever it is doing) and returns its exit status and the tail of its stderr.
+    pub(crate) fn stop(mut self) -> (String, String) {
+        let _ = self.child.kill();
+        self.collect()
+    }
+
+    /// Closes its stdin so that it exits on its own, killing it after [`EXIT_GRACE`].
+    pub(crate) fn finish(mut self) {
+        self.stdin = None;
+        let until = Instant::now() + EXIT_GRACE;
+        while matches!(self.child.try_wait(), Ok(None)) && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        self.stop();
+    }
+
+    /// Waits for the process to end and for its stderr, which closes with it.
+    fn collect(mut self) -> (String, String) {
+        self.stdin = None;
+        let status = self.child.wait().map(|s| s.to_string()).unwrap_or_else(|e| format!("an unknown status ({e})"));
+        let stderr = self.stderr.join().unwrap_or_default();
+        (status, tail(&stderr))
+    }
+}
