@@ -189,51 +189,42 @@ fn after(output: &str, prefix: &str, n: usize) -> Option<f64> {
     output.lines().find_map(|l| l.trim_start().strip_prefix(prefix)).and_then(|rest| numbers(rest).get(n).copied())
 }
 
-fn figure(name: &str, value: Option<f64>, unit: &str) -> Option<ProgramFigure> {
-    value.map(|value| ProgramFigure { name: name.to_owned(), value, unit: unit.to_owned() })
-}
-
-fn parse_bandwidth(out: &str) -> Vec<ProgramFigure> {
-    [
-        figure("pinned-h2d", after(out, "pinned h2d:", 0), "GB/s"),
-        figure("pinned-d2h", after(out, "pinned d2h:", 0), "GB/s"),
-        figure("bidirectional-h2d", after(out, "bidirectional h2d:", 0), "GB/s"),
-        figure("bidirectional-d2h", after(out, "bidirectional h2d:", 1), "GB/s"),
-        figure("bidirectional-both", after(out, "bidirectional h2d:", 2), "GB/s"),
-        figure("pageable-d2h", after(out, "pageable d2h:", 0), "GB/s"),
-        figure("pageable-h2d", after(out, "pageable d2h:", 1), "GB/s"),
-    ]
-    .into_iter()
-    .flatten()
-    .collect()
-}
-
-fn parse_000(out: &str) -> Vec<ProgramFigure> {
-    [
-        figure("pipeline", after(out, "Pipelined execution time:", 0), "ms"),
-        figure("wrong-elements", after(out, "Verification:", 0), ""),
-    ]
-    .into_iter()
-    .flatten()
-    .collect()
-}
-
-fn parse_002_sync_async(out: &str) -> Vec<ProgramFigure> {
-    [figure("synchronous", after(out, "同步版本:", 0), "ms"), figure("asynchronous", after(out, "异步版本:", 0), "ms")]
-        .into_iter()
-        .flatten()
+/// The figures of `out` that `lines` name, each (figure, the label its line starts with, which number after the
+/// label, unit); one whose line is missing is left out.
+fn figures(out: &str, lines: &[(&str, &str, usize, &str)]) -> Vec<ProgramFigure> {
+    lines
+        .iter()
+        .filter_map(|&(name, label, n, unit)| {
+            after(out, label, n).map(|value| ProgramFigure { name: name.to_owned(), value, unit: unit.to_owned() })
+        })
         .collect()
 }
 
+fn parse_bandwidth(out: &str) -> Vec<ProgramFigure> {
+    figures(
+        out,
+        &[
+            ("pinned-h2d", "pinned h2d:", 0, "GB/s"),
+            ("pinned-d2h", "pinned d2h:", 0, "GB/s"),
+            ("bidirectional-h2d", "bidirectional h2d:", 0, "GB/s"),
+            ("bidirectional-d2h", "bidirectional h2d:", 1, "GB/s"),
+            ("bidirectional-both", "bidirectional h2d:", 2, "GB/s"),
+            ("pageable-d2h", "pageable d2h:", 0, "GB/s"),
+            ("pageable-h2d", "pageable d2h:", 1, "GB/s"),
+        ],
+    )
+}
+
+fn parse_000(out: &str) -> Vec<ProgramFigure> {
+    figures(out, &[("pipeline", "Pipelined execution time:", 0, "ms"), ("wrong-elements", "Verification:", 0, "")])
+}
+
+fn parse_002_sync_async(out: &str) -> Vec<ProgramFigure> {
+    figures(out, &[("synchronous", "同步版本:", 0, "ms"), ("asynchronous", "异步版本:", 0, "ms")])
+}
+
 fn parse_002_multi_stream(out: &str) -> Vec<ProgramFigure> {
-    [
-        figure("single", after(out, "单Stream:", 0), "ms"),
-        figure("multi", after(out, "多Stream:", 0), "ms"),
-        figure("speedup", after(out, "加速比:", 0), "x"),
-    ]
-    .into_iter()
-    .flatten()
-    .collect()
+    figures(out, &[("single", "单Stream:", 0, "ms"), ("multi", "多Stream:", 0, "ms"), ("speedup", "加速比:", 0, "x")])
 }
 
 /// `MAX_ITER = N` starts a section; in it, the seed's lines `sleep <<<...>>>, S stream, ... uses T ms`.
@@ -261,19 +252,19 @@ fn parse_003(out: &str) -> Vec<ProgramFigure> {
 }
 
 fn parse_004(out: &str) -> Vec<ProgramFigure> {
-    [
-        figure("eager-submit", after(out, "eager DAG:", 0), "us"),
-        figure("eager-iteration", after(out, "eager DAG:", 1), "us"),
-        figure("eager-spread", after(out, "eager DAG:", 2), "%"),
-        figure("graph-submit", after(out, "graph DAG (forked):", 0), "us"),
-        figure("graph-iteration", after(out, "graph DAG (forked):", 1), "us"),
-        figure("graph-spread", after(out, "graph DAG (forked):", 2), "%"),
-        figure("small-eager-per-kernel", after(out, "100 small kernels:", 0), "us"),
-        figure("small-graph-launch", after(out, "100 small kernels:", 1), "us"),
-    ]
-    .into_iter()
-    .flatten()
-    .collect()
+    figures(
+        out,
+        &[
+            ("eager-submit", "eager DAG:", 0, "us"),
+            ("eager-iteration", "eager DAG:", 1, "us"),
+            ("eager-spread", "eager DAG:", 2, "%"),
+            ("graph-submit", "graph DAG (forked):", 0, "us"),
+            ("graph-iteration", "graph DAG (forked):", 1, "us"),
+            ("graph-spread", "graph DAG (forked):", 2, "%"),
+            ("small-eager-per-kernel", "100 small kernels:", 0, "us"),
+            ("small-graph-launch", "100 small kernels:", 1, "us"),
+        ],
+    )
 }
 
 #[cfg(test)]
