@@ -3,7 +3,7 @@
 # that the page's script ran and that the page shows every cell of the matrix's JSON, row by row, with the rows
 # where the columns disagree first; then takes a screenshot.
 #
-#   scripts/matrix-browser-test.sh OUT_DIR [REPORT...]
+#   scripts/matrix-browser-test.sh OUT_DIR [REPORT...]  (a REPORT may be gzipped)
 #
 # Without reports it makes two in mock child mode (no GPU): the same cases on two pretend configurations that
 # disagree on a few of them. Writes OUT_DIR/matrix.{html,json,md}, OUT_DIR/dom.html (the page as rendered) and
@@ -20,6 +20,14 @@ browser=$(command -v chromium || command -v chromium-browser || command -v googl
 [ -n "$browser" ] || { echo "matrix-browser-test: no chromium on PATH (apt-get install chromium)" >&2; exit 1; }
 
 reports=("$@")
+# The binary reads plain JSON: gzipped reports (as committed under results/) are unpacked into OUT_DIR first.
+for i in "${!reports[@]}"; do
+    if [[ ${reports[i]} == *.gz ]]; then
+        plain="$out/report-$i-$(basename "${reports[i]}" .gz)"
+        gunzip -c "${reports[i]}" >"$plain"
+        reports[i]=$plain
+    fi
+done
 if [ ${#reports[@]} -eq 0 ]; then
     # Two pretend configurations, in mock child mode: B fails one case and flips another's variant.
     ids=$("$bin" list | awk 'NR <= 12 {print $1}')

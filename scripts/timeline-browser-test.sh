@@ -7,20 +7,25 @@
 #
 #   scripts/timeline-browser-test.sh OUT_DIR [REPORT]
 #
-# REPORT defaults to the committed H100 run of the seeds (results/seeds-performance_h100/report.json): real timelines
-# need a GPU, and CI has none. Writes OUT_DIR/timelines.html, OUT_DIR/dom.html (the page as rendered), OUT_DIR/svg/,
+# REPORT defaults to the committed H100 run of the seeds (results/2026-11-23_seeds-performance_h100/report.json.gz):
+# real timelines need a GPU, and CI has none. A gzipped REPORT is unpacked to OUT_DIR/report.json first (the binary
+# reads plain JSON). Writes OUT_DIR/timelines.html, OUT_DIR/dom.html (the page as rendered), OUT_DIR/svg/,
 # OUT_DIR/page.png and OUT_DIR/pipeline.png. Needs chromium (Debian's package) and a built binary
 # ($CUDA_CONFORMANCE_BIN, default target/debug/cuda-conformance).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 bin=${CUDA_CONFORMANCE_BIN:-$repo/target/debug/cuda-conformance}
 out=${1:?usage: timeline-browser-test.sh OUT_DIR [REPORT]}
-report=${2:-$repo/results/seeds-performance_h100/report.json}
+report=${2:-$repo/results/2026-11-23_seeds-performance_h100/report.json.gz}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 browser=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
 [ -n "$browser" ] || { echo "timeline-browser-test: no chromium on PATH (apt-get install chromium)" >&2; exit 1; }
 [ -f "$report" ] || { echo "timeline-browser-test: no report at $report" >&2; exit 1; }
+if [[ $report == *.gz ]]; then
+    gunzip -c "$report" >"$out/report.json"
+    report=$out/report.json
+fi
 
 "$bin" summary "$report" --format html >"$out/timelines.html"
 rm -rf "$out/svg"

@@ -6,7 +6,7 @@
 //! Verdicts map onto libtest: pass, variant and quality-warning pass (their detail is printed); not-supported and
 //! skipped are ignored with the reason; fail, crash, timeout and flake fail with the text of
 //! `harness::report::trace::failure_text`. With `CUDA_CONFORMANCE_BASELINE=FILE` (a `baseline bless` file, e.g.
-//! `baselines/<gpu>_driver-<release>.toml`), the cases are judged against its section for this GPU, driver and
+//! `baselines/<gpu>_driver-<release>.txt`), the cases are judged against its section for this GPU, driver and
 //! runtime: a known failure is expected-fail (a pass for libtest) and an unexpected pass fails. The cases run in
 //! worker processes of this binary (re-executed), one at a
 //! time whatever `--test-threads` says: the legacy stream and the device are process-wide and machine-wide state.
