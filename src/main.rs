@@ -647,11 +647,13 @@ type Prepared = (Vec<gpu::DeviceInfo>, RunOptions, Option<(usize, usize)>);
 
 fn prepare(how: &RunArgs) -> Result<Prepared, String> {
     let shard = how.shard.as_deref().map(parse_shard).transpose()?;
-    let mut opts = RunOptions::default();
-    opts.case_deadline = Duration::from_secs(how.deadline);
-    opts.gate_delay = Duration::from_millis(how.gate_delay);
-    opts.reruns = how.reruns;
-    opts.process_per_case = how.isolate;
+    let mut opts = RunOptions {
+        case_deadline: Duration::from_secs(how.deadline),
+        gate_delay: Duration::from_millis(how.gate_delay),
+        reruns: how.reruns,
+        process_per_case: how.isolate,
+        ..RunOptions::default()
+    };
     // Mock child mode (harness::runner::mock): no GPU; demos and the CI browser test make reports this way.
     if let Ok(spec) = std::env::var(runner::mock::MOCK_ENV) {
         opts.mock = Some(spec);

@@ -55,8 +55,7 @@ impl Gpu {
         let runner = self.runner.get_or_init(|| {
             // Leaked once per test binary: the runner borrows its device and options for the binary's lifetime.
             let device: &'static DeviceInfo = Box::leak(Box::new(device.clone()));
-            let mut opts = RunOptions::default();
-            opts.baseline = baseline_section(device);
+            let opts = RunOptions { baseline: baseline_section(device), ..RunOptions::default() };
             let opts: &'static RunOptions = Box::leak(Box::new(opts));
             let exe = std::env::current_exe().unwrap_or_default();
             Mutex::new(DeviceRunner::new(device, opts, exe))

@@ -34,10 +34,11 @@ impl Fixture {
     }
 
     fn opts(&self, mock: &[(&Case, &str)]) -> RunOptions {
-        let mut o = RunOptions::default();
-        o.mock = Some(mock.iter().map(|(c, b)| format!("{}={b}", c.id)).collect::<Vec<_>>().join(";"));
-        o.case_deadline = Duration::from_secs(20);
-        o
+        RunOptions {
+            mock: Some(mock.iter().map(|(c, b)| format!("{}={b}", c.id)).collect::<Vec<_>>().join(";")),
+            case_deadline: Duration::from_secs(20),
+            ..RunOptions::default()
+        }
     }
 
     fn run(&self, cases: &[&Case], opts: &RunOptions) -> (Vec<CaseResult>, SuiteStats) {

@@ -8,16 +8,18 @@
 //! - [`suite`]: plans which device's runner takes which case, and runs one [`device_runner::DeviceRunner`] per device
 //!   on a thread, the batch cases on a shared queue.
 //! - [`device_runner`]: one device's processes (its batch worker, the warm processes of the cases that need their
-//!   own, the several-device worker) and every run of a case: first, at the written delays, for variant
-//!   stability, reruns, as [`policy`] decides.
+//!   own, the several-device worker) and every run of a case (the first; at the written delays; for variant
+//!   stability; reruns) that [`policy`] asks for.
 //! - [`policy`]: the rules, as pure functions of a case and its results: which process a case needs, when a result
 //!   must be confirmed at the written delays or must reproduce, and what makes a flake.
-//! - [`worker`]: a worker process, both sides: the parent's handle ([`worker::Worker`], over [`process`]) and the
+//! - [`worker`]: a worker process, both sides: the parent's handle ([`worker::Worker`], over `process`) and the
 //!   child, which runs each case it is sent through [`one_case`] and checks that the context is clean after it.
 //!   [`protocol`] is what they say to each other: a request carries the case's text, so the suite's cases and the
 //!   figures' generated points go through the same worker. [`mock`] plays a child without a GPU, for the tests.
 //! - [`one_case`]: one case in this process: requirements, execution, verdict.
 //! - [`select`] (tiers, shards, devices) and [`bench`] (the same suite run several ways) serve the command line.
+//!
+//! What a run guarantees, and why:
 //!
 //! - **Isolation.** A child process runs the cases ([`worker`]); a crash, a hang or a sticky error costs one case and
 //!   never the results of the others: the parent records it and starts a fresh child at the next case. A case that
@@ -36,8 +38,8 @@
 //! - **Warm processes.** A new process's CUDA context costs about 210 ms of a resource the driver serialises across
 //!   the whole host (measured on the 2-GPU H200 host: 8 processes starting at once take 1.7 s, on one GPU or on
 //!   two). So the cases that need a process of their own all go to the first device's runner, which runs them
-//!   before its other cases, each in a process started ahead ([`device_runner::WARM_AHEAD`] at a time) that created its context
-//!   while the case before it ran; its batch worker warms up last. Such a case whose pick a short gate delay could
+//!   before its other cases, each in a process started ahead ([`device_runner::WARM_AHEAD`] at a time) that
+//!   created its context while the case before it ran; its batch worker warms up last. Such a case whose pick a short gate delay could
 //!   decide starts at the written delays (it would be confirmed there anyway, in one more process). The other
 //!   devices start on the shared queue of batch cases at once.
 //! - **Measurements.** Cases that `measure` run one at a time across the devices (see `suite::BatchQueue`).
@@ -45,9 +47,9 @@
 //!   (with a context on each from the start), on the first device's runner, after its own-process cases.
 //! - **Device memory.** A worker reports how much less device memory was free after a case than before; only the
 //!   parent knows whether another process of the run could have allocated on that device meanwhile (a
-//!   several-device case touching it), so the parent judges: a loss of more than [`device_runner::MEMORY_SLACK_MIB`] on
-//!   an undisturbed device ends the worker, like any other dirt (objects, limits, errors, captures, which the
-//!   child checks itself); on a disturbed one the check is skipped and counted.
+//!   several-device case touching it), so the parent judges: a loss of more than
+//!   [`device_runner::MEMORY_SLACK_MIB`] on an undisturbed device ends the worker, like any other dirt (objects,
+//!   limits, errors, captures, which the child checks itself); on a disturbed one the check is skipped and counted.
 
 pub mod bench;
 pub mod device_runner;
