@@ -20,7 +20,7 @@
 use clap::{Parser, Subcommand};
 use cuda_conformance::{cases_dir, kernel_table, seed_programs_dir, BUILD_COMMIT};
 use harness::case::ast::Case;
-use harness::figures::{self, staging, Figures};
+use harness::figures::{staging, Figures};
 use harness::gpu;
 use harness::report::baseline::{Baseline, Key};
 use harness::report::compare::Comparison;
@@ -281,8 +281,7 @@ enum FigureName {
 }
 
 fn main() -> ExitCode {
-    runner::serve_child_request(kernel_table);
-    figures::serve_worker_request(kernel_table);
+    runner::worker::serve_child_request(kernel_table);
     let cli = Cli::parse();
     let dir = cli.cases.unwrap_or_else(cases_dir);
     let load = || {
@@ -388,18 +387,16 @@ fn main() -> ExitCode {
                 let first = diagnostics.first().map(|d| format!(": {d}")).unwrap_or_default();
                 format!("{} problem(s) in the case files under {}{first}", diagnostics.len(), dir.display())
             });
-            run(cases, &dir, filter, &how, report, junit, baseline, !no_figures)
+            run(cases, filter, &how, report, junit, baseline, !no_figures)
         }
-        Command::Bench { filter, how, modes, json, reports } => {
-            bench_cmd(&cases, &dir, filter, &how, &modes, json, reports)
-        }
+        Command::Bench { filter, how, modes, json, reports } => bench_cmd(&cases, filter, &how, &modes, json, reports),
         Command::Measure { figure: FigureName::Staging, device, deadline, json, print_cases } => {
             measure_staging(device, Duration::from_secs(deadline), json, print_cases)
         }
         Command::Seeds { how, report, html, svg, programs, no_programs, program_deadline } => {
             let programs = (!no_programs).then(|| programs.unwrap_or_else(seed_programs_dir));
             let outputs = SeedOutputs { report, html, svg };
-            seeds(&cases, &dir, &how, programs.as_deref(), Duration::from_secs(program_deadline), &outputs)
+            seeds(&cases, &how, programs.as_deref(), Duration::from_secs(program_deadline), &outputs)
         }
         Command::Timeline { report, filter, out } => timelines(&report, filter.as_deref(), &out),
     }
@@ -416,13 +413,12 @@ struct SeedOutputs {
 /// read, then the claims, into one report.
 fn seeds(
     cases: &[Case],
-    dir: &Path,
     how: &RunArgs,
     programs_dir: Option<&Path>,
     program_deadline: Duration,
     outputs: &SeedOutputs,
 ) -> ExitCode {
-    let (devices, opts, _) = match prepare(dir, how) {
+    let (devices, opts, _) = match prepare(how) {
         Ok(p) => p,
         Err(e) => return fail(e),
     };
@@ -649,19 +645,25 @@ fn fleet_cmd(
 /// The devices `how` names (probed), the options it gives and the shard; or why not.
 type Prepared = (Vec<gpu::DeviceInfo>, RunOptions, Option<(usize, usize)>);
 
-fn prepare(dir: &Path, how: &RunArgs) -> Result<Prepared, String> {
+fn prepare(how: &RunArgs) -> Result<Prepared, String> {
     let shard = how.shard.as_deref().map(parse_shard).transpose()?;
-    let mut opts = RunOptions::new(dir.to_path_buf());
-    opts.case_deadline = Duration::from_secs(how.deadline);
-    opts.gate_delay = Duration::from_millis(how.gate_delay);
-    opts.reruns = how.reruns;
-    opts.process_per_case = how.isolate;
+    let mut opts = RunOptions {
+        case_deadline: Duration::from_secs(how.deadline),
+        gate_delay: Duration::from_millis(how.gate_delay),
+        reruns: how.reruns,
+        process_per_case: how.isolate,
+        ..RunOptions::default()
+    };
     // Mock child mode (harness::runner::mock): no GPU; demos and the CI browser test make reports this way.
     if let Ok(spec) = std::env::var(runner::mock::MOCK_ENV) {
         opts.mock = Some(spec);
         let devices = parse_devices(&how.devices, 2)?
             .into_iter()
-            .map(|o| harness::gpu::DeviceInfo { ordinal: o, uuid: format!("GPU-mock-{o}"), ..runner::mock_device() })
+            .map(|o| harness::gpu::DeviceInfo {
+                ordinal: o,
+                uuid: format!("GPU-mock-{o}"),
+                ..runner::mock::mock_device()
+            })
             .collect::<Vec<_>>();
         opts.restrict_visibility = devices.len() > 1;
         return Ok((devices, opts, shard));
@@ -680,7 +682,6 @@ fn prepare(dir: &Path, how: &RunArgs) -> Result<Prepared, String> {
 #[allow(clippy::too_many_arguments)]
 fn run(
     cases: Result<Vec<Case>, String>,
-    dir: &Path,
     filter: Option<String>,
     how: &RunArgs,
     report_path: Option<PathBuf>,
@@ -723,7 +724,7 @@ fn run(
         Ok(cases) => cases,
         Err(e) => return could_not_run(format!("cannot run the suite: {e}"), None),
     };
-    let (devices, mut opts, shard) = match prepare(dir, how) {
+    let (devices, mut opts, shard) = match prepare(how) {
         Ok(p) => p,
         Err(e) => return could_not_run(e, None),
     };
@@ -827,14 +828,13 @@ fn run(
 
 fn bench_cmd(
     cases: &[Case],
-    dir: &Path,
     filter: Option<String>,
     how: &RunArgs,
     modes: &str,
     json: Option<PathBuf>,
     reports: Option<PathBuf>,
 ) -> ExitCode {
-    let (devices, opts, shard) = match prepare(dir, how) {
+    let (devices, opts, shard) = match prepare(how) {
         Ok(p) => p,
         Err(e) => return fail(e),
     };

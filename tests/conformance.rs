@@ -20,13 +20,14 @@ use cuda_conformance::{cases_dir, kernel_table};
 use harness::case::ast::Case;
 use harness::gpu::{self, DeviceInfo};
 use harness::report::{trace::failure_text, CaseResult};
-use harness::runner::{self, DeviceRunner, RunOptions};
+use harness::runner::device_runner::DeviceRunner;
+use harness::runner::{self, RunOptions};
 use harness::verdict::VerdictKind;
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
 use std::sync::{Arc, Mutex, OnceLock};
 
 fn main() {
-    runner::serve_child_request(kernel_table);
+    runner::worker::serve_child_request(kernel_table);
     let args = Arguments::from_args();
     let dir = cases_dir();
     let mut trials = validation_trials(&dir);
@@ -34,11 +35,7 @@ fn main() {
     trials.extend(fleet_trials::trials(&dir));
     // On invalid files the validation trials report the diagnostics, and no case can run.
     if let Ok(cases) = harness::suite::load_dir(&dir) {
-        let gpu = Arc::new(Gpu {
-            dir: dir.clone(),
-            device: gpu::probe(0).map_err(|e| e.to_string()),
-            runner: OnceLock::new(),
-        });
+        let gpu = Arc::new(Gpu { device: gpu::probe(0).map_err(|e| e.to_string()), runner: OnceLock::new() });
         if let Err(reason) = &gpu.device {
             eprintln!("GPU cases ignored: {reason}");
         }
@@ -49,7 +46,6 @@ fn main() {
 
 /// The device and the one runner (a worker process, replaced when a case kills or dirties it) the GPU trials share.
 struct Gpu {
-    dir: std::path::PathBuf,
     device: Result<DeviceInfo, String>,
     runner: OnceLock<Mutex<DeviceRunner<'static>>>,
 }
@@ -59,8 +55,7 @@ impl Gpu {
         let runner = self.runner.get_or_init(|| {
             // Leaked once per test binary: the runner borrows its device and options for the binary's lifetime.
             let device: &'static DeviceInfo = Box::leak(Box::new(device.clone()));
-            let mut opts = RunOptions::new(self.dir.clone());
-            opts.baseline = baseline_section(device);
+            let opts = RunOptions { baseline: baseline_section(device), ..RunOptions::default() };
             let opts: &'static RunOptions = Box::leak(Box::new(opts));
             let exe = std::env::current_exe().unwrap_or_default();
             Mutex::new(DeviceRunner::new(device, opts, exe))

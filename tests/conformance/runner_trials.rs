@@ -4,7 +4,10 @@
 
 use harness::case::ast::Case;
 use harness::report::{CaseResult, Report};
-use harness::runner::{self, mock_device, ReportHeader, RunOptions};
+use harness::runner::mock::mock_device;
+use harness::runner::policy::{has_delayed_open, needs_all_devices, needs_own_process};
+use harness::runner::suite::{run_suite, SuiteStats};
+use harness::runner::{self, ReportHeader, RunOptions};
 use harness::verdict::VerdictKind;
 use libtest_mimic::{Failed, Trial};
 use std::path::{Path, PathBuf};
@@ -17,7 +20,6 @@ fn pid(r: &CaseResult) -> Option<u32> {
 }
 
 struct Fixture {
-    dir: PathBuf,
     cases: Vec<Case>,
 }
 
@@ -26,20 +28,21 @@ impl Fixture {
     fn plain(&self, n: usize) -> Vec<&Case> {
         self.cases
             .iter()
-            .filter(|c| !runner::needs_own_process(c) && !runner::needs_all_devices(c) && !runner::has_delayed_open(c))
+            .filter(|c| !needs_own_process(c) && !needs_all_devices(c) && !has_delayed_open(c))
             .take(n)
             .collect()
     }
 
     fn opts(&self, mock: &[(&Case, &str)]) -> RunOptions {
-        let mut o = RunOptions::new(self.dir.clone());
-        o.mock = Some(mock.iter().map(|(c, b)| format!("{}={b}", c.id)).collect::<Vec<_>>().join(";"));
-        o.case_deadline = Duration::from_secs(20);
-        o
+        RunOptions {
+            mock: Some(mock.iter().map(|(c, b)| format!("{}={b}", c.id)).collect::<Vec<_>>().join(";")),
+            case_deadline: Duration::from_secs(20),
+            ..RunOptions::default()
+        }
     }
 
-    fn run(&self, cases: &[&Case], opts: &RunOptions) -> (Vec<CaseResult>, runner::SuiteStats) {
-        runner::run_suite(cases, &[mock_device()], opts, |_, _| {})
+    fn run(&self, cases: &[&Case], opts: &RunOptions) -> (Vec<CaseResult>, SuiteStats) {
+        run_suite(cases, &[mock_device()], opts, |_, _| {})
     }
 }
 
@@ -57,9 +60,10 @@ fn kinds(results: &[CaseResult]) -> Vec<VerdictKind> {
 
 pub fn trials(dir: &Path) -> Vec<Trial> {
     let Ok(cases) = harness::suite::load_dir(dir) else { return Vec::new() };
-    let fx = std::sync::Arc::new(Fixture { dir: dir.to_path_buf(), cases });
+    let fx = std::sync::Arc::new(Fixture { cases });
     type Body = fn(&Fixture) -> Result<(), Failed>;
     let bodies: Vec<(&str, Body)> = vec![
+        ("runner/a-worker-runs-the-case-text-it-is-sent-with-its-file-and-lines", sent_text),
         ("runner/a-crash-costs-one-case-and-a-fresh-worker-takes-the-next", crash),
         ("runner/a-hang-is-a-timeout-and-a-fresh-worker-takes-the-next", hang),
         ("runner/unreadable-output-is-a-crash", garbage),
@@ -84,6 +88,25 @@ pub fn trials(dir: &Path) -> Vec<Trial> {
             Trial::test(name, move || body(&fx))
         })
         .collect()
+}
+
+/// A worker is sent each case's text, not its id: cases from a file that is not under `cases/` (as a figure's
+/// generated points are) run in the same worker as the suite's, and the child parses them with their file's lines.
+fn sent_text(fx: &Fixture) -> Result<(), Failed> {
+    let case = |id: &str| {
+        format!("case unlisted/{id}\n  rule: r\n  source: s\n  stream s blocking\n  k: sync s\n  expect k returned cudaSuccess\nend\n")
+    };
+    let file = "nowhere/unlisted.case";
+    let text = format!("# not a file on disk\n\n{}\n{}", case("one"), case("two"));
+    let unlisted = harness::case::parse_file(file, &text).map_err(|d| format!("{d:?}"))?.cases;
+    let c = [fx.plain(1)[0], &unlisted[0], &unlisted[1]];
+    let mut o = fx.opts(&[(c[2], "fail")]);
+    o.reruns = 0;
+    let (r, stats) = fx.run(&c, &o);
+    expect(kinds(&r) == [VerdictKind::Pass, VerdictKind::Pass, VerdictKind::Fail], || format!("{:?}", r))?;
+    let locations: Vec<&str> = r[1..].iter().map(|r| r.location.as_str()).collect();
+    expect(locations == [format!("{file}:3"), format!("{file}:11")], || format!("{locations:?}"))?;
+    expect(pid(&r[0]) == pid(&r[2]) && stats.processes_started == 1, || format!("{stats:?}"))
 }
 
 fn crash(fx: &Fixture) -> Result<(), Failed> {
@@ -145,8 +168,7 @@ fn leak(fx: &Fixture) -> Result<(), Failed> {
 }
 
 fn several(fx: &Fixture) -> Result<(), Failed> {
-    let two: Vec<&Case> =
-        fx.cases.iter().filter(|c| runner::needs_all_devices(c) && !runner::needs_own_process(c)).take(3).collect();
+    let two: Vec<&Case> = fx.cases.iter().filter(|c| needs_all_devices(c) && !needs_own_process(c)).take(3).collect();
     expect(two.len() == 3, || "fewer than 3 several-device cases".into())?;
     let mut c = fx.plain(2);
     c.extend(&two);
@@ -160,7 +182,7 @@ fn several(fx: &Fixture) -> Result<(), Failed> {
     behaviours.push((two[0], "leak"));
     let mut o = fx.opts(&behaviours);
     o.restrict_visibility = true;
-    let (r, _) = runner::run_suite(&c, &[first, second], &o, |_, _| {});
+    let (r, _) = run_suite(&c, &[first, second], &o, |_, _| {});
     expect(kinds(&r).iter().all(|k| *k == VerdictKind::Pass), || format!("{:?}", kinds(&r)))?;
     let pids: Vec<Option<u32>> = r.iter().map(pid).collect();
     // The first leaks, so its worker ends; the other two share the next one, which is neither plain case's.
@@ -207,7 +229,7 @@ fn variant(fx: &Fixture) -> Result<(), Failed> {
 }
 
 fn gates(fx: &Fixture) -> Result<(), Failed> {
-    let timed = fx.cases.iter().find(|c| runner::has_delayed_open(c) && !runner::needs_own_process(c)).ok_or("none")?;
+    let timed = fx.cases.iter().find(|c| has_delayed_open(c) && !needs_own_process(c)).ok_or("none")?;
     let (r, _) = fx.run(&[timed], &fx.opts(&[(timed, "slow-gates")]));
     let a = &r[0].attempts;
     expect(r[0].verdict.kind == VerdictKind::Pass && a.len() == 2, || format!("{:?} {a:?}", r[0].verdict))?;
@@ -240,7 +262,7 @@ fn devices(fx: &Fixture) -> Result<(), Failed> {
     let slow: Vec<(&Case, &str)> = c.iter().map(|c| (*c, "slow")).collect();
     let mut o = fx.opts(&slow);
     o.restrict_visibility = true;
-    let (r, stats) = runner::run_suite(&c, &[mock_device(), second], &o, |_, _| {});
+    let (r, stats) = run_suite(&c, &[mock_device(), second], &o, |_, _| {});
     let on: Vec<Option<i32>> = r.iter().map(|r| r.device).collect();
     expect(on.contains(&Some(0)) && on.contains(&Some(1)) && on.iter().all(Option::is_some), || format!("{on:?}"))?;
     let ids: Vec<&str> = r.iter().map(|r| r.id.as_str()).collect();

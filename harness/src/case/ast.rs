@@ -75,6 +75,9 @@ pub struct SourceMap {
     pub op_lines: Vec<u32>,
     /// Line of each expectation, in `expects` order.
     pub expect_lines: Vec<u32>,
+    /// The case as written, its lines from `case` to `end`: what a worker process is sent, to parse and validate
+    /// this case again with the line numbers of its file (see [`crate::case::parse_one`]).
+    pub text: String,
 }
 
 impl PartialEq for SourceMap {

@@ -17,9 +17,16 @@ use std::collections::HashMap;
 
 /// Parses one case file. Never panics; returns every problem found (at most one per case).
 pub fn parse_file(path: &str, text: &str) -> Result<CaseFile, Vec<Diagnostic>> {
+    parse_file_at(path, 1, text)
+}
+
+/// [`parse_file`] for a text that starts at line `first_line` of `path` (one case of a file, sent to a worker
+/// process): diagnostics and positions name the file's lines.
+pub fn parse_file_at(path: &str, first_line: u32, text: &str) -> Result<CaseFile, Vec<Diagnostic>> {
     let mut cases = Vec::new();
     let mut errors = Vec::new();
-    let mut lines = text.lines().enumerate().map(|(i, l)| (i as u32 + 1, l)).peekable();
+    let all: Vec<&str> = text.lines().collect();
+    let mut lines = all.iter().enumerate().map(|(i, l)| (i as u32 + first_line, *l)).peekable();
     while let Some((number, line)) = lines.next() {
         let code = strip_comment(line);
         if code.trim().is_empty() {
@@ -39,7 +46,9 @@ pub fn parse_file(path: &str, text: &str) -> Result<CaseFile, Vec<Diagnostic>> {
         let mut parser = CaseParser::new(path, number, &tokens);
         let mut closed = false;
         let mut failed = parser.error.take();
+        let mut last = number;
         for (number, line) in lines.by_ref() {
+            last = number;
             let is_end = strip_comment(line).trim() == "end";
             if failed.is_none() {
                 if let Err(e) = parser.line(number, line) {
@@ -57,7 +66,11 @@ pub fn parse_file(path: &str, text: &str) -> Result<CaseFile, Vec<Diagnostic>> {
         match failed {
             Some(e) => errors.push(e),
             None => match parser.finish() {
-                Ok(case) => cases.push(case),
+                Ok(mut case) => {
+                    let index = |line: u32| (line - first_line) as usize;
+                    case.positions.text = all[index(number)..=index(last)].join("\n");
+                    cases.push(case);
+                }
                 Err(e) => errors.push(e),
             },
         }

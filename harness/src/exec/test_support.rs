@@ -78,6 +78,7 @@ pub fn case(decls: Vec<Decl>, script: Vec<Op>, expects: Vec<Expectation>) -> Cas
             decl_lines: (2..2 + decls.len() as u32).collect(),
             op_lines: (20..20 + script.len() as u32).collect(),
             expect_lines: (60..60 + expects.len() as u32).collect(),
+            ..SourceMap::default()
         },
         decls,
         script,

@@ -3,16 +3,12 @@
 //! summary and the Markdown summary.
 //!
 //! Each measurement point is a case in the case language, generated as text, parsed and validated exactly like a
-//! case file, run by the ordinary executor (in a [`worker`] process) and decided by the ordinary verdict: figures
-//! add no second way of observing the GPU.
+//! case file, run by the ordinary executor (in the suite's [`crate::runner::worker`] processes, sent as text like
+//! any case) and decided by the ordinary verdict: figures add no second way of observing the GPU.
 //!
 //! - [`staging`]: the pageable staging threshold (issue 7 item 6), per kind of pageable copy.
-//! - [`worker`]: the child process that runs the generated cases.
 
 pub mod staging;
-pub mod worker;
-
-pub use worker::serve_worker_request;
 
 use crate::case::{self, ast::Case};
 use serde::{Deserialize, Serialize};
@@ -47,18 +43,8 @@ pub const GENERATED_FILE: &str = "<generated>/figures.case";
 /// Parses and validates the text of one generated case, as a case file would be: the figures never run a case the
 /// validator would reject.
 pub fn parse_case_text(text: &str) -> Result<Case, String> {
-    let joined =
-        |diagnostics: Vec<case::Diagnostic>| diagnostics.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n");
-    let file = case::parse_file(GENERATED_FILE, text).map_err(joined)?;
-    let problems = case::validate(&file);
-    if !problems.is_empty() {
-        return Err(joined(problems));
-    }
-    let mut cases = file.cases.into_iter();
-    match (cases.next(), cases.next()) {
-        (Some(case), None) => Ok(case),
-        _ => Err("a generated text must hold exactly one case".to_owned()),
-    }
+    case::parse_one(GENERATED_FILE, 1, text)
+        .map_err(|diagnostics| diagnostics.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"))
 }
 
 /// `65536` as `64 KiB`, `67108864` as `64 MiB`; a size that is not a whole number of KiB stays in bytes.

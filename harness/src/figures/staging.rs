@@ -12,10 +12,10 @@
 //! largest size that returned early and the smallest larger size that waited, down to 1/8 of that power-of-two
 //! step: more points where the behaviour changes.
 
-use super::worker::Worker;
 use super::{parse_case_text, size_text};
 use crate::gpu::DeviceInfo;
-use crate::runner::CaseResult;
+use crate::report::CaseResult;
+use crate::runner::worker::{ChildSpec, Worker};
 use crate::verdict::VerdictKind;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
@@ -372,7 +372,16 @@ fn measure_series(
     if let Some(reason) = unmet {
         return SeriesFigure::new(series, Vec::new(), vec![format!("not measured: {reason}")]);
     }
-    let mut worker = Worker::new(device.ordinal);
+    let exe = match std::env::current_exe() {
+        Ok(exe) => exe,
+        Err(e) => {
+            let why = format!("not measured: cannot find the current executable: {e}");
+            return SeriesFigure::new(series, Vec::new(), vec![why]);
+        }
+    };
+    // The suite's worker, at the written delays: a point is a case like any other, sent as its text.
+    let spec = ChildSpec { exe, ordinal: device.ordinal, visible: None, mock: None, all_devices: false };
+    let mut worker = Worker::new(spec);
     let mut failures_in_a_row = 0;
     let points = sweep(|bytes| {
         let text = case_text(series, bytes);
@@ -386,7 +395,7 @@ fn measure_series(
             }
         };
         progress(&case.id);
-        let result = worker.run(&case, &text, deadline);
+        let result = worker.run(&case, 1.0, deadline);
         if matches!(result.verdict.kind, VerdictKind::Crash | VerdictKind::Timeout) {
             failures_in_a_row += 1;
         } else {

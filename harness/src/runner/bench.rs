@@ -3,7 +3,9 @@
 //! and the overhead beyond it per case — and whether every way gave every case the same verdict. Figures are
 //! printed, never asserted.
 
-use super::{run_suite, RunOptions, WRITTEN_GATE_DELAY};
+use super::protocol::Ready;
+use super::suite::{run_suite, LaneTimes};
+use super::{RunOptions, WRITTEN_GATE_DELAY};
 use crate::case::ast::Case;
 use crate::gpu::DeviceInfo;
 use crate::report::CaseResult;
@@ -63,7 +65,7 @@ pub struct Figure {
     /// Outcome counts (`pass`: 194, ...).
     pub totals: std::collections::BTreeMap<String, usize>,
     /// Each device's timeline: where the wall time went.
-    pub lanes: Vec<super::LaneTimes>,
+    pub lanes: Vec<LaneTimes>,
     /// Processes waited for, and their mean driver initialisation and context creation, in milliseconds.
     pub contexts: (usize, f64, f64),
     /// Cases whose device-memory check was skipped (another process could have allocated on the device).
@@ -130,8 +132,7 @@ pub fn bench(
             memory_checks_skipped: stats.memory_checks_skipped,
             contexts: {
                 let n = stats.ready.len();
-                let mean =
-                    |f: fn(&super::worker::Ready) -> f64| stats.ready.iter().map(f).sum::<f64>() / n.max(1) as f64;
+                let mean = |f: fn(&Ready) -> f64| stats.ready.iter().map(f).sum::<f64>() / n.max(1) as f64;
                 (n, mean(|r| r.init_ms), mean(|r| r.context_ms))
             },
         };

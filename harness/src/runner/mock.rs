@@ -19,8 +19,9 @@
 //! Every answer's first message names the worker's process id, and says `warm` when the process was started ahead
 //! of its first case, so tests can tell which process ran a case and how it was started.
 
-use super::worker::Reply;
+use super::protocol::{started_warm, MemoryLoss, Reply, RESULT_PREFIX};
 use crate::case::ast::Case;
+use crate::gpu::DeviceInfo;
 use crate::report::CaseResult;
 use crate::verdict::{Verdict, VerdictKind};
 use std::collections::HashMap;
@@ -52,7 +53,7 @@ impl Mock {
         let n = *runs;
         let behaviour = self.behaviours.get(&case.id).map(String::as_str).unwrap_or("pass");
         let pid = std::process::id();
-        let warm = if super::worker::started_warm() { ", warm" } else { "" };
+        let warm = if started_warm() { ", warm" } else { "" };
         let answer = |kind: VerdictKind, variant: Option<&str>| {
             let verdict = Verdict {
                 kind,
@@ -63,8 +64,8 @@ impl Mock {
             CaseResult::new(case, verdict, None, Duration::ZERO)
         };
         let memory = match behaviour {
-            "leak" => super::worker::MemoryLoss { own_device_mib: 100, other_devices_mib: 0 },
-            _ => super::worker::MemoryLoss::default(),
+            "leak" => MemoryLoss { own_device_mib: 100, other_devices_mib: 0 },
+            _ => MemoryLoss::default(),
         };
         let (result, dirty) = match behaviour {
             "fail" => (answer(VerdictKind::Fail, None), None),
@@ -73,7 +74,7 @@ impl Mock {
                 std::thread::sleep(Duration::from_secs(3600));
             },
             "garbage" => {
-                println!("{}{{not json", super::worker::RESULT_PREFIX_FOR_MOCK);
+                println!("{RESULT_PREFIX}{{not json");
                 std::process::exit(0);
             }
             "dirty" => (answer(VerdictKind::Pass, None), Some("mock: the case left the context dirty".to_owned())),
@@ -87,5 +88,27 @@ impl Mock {
             _ => (answer(VerdictKind::Pass, None), None),
         };
         Reply { result, dirty, memory }
+    }
+}
+
+/// The device a mock run reports (no GPU is touched).
+pub fn mock_device() -> DeviceInfo {
+    DeviceInfo {
+        ordinal: 0,
+        name: "mock".into(),
+        uuid: "GPU-mock".into(),
+        compute_capability: (9, 0),
+        multiprocessors: 1,
+        concurrent_kernels: true,
+        async_engine_count: 2,
+        can_map_host_memory: true,
+        memory_pools: true,
+        unified_addressing: true,
+        stream_priority_range: (-1, 0),
+        device_count: 1,
+        driver_version: 13000,
+        runtime_version: 13000,
+        visible: Vec::new(),
+        links: Vec::new(),
     }
 }

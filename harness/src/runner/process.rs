@@ -1,11 +1,9 @@
 //! A child process spoken to in lines: one request per line on its stdin, answers on its stdout marked by a prefix
-//! (so that stray output, a driver message, cannot pass for one), its stderr kept for the crash message. Both kinds
-//! of worker use it: the runner's case workers ([`super::worker`]) and the figures' worker
-//! (`crate::figures::worker`).
+//! (so that stray output, a driver message, cannot pass for one), its stderr kept for the crash message. The
+//! parent's side of a worker ([`super::worker::Worker`]) runs on it.
 
-use super::{drain, tail};
 use crate::verdict::VerdictKind;
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::thread::JoinHandle;
@@ -121,5 +119,30 @@ impl Process {
         let status = self.child.wait().map(|s| s.to_string()).unwrap_or_else(|e| format!("an unknown status ({e})"));
         let stderr = self.stderr.join().unwrap_or_default();
         (status, tail(&stderr))
+    }
+}
+
+/// Reads `pipe` to its end on a thread of its own (so that a chatty process cannot block on a full pipe).
+fn drain<R: Read + Send + 'static>(pipe: Option<R>) -> JoinHandle<String> {
+    std::thread::spawn(move || {
+        let mut text = String::new();
+        if let Some(mut pipe) = pipe {
+            let mut bytes = Vec::new();
+            let _ = pipe.read_to_end(&mut bytes);
+            text = String::from_utf8_lossy(&bytes).into_owned();
+        }
+        text
+    })
+}
+
+/// The last 20 lines of `text`, for a crash message.
+fn tail(text: &str) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let start = lines.len().saturating_sub(20);
+    let joined = lines[start..].join("\n");
+    if joined.is_empty() {
+        "(empty)".into()
+    } else {
+        joined
     }
 }

@@ -1,26 +1,18 @@
-//! Worker processes: the parent re-executes its own binary as a child that loads the case files once and runs case
-//! after case in one CUDA context, answering each with one result line, deqp-runner style. The protocol:
+//! Worker processes: the parent re-executes its own binary as a child that runs case after case in one CUDA
+//! context, answering each with one result line, deqp-runner style. The suite's cases and the figures' generated
+//! points go through the same worker, each sent as its text ([`super::protocol`] has the protocol).
 //!
-//! - The parent sets `CUDA_CONFORMANCE_CHILD_CASES` (the `cases/` folder) and `CUDA_CONFORMANCE_CHILD_DEVICE`
-//!   (the ordinal the child uses; with `--devices` the child sees only its GPU, through `CUDA_VISIBLE_DEVICES`).
-//! - It writes one JSON request per line on the child's stdin: `{"id": CASE-ID, "gate_delay_scale": F}`.
-//! - The child answers each with `CUDA-CONFORMANCE-RESULT {"result": CaseResult, "dirty": null | WHY, "memory":
-//!   {...}}` on stdout. When `dirty` is set (a sticky error, CUDA objects not released, a device limit changed, a
-//!   capture left open) the child exits after answering, and the parent starts a fresh one for the next case.
-//!   `memory` is how much less device memory was free after the case than before: only the parent knows whether
-//!   another process of the run could have allocated on the device meanwhile, so the parent judges it (and ends
-//!   the child by closing its stdin when the loss is the case's).
-//! - A child that dies, prints something unreadable or outlives the case's deadline costs that case a `crash` or
-//!   `timeout` verdict; the parent kills it and starts a fresh one at the next case.
-//! - A child started *warm* (`CUDA_CONFORMANCE_CHILD_WARM=1`, [`Worker::start_warm`]) creates its CUDA context
-//!   before reading requests and says `CUDA-CONFORMANCE-READY` when it has one, so the parent can start the
-//!   processes a run will need before the cases that share a device begin (see `super::DeviceRunner`).
+//! This file has both sides: [`serve_child_request`] (the child, which checks after each case that the context is as
+//! it found it) and [`Worker`] (the parent's handle, which starts, asks, replaces and retires the processes).
 //!
 //! With `CUDA_CONFORMANCE_MOCK` set the child touches no GPU: it plays the behaviours of [`super::mock`].
 
 use super::mock::{self, Mock};
+use super::one_case::{run_in_process_with, verdict_of};
 use super::process::Process;
-use super::verdict_of;
+use super::protocol::{
+    MemoryLoss, Ready, Reply, Request, CHILD_ALL_DEVICES, CHILD_DEVICE, CHILD_WARM, READY_PREFIX, RESULT_PREFIX,
+};
 use crate::case::ast::Case;
 use crate::exec::{self, ExecOptions};
 use crate::gpu::{self, DeviceInfo};
@@ -28,75 +20,24 @@ use crate::kernels::KernelTable;
 use crate::report::CaseResult;
 use crate::verdict::VerdictKind;
 use cuda_sys as sys;
-use serde::{Deserialize, Serialize};
 use std::io::{BufRead, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
-
-const CHILD_CASES_DIR: &str = "CUDA_CONFORMANCE_CHILD_CASES";
-const CHILD_DEVICE: &str = "CUDA_CONFORMANCE_CHILD_DEVICE";
-const CHILD_WARM: &str = "CUDA_CONFORMANCE_CHILD_WARM";
-/// Set for a child that runs the cases needing several devices: it creates a context on every device it sees at
-/// once, so that a case's first use of a device does not look like memory it failed to release.
-const CHILD_ALL_DEVICES: &str = "CUDA_CONFORMANCE_CHILD_ALL_DEVICES";
-/// The line a warm child prints once its context exists.
-const READY_LINE: &str = "CUDA-CONFORMANCE-READY";
-/// Marks the child's result lines, so that stray output (a driver message) cannot be mistaken for one.
-const RESULT_PREFIX: &str = "CUDA-CONFORMANCE-RESULT ";
-pub(super) const RESULT_PREFIX_FOR_MOCK: &str = RESULT_PREFIX;
-/// Device memory a case may leave allocated before its worker counts as dirty: the driver grows its own pools on
-/// first use (module loads, graph and stream resources), in 2 MiB pages; a case's own leak shows in the object
-/// count first.
-pub const MEMORY_SLACK_MIB: u64 = 64;
-
-#[derive(Debug, Serialize, Deserialize)]
-struct Request {
-    id: String,
-    gate_delay_scale: f64,
-}
-
-/// What a warm child says when its context exists: how long the driver's initialisation and the context took.
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
-pub struct Ready {
-    pub init_ms: f64,
-    pub context_ms: f64,
-}
 
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
 
-#[derive(Debug, Serialize, Deserialize)]
-pub(super) struct Reply {
-    pub result: CaseResult,
-    pub dirty: Option<String>,
-    #[serde(default)]
-    pub memory: MemoryLoss,
-}
-
-/// How much less device memory was free after a case than before it, in MiB: on the child's own device, and the
-/// most on any other device it sees.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct MemoryLoss {
-    pub own_device_mib: u64,
-    pub other_devices_mib: u64,
-}
-
-/// True in a worker started warm (its context created before its first case).
-pub(super) fn started_warm() -> bool {
-    std::env::var_os(CHILD_WARM).is_some()
-}
-
 /// If this process was started as a worker, serves requests from stdin until it closes (or until a case leaves
 /// the context dirty), then exits. Otherwise returns at once. Call it first thing in `main`.
 pub fn serve_child_request(kernels: impl FnOnce() -> KernelTable) {
-    let (Some(dir), Some(device)) = (std::env::var_os(CHILD_CASES_DIR), std::env::var_os(CHILD_DEVICE)) else {
+    let Some(device) = std::env::var_os(CHILD_DEVICE) else {
         return;
     };
     let ordinal: i32 = device.to_string_lossy().parse().unwrap_or(0);
-    let code = match serve(Path::new(&dir), ordinal, kernels, mock::from_env()) {
+    let code = match serve(ordinal, kernels, mock::from_env()) {
         Ok(()) => 0,
         Err(why) => {
             eprintln!("{why}");
@@ -106,11 +47,7 @@ pub fn serve_child_request(kernels: impl FnOnce() -> KernelTable) {
     std::process::exit(code);
 }
 
-fn serve(dir: &Path, ordinal: i32, kernels: impl FnOnce() -> KernelTable, mock: Option<Mock>) -> Result<(), String> {
-    let cases = crate::suite::load_dir(dir).map_err(|diags| {
-        let lines: Vec<String> = diags.iter().map(|d| d.to_string()).collect();
-        lines.join("\n")
-    })?;
+fn serve(ordinal: i32, kernels: impl FnOnce() -> KernelTable, mock: Option<Mock>) -> Result<(), String> {
     let started = Instant::now();
     if mock.is_none() {
         // The driver's initialisation (cuInit) happens in the first runtime call; timed apart from the context.
@@ -126,7 +63,7 @@ fn serve(dir: &Path, ordinal: i32, kernels: impl FnOnce() -> KernelTable, mock: 
     if gpu.is_some() && std::env::var_os(CHILD_ALL_DEVICES).is_some() {
         create_every_context(ordinal)?;
     }
-    if std::env::var_os(CHILD_WARM).is_some() {
+    if super::protocol::started_warm() {
         if gpu.is_some() {
             // cudaFree(NULL) is the documented way to create the primary context without doing anything else.
             // SAFETY: freeing a null pointer is a no-op.
@@ -138,7 +75,7 @@ fn serve(dir: &Path, ordinal: i32, kernels: impl FnOnce() -> KernelTable, mock: 
         let ready = Ready { init_ms: ms(initialised), context_ms: ms(started.elapsed() - initialised) };
         let json = serde_json::to_string(&ready).unwrap_or_default();
         let mut out = std::io::stdout().lock();
-        writeln!(out, "{READY_LINE} {json}")
+        writeln!(out, "{READY_PREFIX} {json}")
             .and_then(|()| out.flush())
             .map_err(|e| format!("cannot say ready: {e}"))?;
     }
@@ -147,14 +84,13 @@ fn serve(dir: &Path, ordinal: i32, kernels: impl FnOnce() -> KernelTable, mock: 
     for line in std::io::stdin().lock().lines() {
         let line = line.map_err(|e| format!("cannot read a request: {e}"))?;
         let request: Request = serde_json::from_str(&line).map_err(|e| format!("unreadable request {line:?}: {e}"))?;
-        let case = cases
-            .iter()
-            .find(|c| c.id == request.id)
-            .ok_or_else(|| format!("no case {} in {}", request.id, dir.display()))?;
+        // The parent parsed and validated this text already: a failure here is a bug, which ends the child and so
+        // costs the case a crash verdict that carries this message.
+        let case = request.case()?;
         let reply = match (&mut mock, &mut gpu) {
-            (Some(mock), _) => mock.run(case, request.gate_delay_scale),
+            (Some(mock), _) => mock.run(&case, request.gate_delay_scale),
             (None, Some((device, kernels))) => {
-                run_watched(case, kernels, device, request.gate_delay_scale, all_devices)
+                run_watched(&case, kernels, device, request.gate_delay_scale, all_devices)
             }
             (None, None) => return Err("no device and no mock".into()),
         };
@@ -196,7 +132,7 @@ fn create_every_context(home: i32) -> Result<(), String> {
 fn run_watched(case: &Case, kernels: &KernelTable, device: &DeviceInfo, scale: f64, all_devices: bool) -> Reply {
     let before = ContextState::now(device.ordinal, all_devices);
     let opts = ExecOptions { gate_delay_scale: scale, ..ExecOptions::default() };
-    let result = super::run_in_process_with(case, kernels, device, &opts);
+    let result = run_in_process_with(case, kernels, device, &opts);
     let sticky = result
         .observations
         .as_ref()
@@ -321,11 +257,10 @@ impl ContextState {
     }
 }
 
-/// How the parent starts a child: the executable, the cases folder, and the environment that picks its device.
+/// How the parent starts a child: the executable, and the environment that picks its device.
 #[derive(Debug, Clone)]
 pub struct ChildSpec {
     pub exe: PathBuf,
-    pub cases_dir: PathBuf,
     /// The ordinal the child uses.
     pub ordinal: i32,
     /// `CUDA_VISIBLE_DEVICES` for the child (the GPU's UUID with `--devices`), or none to leave it as it is.
@@ -371,8 +306,7 @@ impl Worker {
             Ok(running) => running,
             Err(why) => return failed(case, VerdictKind::Crash, why, started),
         };
-        let request =
-            serde_json::to_string(&Request { id: case.id.clone(), gate_delay_scale: scale }).unwrap_or_default();
+        let request = serde_json::to_string(&Request::new(case, scale)).unwrap_or_default();
         let (running, json) = match running.ask(&request, RESULT_PREFIX, started, deadline) {
             Ok(answer) => answer,
             Err((kind, why)) => return failed(case, kind, why, started),
@@ -414,7 +348,7 @@ impl Worker {
     /// Waits until a warm process has its context (true), or ends it if it dies or takes longer than `deadline`.
     pub fn await_ready(&mut self, deadline: Duration) -> bool {
         let Some(running) = self.running.as_ref() else { return false };
-        match running.line_with(READY_LINE, Instant::now() + deadline) {
+        match running.line_with(READY_PREFIX, Instant::now() + deadline) {
             Ok(said) => {
                 self.ready.push(serde_json::from_str(said.trim()).unwrap_or_default());
                 true
@@ -472,10 +406,7 @@ impl Worker {
     fn spawn_with(&mut self, env: &[(String, String)], warm: bool) -> Result<Process, String> {
         let spec = &self.spec;
         let mut command = Command::new(&spec.exe);
-        command
-            .envs(env.iter().map(|(k, v)| (k, v)))
-            .env(CHILD_CASES_DIR, &spec.cases_dir)
-            .env(CHILD_DEVICE, spec.ordinal.to_string());
+        command.envs(env.iter().map(|(k, v)| (k, v))).env(CHILD_DEVICE, spec.ordinal.to_string());
         if let Some(visible) = &spec.visible {
             command.env("CUDA_VISIBLE_DEVICES", visible);
         }
@@ -507,4 +438,22 @@ impl Drop for Worker {
 
 fn failed(case: &Case, kind: VerdictKind, message: String, started: Instant) -> CaseResult {
     CaseResult::new(case, verdict_of(kind, message), None, started.elapsed())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_worker_that_cannot_start_is_a_crash() {
+        let text = "case area/one\n  rule: r\n  source: s\n  stream s blocking\n  k: sync s\n  \
+                    expect k returned cudaSuccess\nend\n";
+        let file = crate::case::parse_file("area.case", text).unwrap_or_else(|d| panic!("{d:?}"));
+        let exe = PathBuf::from("/nonexistent/cuda-conformance-worker");
+        let mut worker = Worker::new(ChildSpec { exe, ordinal: 0, visible: None, mock: None, all_devices: false });
+        let result = worker.run(&file.cases[0], 1.0, Duration::from_secs(1));
+        assert_eq!(result.verdict.kind, VerdictKind::Crash);
+        assert!(result.verdict.messages[0].contains("cannot start the worker"), "{:?}", result.verdict);
+        assert_eq!(worker.started, 0);
+    }
 }

@@ -1,0 +1,295 @@
+//! One device's share of a run ([`DeviceRunner`]): its processes, and every run of a case the [`super::policy`]
+//! asks for.
+
+use super::one_case::verdict_of;
+use super::policy::{
+    expected_runs, has_delayed_open, make_flake, must_reproduce, needs_all_devices, needs_own_process,
+    needs_written_delays, short_delay_can_decide,
+};
+use super::suite::{Disturbance, SuiteStats};
+use super::worker::{ChildSpec, Worker};
+use super::{RunOptions, WRITTEN_GATE_DELAY};
+use crate::case::ast::Case;
+use crate::gpu::DeviceInfo;
+use crate::report::{baseline, Attempt, CaseResult};
+use crate::requirements::unmet_requirement;
+use crate::verdict::VerdictKind;
+use std::collections::VecDeque;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// How many processes a device's runner starts ahead for the cases that need their own: enough to hide a context
+/// creation behind the case before, few enough not to make every creation contend with the others.
+pub const WARM_AHEAD: usize = 2;
+/// Device memory a case may leave allocated before its worker counts as dirty: the driver grows its own pools on
+/// first use (module loads, graph and stream resources), in 2 MiB pages; a case's own leak shows in the object
+/// count first.
+pub const MEMORY_SLACK_MIB: u64 = 64;
+
+/// One device's share of a run: its batch worker, and the processes of its own that some cases get.
+/// [`super::suite::run_suite`] has one per device; the `cargo test` front end holds one and hands it each case trial
+/// in turn.
+pub struct DeviceRunner<'a> {
+    device: &'a DeviceInfo,
+    opts: &'a RunOptions,
+    batch: Worker,
+    spec: ChildSpec,
+    /// Processes started ahead for own-process cases: (case id, process), in the order the cases will run.
+    warm: VecDeque<(String, Worker)>,
+    /// How many of the planned own-process runs have a process started (the next one to start is this).
+    warmed: usize,
+    /// The batch worker has been started ahead.
+    batch_started: bool,
+    /// The worker of the cases that need several devices (it sees them all).
+    several: Worker,
+    /// How many devices the run uses, and what tells this runner whether another could have touched its device.
+    lanes: usize,
+    disturbance: Option<&'a Disturbance>,
+    /// Processes ending in the background; joined by [`DeviceRunner::finish`].
+    exiting: Vec<std::thread::JoinHandle<()>>,
+    stats: SuiteStats,
+}
+
+impl<'a> DeviceRunner<'a> {
+    pub fn new(device: &'a DeviceInfo, opts: &'a RunOptions, exe: PathBuf) -> DeviceRunner<'a> {
+        let visible = opts.restrict_visibility.then(|| device.uuid.clone());
+        let spec = ChildSpec {
+            exe,
+            ordinal: if visible.is_some() { 0 } else { device.ordinal },
+            visible,
+            mock: opts.mock.clone(),
+            all_devices: false,
+        };
+        let several_spec = ChildSpec { visible: None, ordinal: device.ordinal, all_devices: true, ..spec.clone() };
+        DeviceRunner {
+            several: Worker::new(several_spec),
+            lanes: 1,
+            disturbance: None,
+            device,
+            opts,
+            batch: Worker::new(spec.clone()),
+            spec,
+            warm: VecDeque::new(),
+            warmed: 0,
+            batch_started: false,
+            exiting: Vec::new(),
+            stats: SuiteStats::default(),
+        }
+    }
+
+    /// Makes this runner one of `lanes` of a run, told by `disturbance` when another could touch its device.
+    pub fn share_devices(&mut self, lanes: usize, disturbance: &'a Disturbance) {
+        self.lanes = lanes;
+        self.disturbance = Some(disturbance);
+    }
+
+    /// Starts the processes this runner will need soon: the batch worker (and the several-device worker), and the
+    /// next own-process
+    /// runs of `own` (this runner's own-process cases, in order) up to [`WARM_AHEAD`] ahead. Call it before the
+    /// first case and after each own-process case; not during batch cases (a context created on the device
+    /// during a case would make it look dirty).
+    pub fn start_processes(&mut self, own: &[&Case], several: bool) {
+        if self.opts.process_per_case {
+            return;
+        }
+        let runs: Vec<&Case> = own
+            .iter()
+            .filter(|c| unmet_requirement(c, self.device).is_none())
+            .flat_map(|c| std::iter::repeat_n(*c, expected_runs(c)))
+            .collect();
+        while self.warm.len() < WARM_AHEAD && self.warmed < runs.len() {
+            let case = runs[self.warmed];
+            let mut worker = Worker::new(self.own_spec(case));
+            worker.start_warm(&case.env);
+            self.warm.push_back((case.id.clone(), worker));
+            self.warmed += 1;
+        }
+        // The batch worker comes last in the pipeline: started with the last own-process ones, it does not compete
+        // with the first cases' context creations.
+        if self.warmed == runs.len() && !self.batch_started {
+            self.batch_started = true;
+            self.batch.start_warm(&[]);
+            if several {
+                self.several.start_warm(&[]);
+            }
+        }
+    }
+
+    /// Waits until the process started for `case`'s next run (if any) has its context, and returns how long that
+    /// took: the part of a case's time that the warm pipeline did not hide (the benchmark reports it).
+    pub fn await_own_ready(&mut self, case: &Case) -> Duration {
+        let start = Instant::now();
+        let deadline = self.opts.case_deadline;
+        if let Some((_, worker)) = self.warm.iter_mut().find(|(id, _)| *id == case.id) {
+            worker.await_ready(deadline);
+        }
+        start.elapsed()
+    }
+
+    /// Ends the processes started for own-process runs that did not happen, and waits until the batch worker has
+    /// its context: from here on no context is created on this device while a case runs.
+    pub fn begin_batch_phase(&mut self) {
+        self.end_own_phase();
+        let deadline = self.opts.case_deadline;
+        if !self.batch_started {
+            self.start_processes(&[], false);
+        }
+        if self.batch.is_running() {
+            self.batch.await_ready(deadline);
+        }
+    }
+
+    /// Kills the processes started for own-process runs that did not happen (they may still be creating their
+    /// contexts, which must not go on while batch cases run).
+    fn end_own_phase(&mut self) {
+        for (_, mut worker) in std::mem::take(&mut self.warm) {
+            self.exiting.extend(worker.kill_in_background());
+            self.count(&worker);
+        }
+    }
+
+    /// Ends the several-device worker (its contexts on every GPU go with it) before the batch cases.
+    pub fn end_several_device_phase(&mut self) {
+        let fresh = Worker::new(self.several.spec().clone());
+        let several = std::mem::replace(&mut self.several, fresh);
+        self.retire_worker(several);
+    }
+
+    /// The child an own-process case runs in: a case that needs several devices sees them all.
+    fn own_spec(&self, case: &Case) -> ChildSpec {
+        if needs_all_devices(case) {
+            self.several.spec().clone()
+        } else {
+            self.spec.clone()
+        }
+    }
+
+    /// Runs `case` in a shared worker (the batch one, or the several-device one) and judges the device memory it
+    /// reported (see the module documentation): a loss that is the case's ends the worker.
+    fn run_shared(&mut self, case: &Case, scale: f64) -> CaseResult {
+        let deadline = self.opts.case_deadline;
+        let several = needs_all_devices(case);
+        let before = self.disturbance.map(Disturbance::snapshot);
+        let worker = if several { &mut self.several } else { &mut self.batch };
+        let mut result = worker.run(case, scale, deadline);
+        let loss = worker.last_memory_loss;
+        let after = self.disturbance.map(Disturbance::snapshot);
+        // The several-device worker's own device is this runner's alone; the others are shared with the other
+        // runners. A batch worker's device is disturbed while several-device work goes on.
+        let (own_trusted, others_trusted) = if several {
+            (true, self.lanes == 1)
+        } else {
+            (before == after && before.is_none_or(|(active, _)| active == 0), false)
+        };
+        let judged = [(own_trusted, loss.own_device_mib), (others_trusted, loss.other_devices_mib)];
+        if judged.iter().any(|(trusted, mib)| !trusted && *mib > 0) {
+            self.stats.memory_checks_skipped += 1;
+        }
+        let lost = judged.iter().filter(|(trusted, _)| *trusted).map(|(_, mib)| *mib).max().unwrap_or(0);
+        if lost > MEMORY_SLACK_MIB && result.dirty.is_none() {
+            result.dirty = Some(format!("device memory not released: {lost} MiB less free after the case"));
+            let worker = if several { &mut self.several } else { &mut self.batch };
+            let fresh = Worker::new(worker.spec().clone());
+            let ended = std::mem::replace(worker, fresh);
+            self.retire_worker(ended);
+        }
+        result
+    }
+
+    /// Every run of `case` it needs (see the module documentation), and the result that counts.
+    pub fn run_case(&mut self, case: &Case) -> CaseResult {
+        let started = Instant::now();
+        if let Some(reason) = unmet_requirement(case, self.device) {
+            let mut r = CaseResult::new(case, verdict_of(VerdictKind::NotSupported, reason), None, started.elapsed());
+            r.device = Some(self.device.ordinal);
+            return r;
+        }
+        let timed = has_delayed_open(case);
+        // A case in a process of its own whose pick a short delay could decide would be confirmed at the written
+        // delays anyway: it starts there, which saves a process (a context creation) per run of the suite.
+        let straight_to_written = needs_own_process(case) && short_delay_can_decide(case);
+        let fast = if timed && !straight_to_written { self.opts.gate_delay_scale() } else { 1.0 };
+        let mut scale = fast;
+        let mut attempts = Vec::new();
+        let mut result = self.attempt(case, scale, "first", &mut attempts);
+        if scale < 1.0 && needs_written_delays(case, &result.verdict) {
+            scale = 1.0;
+            result = self.attempt(case, scale, "written-delays", &mut attempts);
+        }
+        if result.verdict.kind == VerdictKind::Variant {
+            let again = self.attempt(case, scale, "variant-stability", &mut attempts);
+            if again.outcome() != result.outcome() {
+                make_flake(&mut result, "a variant case showed two variants", &attempts);
+            }
+        }
+        if must_reproduce(&result, self.opts.baseline.as_ref()) {
+            for _ in 0..self.opts.reruns {
+                let again = self.attempt(case, scale, "rerun", &mut attempts);
+                if again.outcome() != result.outcome() {
+                    make_flake(&mut result, "an unexpected result did not reproduce", &attempts);
+                    break;
+                }
+            }
+        }
+        if attempts.len() > 1 {
+            result.attempts = attempts;
+        }
+        if let Some(section) = &self.opts.baseline {
+            baseline::judge(section, &mut result);
+        }
+        result.wall_ms = started.elapsed().as_millis() as u64;
+        result.device = Some(self.device.ordinal);
+        result
+    }
+
+    /// Ends the batch worker and returns what this runner did.
+    pub fn finish(mut self) -> SuiteStats {
+        self.end_own_phase();
+        // Every process ends at once: a context's teardown takes a while, and they need not queue.
+        let batch = std::mem::replace(&mut self.batch, Worker::new(self.spec.clone()));
+        self.retire_worker(batch);
+        self.end_several_device_phase();
+        for handle in self.exiting.drain(..) {
+            let _ = handle.join();
+        }
+        self.stats.clone()
+    }
+
+    fn attempt(&mut self, case: &Case, scale: f64, why: &str, attempts: &mut Vec<Attempt>) -> CaseResult {
+        if !attempts.is_empty() {
+            self.stats.extra_runs += 1;
+        }
+        let deadline = self.opts.case_deadline;
+        let result = if self.opts.process_per_case || needs_own_process(case) {
+            let position = self.warm.iter().position(|(id, _)| *id == case.id);
+            let mut own = match position.and_then(|p| self.warm.remove(p)) {
+                Some((_, worker)) => worker,
+                None => Worker::new(self.own_spec(case)),
+            };
+            let r = own.run(case, scale, deadline);
+            self.retire_worker(own);
+            r
+        } else {
+            self.run_shared(case, scale)
+        };
+        attempts.push(Attempt {
+            kind: result.verdict.kind,
+            variant: result.verdict.variant.clone(),
+            gate_delay_ms: (scale * WRITTEN_GATE_DELAY.as_secs_f64() * 1000.0 * 100.0).round() / 100.0,
+            why: why.to_owned(),
+        });
+        result
+    }
+}
+
+impl DeviceRunner<'_> {
+    fn retire_worker(&mut self, mut worker: Worker) {
+        self.exiting.extend(worker.retire_in_background());
+        self.count(&worker);
+    }
+
+    fn count(&mut self, worker: &Worker) {
+        self.stats.processes_started += worker.started;
+        self.stats.ready.extend(worker.ready.iter().copied());
+    }
+}

@@ -1,0 +1,101 @@
+//! The runner's rules about a case, as pure functions of the case and its results: which process it needs, which
+//! of its results a short gate delay could have decided (and so must be confirmed at the written delays), which
+//! must reproduce before they count, and what makes a flake. [`super::device_runner::DeviceRunner::run_case`]
+//! applies them; the module documentation of [`super`] says why they are what they are.
+
+use crate::case::ast::{Case, Expectation, OpKind, Predicate, Requirement};
+use crate::report::{Attempt, CaseResult};
+use crate::verdict::{Verdict, VerdictKind};
+use std::collections::BTreeMap;
+
+/// A case that must not share its process: process-wide `env:` settings, or a sticky error on purpose.
+pub fn needs_own_process(case: &Case) -> bool {
+    !case.env.is_empty() || !case.poisons.is_empty()
+}
+
+/// A case that uses several devices: its process sees them all, and it may touch every GPU of the host.
+pub fn needs_all_devices(case: &Case) -> bool {
+    case.requires.iter().any(|r| matches!(r, Requirement::Devices(n) if *n > 1))
+}
+
+/// True when the case schedules a gate open (`open G after D`), so its timing depends on the gate delay.
+pub fn has_delayed_open(case: &Case) -> bool {
+    case.script.iter().any(|op| matches!(op.kind, OpKind::Open { after_ns: Some(_), .. }))
+}
+
+/// How many runs an own-process case will most likely take: one, and a second for variant stability when it can
+/// pick a variant (one whose pick a short delay could decide starts at the written delays: see `run_case`).
+pub(super) fn expected_runs(case: &Case) -> usize {
+    1 + usize::from(case.expects.iter().any(|e| matches!(e, Expectation::Variant(_))))
+}
+
+/// True when the case schedules a gate open and picks a variant or an observation by `waited-for` or `before`:
+/// a result at a shortened delay may have to be confirmed at the written ones.
+pub(super) fn short_delay_can_decide(case: &Case) -> bool {
+    has_delayed_open(case)
+        && case.expects.iter().any(|e| match e {
+            Expectation::Variant(alts) | Expectation::Observe(alts) => {
+                alts.iter().any(|(_, p)| a_short_delay_can_make_hold(p))
+            }
+            _ => false,
+        })
+}
+
+/// Whether a result at a shortened gate delay must be confirmed at the written delays: anything but a plain pass
+/// or an unmet requirement, unless every alternative it picked is one a short delay cannot make hold.
+pub(super) fn needs_written_delays(case: &Case, verdict: &Verdict) -> bool {
+    match verdict.kind {
+        VerdictKind::Pass | VerdictKind::NotSupported | VerdictKind::Skipped => {
+            verdict.observed.as_deref().is_some_and(|picked| !picks_are_trusted(case, picked))
+        }
+        VerdictKind::Variant => {
+            !verdict.variant.as_deref().is_some_and(|picked| picks_are_trusted(case, picked))
+                || verdict.observed.as_deref().is_some_and(|picked| !picks_are_trusted(case, picked))
+        }
+        // Crash and timeout do not come from gate timing; a flake is decided later.
+        VerdictKind::Crash | VerdictKind::Timeout | VerdictKind::Flake => false,
+        _ => true,
+    }
+}
+
+/// True when every picked alternative (names joined with `,`) holds by predicates a short delay cannot make true:
+/// `not-waited-for` can only be helped by an open that comes *later*, and non-timing predicates do not depend on it.
+fn picks_are_trusted(case: &Case, picked: &str) -> bool {
+    let alternatives: Vec<&(String, Predicate)> = case
+        .expects
+        .iter()
+        .flat_map(|e| match e {
+            Expectation::Variant(alts) | Expectation::Observe(alts) => alts.iter().collect::<Vec<_>>(),
+            _ => Vec::new(),
+        })
+        .collect();
+    picked.split(',').all(|name| {
+        let preds: Vec<&Predicate> = alternatives.iter().filter(|(n, _)| n == name).map(|(_, p)| p).collect();
+        !preds.is_empty() && preds.iter().all(|p| !a_short_delay_can_make_hold(p))
+    })
+}
+
+/// A predicate that compares a return or a kernel start with a gate's open: a shortened open delay can make it hold
+/// when it should not.
+fn a_short_delay_can_make_hold(p: &Predicate) -> bool {
+    matches!(p, Predicate::WaitedFor { .. } | Predicate::Before { .. })
+}
+
+/// Whether `result` must reproduce before it counts (it is then run again [`super::RunOptions::reruns`] times): a
+/// result the `baseline` does not expect, or without one a failure. A flake is decided already, and a timeout
+/// already waited its whole deadline: neither is run again.
+pub(super) fn must_reproduce(result: &CaseResult, baseline: Option<&BTreeMap<String, String>>) -> bool {
+    let unexpected = match baseline {
+        Some(section) => result.outcome() != section.get(&result.id).map_or("pass", String::as_str),
+        None => result.verdict.kind.is_failure(),
+    };
+    unexpected && result.verdict.kind != VerdictKind::Flake && result.verdict.kind != VerdictKind::Timeout
+}
+
+/// Makes `result` a flake: its runs (`attempts`) did not agree, for the reason `why`.
+pub(super) fn make_flake(result: &mut CaseResult, why: &str, attempts: &[Attempt]) {
+    let runs: Vec<String> =
+        attempts.iter().map(|a| crate::report::outcome_text(a.kind, a.variant.as_deref())).collect();
+    result.verdict.messages.insert(0, format!("flake: {why} (runs: {})", runs.join(", ")));
+    result.verdict.kind = VerdictKind::Flake;
+}

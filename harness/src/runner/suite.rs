@@ -1,0 +1,332 @@
+//! A suite run: which device's runner takes which case ([`Plan`]), the shared queue of batch cases
+//! ([`BatchQueue`]), and [`run_suite`], which runs one [`DeviceRunner`] per device on a thread and gathers the
+//! results in the order of the cases.
+
+use super::device_runner::DeviceRunner;
+use super::one_case::verdict_of;
+use super::policy::{needs_all_devices, needs_own_process};
+use super::protocol::Ready;
+use super::RunOptions;
+use crate::case::ast::{Case, Expectation};
+use crate::gpu::DeviceInfo;
+use crate::report::CaseResult;
+use crate::verdict::VerdictKind;
+use std::collections::VecDeque;
+use std::sync::{mpsc, Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// What a suite run did, besides its results.
+#[derive(Debug, Clone, Default)]
+pub struct SuiteStats {
+    /// Child processes started.
+    pub processes_started: u64,
+    /// Runs beyond one per case.
+    pub extra_runs: u64,
+    /// Where each device's time went (the benchmark prints it).
+    pub lanes: Vec<LaneTimes>,
+    /// What the warm processes that were waited for said about their start.
+    pub ready: Vec<Ready>,
+    /// Cases whose device-memory check was skipped because another process of the run could have allocated on
+    /// their device meanwhile.
+    pub memory_checks_skipped: u64,
+}
+
+/// Work of the run that may allocate memory on every device (several-device cases): while it goes on, a worker's
+/// device-memory check on any device means nothing.
+#[derive(Debug, Default)]
+pub struct Disturbance {
+    active: std::sync::atomic::AtomicUsize,
+    epoch: std::sync::atomic::AtomicU64,
+}
+
+impl Disturbance {
+    fn begin(&self) {
+        use std::sync::atomic::Ordering::SeqCst;
+        self.active.fetch_add(1, SeqCst);
+        self.epoch.fetch_add(1, SeqCst);
+    }
+
+    fn end(&self) {
+        use std::sync::atomic::Ordering::SeqCst;
+        self.epoch.fetch_add(1, SeqCst);
+        self.active.fetch_sub(1, SeqCst);
+    }
+
+    /// (active, epoch): two equal snapshots with nothing active mean nothing disturbed the devices in between.
+    pub(super) fn snapshot(&self) -> (usize, u64) {
+        use std::sync::atomic::Ordering::SeqCst;
+        (self.active.load(SeqCst), self.epoch.load(SeqCst))
+    }
+}
+
+/// One device's timeline in a run, in seconds from its start: when its own-process cases were done, when its batch
+/// worker was ready, and when its last case ended.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct LaneTimes {
+    pub device: i32,
+    pub cases: usize,
+    pub own_cases: usize,
+    pub own_phase_end_s: f64,
+    /// Time the own-process cases waited for their processes' contexts (not hidden by the warm pipeline).
+    pub own_ready_wait_s: f64,
+    pub batch_start_s: f64,
+    pub end_s: f64,
+}
+
+/// Runs `cases` on `devices` (probed already), calling `on_result` with each result as it comes (in completion
+/// order, with its index in `cases`), and returns every result in the order of `cases`. Requirements a device does
+/// not meet are decided here without a child.
+pub fn run_suite(
+    cases: &[&Case],
+    devices: &[DeviceInfo],
+    opts: &RunOptions,
+    mut on_result: impl FnMut(usize, &CaseResult),
+) -> (Vec<CaseResult>, SuiteStats) {
+    let exe = match opts.exe.clone().map_or_else(std::env::current_exe, Ok) {
+        Ok(exe) => exe,
+        Err(e) => {
+            let results: Vec<CaseResult> = cases
+                .iter()
+                .map(|c| {
+                    let why = format!("cannot find the current executable: {e}");
+                    CaseResult::new(c, verdict_of(VerdictKind::Crash, why), None, Duration::ZERO)
+                })
+                .collect();
+            for (i, r) in results.iter().enumerate() {
+                on_result(i, r);
+            }
+            return (results, SuiteStats::default());
+        }
+    };
+    let plan = Plan::new(cases, devices.len(), opts.process_per_case);
+    let queue = Arc::new(BatchQueue::new(cases, &plan.shared));
+    let disturbance = Disturbance::default();
+    let (plan, disturbance) = (&plan, &disturbance);
+    let run_start = Instant::now();
+    let (sender, receiver) = mpsc::channel::<(usize, CaseResult)>();
+    let mut slots: Vec<Option<CaseResult>> = vec![None; cases.len()];
+    let mut stats = SuiteStats::default();
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = devices
+            .iter()
+            .enumerate()
+            .map(|(lane_index, device)| {
+                let (queue, sender, exe) = (Arc::clone(&queue), sender.clone(), exe.clone());
+                scope.spawn(move || {
+                    let mut lane = DeviceRunner::new(device, opts, exe);
+                    lane.share_devices(devices.len(), disturbance);
+                    let own: Vec<&Case> = plan.own[lane_index].iter().map(|&i| cases[i]).collect();
+                    let several: Vec<&Case> = plan.several[lane_index].iter().map(|&i| cases[i]).collect();
+                    let touches_all = several.iter().chain(&own).any(|c| needs_all_devices(c));
+                    if touches_all {
+                        disturbance.begin();
+                    }
+                    lane.start_processes(&own, !several.is_empty());
+                    let mut sent_all = true;
+                    let mut ready_wait = Duration::ZERO;
+                    for (&index, case) in plan.own[lane_index].iter().zip(&own) {
+                        ready_wait += lane.await_own_ready(case);
+                        let result = lane.run_case(case);
+                        lane.start_processes(&own, !several.is_empty());
+                        if sender.send((index, result)).is_err() {
+                            sent_all = false;
+                            break;
+                        }
+                    }
+                    for (&index, case) in plan.several[lane_index].iter().zip(&several) {
+                        if !sent_all {
+                            break;
+                        }
+                        let result = lane.run_case(case);
+                        sent_all = sender.send((index, result)).is_ok();
+                    }
+                    lane.end_several_device_phase();
+                    if touches_all {
+                        disturbance.end();
+                    }
+                    let mut times = LaneTimes {
+                        device: device.ordinal,
+                        own_cases: own.len() + several.len(),
+                        ..LaneTimes::default()
+                    };
+                    times.own_phase_end_s = run_start.elapsed().as_secs_f64();
+                    times.own_ready_wait_s = ready_wait.as_secs_f64();
+                    lane.begin_batch_phase();
+                    times.batch_start_s = run_start.elapsed().as_secs_f64();
+                    let mut batch_cases = 0;
+                    while sent_all {
+                        let Some((index, measures)) = queue.next() else { break };
+                        let result = lane.run_case(cases[index]);
+                        if measures {
+                            queue.measured();
+                        }
+                        batch_cases += 1;
+                        sent_all = sender.send((index, result)).is_ok();
+                    }
+                    times.end_s = run_start.elapsed().as_secs_f64();
+                    times.cases = own.len() + several.len() + batch_cases;
+                    let mut stats = lane.finish();
+                    stats.lanes.push(times);
+                    stats
+                })
+            })
+            .collect();
+        drop(sender);
+        for (index, result) in receiver {
+            on_result(index, &result);
+            slots[index] = Some(result);
+        }
+        for h in handles {
+            if let Ok(s) = h.join() {
+                stats.processes_started += s.processes_started;
+                stats.extra_runs += s.extra_runs;
+                stats.lanes.extend(s.lanes);
+                stats.ready.extend(s.ready);
+                stats.memory_checks_skipped += s.memory_checks_skipped;
+            }
+        }
+    });
+    let results = slots
+        .into_iter()
+        .zip(cases)
+        .map(|(slot, case)| {
+            slot.unwrap_or_else(|| {
+                let why = "not run: no device took the case (its runner thread ended early)".to_owned();
+                CaseResult::new(case, verdict_of(VerdictKind::Skipped, why), None, Duration::ZERO)
+            })
+        })
+        .collect();
+    (results, stats)
+}
+
+/// The shared queue of batch cases. Cases that `measure` (bandwidths, kernel and launch times: figures the seeds'
+/// claims are judged on) run one at a time across the devices, so that no measurement shares the host's memory
+/// bandwidth or PCIe links with another; they come first, while the first device's runner is busy with its
+/// own-process cases, and the other runners take ordinary cases while one measures.
+struct BatchQueue<'c> {
+    cases: &'c [&'c Case],
+    state: Mutex<(VecDeque<usize>, bool)>,
+}
+
+impl<'c> BatchQueue<'c> {
+    fn new(cases: &'c [&'c Case], shared: &[usize]) -> Self {
+        let (measuring, ordinary): (Vec<usize>, Vec<usize>) = shared.iter().copied().partition(|&i| measures(cases[i]));
+        let order: VecDeque<usize> = measuring.into_iter().chain(ordinary).collect();
+        BatchQueue { cases, state: Mutex::new((order, false)) }
+    }
+
+    /// The next case this runner may take, and whether it measures (then call [`BatchQueue::measured`] after it);
+    /// none when the queue is empty. Waits while only measuring cases are left and another runner is measuring.
+    fn next(&self) -> Option<(usize, bool)> {
+        loop {
+            {
+                let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+                let busy = state.1;
+                let pick = state.0.iter().position(|&i| !busy || !measures(self.cases[i]));
+                match pick {
+                    Some(at) => {
+                        let index = state.0.remove(at)?;
+                        let measuring = measures(self.cases[index]);
+                        state.1 |= measuring;
+                        return Some((index, measuring));
+                    }
+                    None if state.0.is_empty() => return None,
+                    None => {}
+                }
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+
+    fn measured(&self) {
+        self.state.lock().unwrap_or_else(|p| p.into_inner()).1 = false;
+    }
+}
+
+/// A case with `measure` figures.
+fn measures(case: &Case) -> bool {
+    case.expects.iter().any(|e| matches!(e, Expectation::Measure(_)))
+}
+
+/// Which runner takes which case: the cases that need a process of their own, and those that need several devices,
+/// all go to the first device's runner (context creation is serialised across the host, so spread out they would
+/// hold up every runner); the batch cases wait in one queue for whichever device is free next.
+struct Plan {
+    /// Per device: the indices of its own-process cases, in order.
+    own: Vec<Vec<usize>>,
+    /// Per device: the indices of the cases it runs in its several-device worker.
+    several: Vec<Vec<usize>>,
+    /// The batch cases (every case, with one process per case).
+    shared: Vec<usize>,
+}
+
+impl Plan {
+    fn new(cases: &[&Case], lanes: usize, process_per_case: bool) -> Plan {
+        let lanes = lanes.max(1);
+        let (mut own, mut several) = (vec![Vec::new(); lanes], vec![Vec::new(); lanes]);
+        if process_per_case {
+            return Plan { own, several, shared: (0..cases.len()).collect() };
+        }
+        let mut shared = Vec::new();
+        for (i, case) in cases.iter().enumerate() {
+            if needs_own_process(case) {
+                own[0].push(i);
+            } else if needs_all_devices(case) {
+                several[0].push(i);
+            } else {
+                shared.push(i);
+            }
+        }
+        Plan { own, several, shared }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn case(id: &str, header: &str) -> Case {
+        let text = format!(
+            "case {id}\n  rule: r\n  source: s\n{header}\n  stream s blocking\n  k: sync s\n  expect k returned cudaSuccess\nend\n"
+        );
+        let file = crate::case::parse_file("t.case", &text).unwrap_or_else(|d| panic!("{d:?}"));
+        file.cases.into_iter().next().unwrap_or_else(|| panic!("no case in {text}"))
+    }
+
+    #[test]
+    fn own_process_and_several_device_cases_go_to_the_first_device() {
+        let cases = [
+            case("a/plain", ""),
+            case("a/env", "  env: CUDA_MODULE_LOADING=EAGER"),
+            case("a/two", "  requires: devices >= 2"),
+            case("a/poison", "  poisons-context: cudaErrorIllegalAddress"),
+            case("a/plain-2", ""),
+        ];
+        let refs: Vec<&Case> = cases.iter().collect();
+        let plan = Plan::new(&refs, 2, false);
+        assert_eq!(plan.own, vec![vec![1, 3], vec![]]);
+        assert_eq!(plan.several, vec![vec![2], vec![]]);
+        assert_eq!(plan.shared, vec![0, 4]);
+        let isolated = Plan::new(&refs, 2, true);
+        assert_eq!((isolated.own, isolated.several), (vec![vec![], vec![]], vec![vec![], vec![]]));
+        assert_eq!(isolated.shared, vec![0, 1, 2, 3, 4]);
+    }
+
+    #[test]
+    fn measuring_cases_come_first_and_one_at_a_time() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases");
+        let all = crate::suite::load_dir(&dir).unwrap_or_else(|d| panic!("{d:?}"));
+        let measuring: Vec<&Case> = all.iter().filter(|c| measures(c)).take(2).collect();
+        let ordinary = all.iter().find(|c| !measures(c)).unwrap_or_else(|| panic!("no ordinary case"));
+        assert_eq!(measuring.len(), 2, "the suite has measuring cases");
+        let cases = [ordinary, measuring[0], measuring[1]];
+        let queue = BatchQueue::new(&cases, &[0, 1, 2]);
+        assert_eq!(queue.next(), Some((1, true)));
+        // Another runner may not measure now: it gets the ordinary case, though it is queued last.
+        assert_eq!(queue.next(), Some((0, false)));
+        queue.measured();
+        assert_eq!(queue.next(), Some((2, true)));
+        queue.measured();
+        assert_eq!(queue.next(), None);
+    }
+}
