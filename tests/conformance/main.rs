@@ -11,9 +11,8 @@
 //! worker processes of this binary (re-executed), one at a
 //! time whatever `--test-threads` says: the legacy stream and the device are process-wide and machine-wide state.
 
-#[path = "conformance/fleet_trials.rs"]
+mod cli_trials;
 mod fleet_trials;
-#[path = "conformance/runner_trials.rs"]
 mod runner_trials;
 
 use cuda_conformance::{cases_dir, kernel_table};
@@ -31,6 +30,7 @@ fn main() {
     let dir = cases_dir();
     let mut trials = validation_trials(&dir);
     trials.extend(runner_trials::trials(&dir));
+    trials.extend(cli_trials::trials(&dir));
     trials.extend(fleet_trials::trials(&dir));
     // On invalid files the validation trials report the diagnostics, and no case can run.
     if let Ok(cases) = harness::suite::load_dir(&dir) {
