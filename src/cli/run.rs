@@ -135,6 +135,8 @@ pub struct RunCmd {
 
 impl RunCmd {
     pub fn exec(self, dir: &Path) -> Outcome {
+        // Loaded before the session's clock starts, as the report's wall time has always counted from after it.
+        let cases = load_for_session(dir);
         let tier = self.how.tier.tier();
         let header = ReportHeader {
             commit: BUILD_COMMIT.to_owned(),
@@ -150,7 +152,7 @@ impl RunCmd {
             session.could_not_run(&reason, device);
             Ok(Status::Unable)
         };
-        let cases = match load_for_session(dir) {
+        let cases = match cases {
             Ok(cases) => cases,
             Err(e) => return could_not_run(e, None),
         };

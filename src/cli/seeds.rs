@@ -39,6 +39,8 @@ impl SeedsCmd {
     /// The programs first (each alone on the GPU, before any worker holds a context), then the cases the claims
     /// read, then the claims, into one report.
     pub fn exec(self, dir: &Path) -> Outcome {
+        // Loaded before the session's clock starts, as the report's wall time has always counted from after it.
+        let cases = load_for_session(dir);
         let header = ReportHeader {
             commit: BUILD_COMMIT.to_owned(),
             started_at: now_rfc3339(),
@@ -54,7 +56,7 @@ impl SeedsCmd {
             session.could_not_run(&reason, device);
             Ok(Status::Unable)
         };
-        let cases = match load_for_session(dir) {
+        let cases = match cases {
             Ok(cases) => cases,
             Err(e) => return could_not_run(e, None),
         };

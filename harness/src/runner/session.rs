@@ -12,13 +12,13 @@
 //! ```
 
 use super::select::Tier;
-use super::{mock_device, run_suite, RunOptions, WRITTEN_GATE_DELAY};
+use super::{mock_device, run_suite, RunOptions, SuiteStats, WRITTEN_GATE_DELAY};
 use crate::case::ast::Case;
 use crate::gpu::DeviceInfo;
 use crate::programs::ProgramRun;
 use crate::report::{write_atomic, CaseResult, KernelImage, Provenance, Report, RunInfo};
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// What a report records besides the results: where the run came from and how it was made.
 #[derive(Debug, Clone)]
@@ -44,40 +44,51 @@ pub fn run_to_report(
     mut on_result: impl FnMut(&CaseResult, Option<std::io::Error>),
 ) -> Report {
     let start = Instant::now();
+    let mut done: Vec<(usize, CaseResult)> = Vec::new();
+    let (results, stats) = run_suite(cases, devices, opts, |index, result| {
+        done.push((index, result.clone()));
+        let error = path.and_then(|p| {
+            let so_far = in_order(&done);
+            report_of(header, devices, opts, &SuiteStats::default(), start.elapsed(), so_far).write(p).err()
+        });
+        on_result(result, error);
+    });
+    report_of(header, devices, opts, &stats, start.elapsed(), results)
+}
+
+/// The results of `done` in the order of their indices (the order of the cases).
+pub fn in_order(done: &[(usize, CaseResult)]) -> Vec<CaseResult> {
+    let mut sorted: Vec<&(usize, CaseResult)> = done.iter().collect();
+    sorted.sort_by_key(|(i, _)| *i);
+    sorted.into_iter().map(|(_, r)| r.clone()).collect()
+}
+
+/// The unfinished report of `results`, run with `opts` on `devices` (the first names the report) in `wall`.
+pub fn report_of(
+    header: &ReportHeader,
+    devices: &[DeviceInfo],
+    opts: &RunOptions,
+    stats: &SuiteStats,
+    wall: Duration,
+    results: Vec<CaseResult>,
+) -> Report {
     let mut provenance = match devices.first() {
         Some(d) => Provenance::new(d, &header.commit, header.started_at.clone()),
         None => Provenance::new(&mock_device(), &header.commit, header.started_at.clone()),
     };
     provenance.kernel_image = header.kernel_image.clone();
-    let mut info = RunInfo {
+    let mut report = Report::new(provenance, header.filter.clone(), wall.as_millis() as u64, results);
+    report.run = Some(RunInfo {
         gate_delay_ms: opts.gate_delay_scale() * WRITTEN_GATE_DELAY.as_secs_f64() * 1000.0,
         reruns: opts.reruns,
         process_per_case: opts.process_per_case,
         devices: devices.iter().map(|d| format!("{}: {} ({})", d.ordinal, d.name, d.uuid)).collect(),
         shard: header.shard.clone(),
         baseline: header.baseline.clone(),
-        processes_started: 0,
-        extra_runs: 0,
-    };
-    let mut done: Vec<(usize, CaseResult)> = Vec::new();
-    let assemble = |done: &[(usize, CaseResult)], info: &RunInfo| {
-        let mut sorted: Vec<&(usize, CaseResult)> = done.iter().collect();
-        sorted.sort_by_key(|(i, _)| *i);
-        let results = sorted.into_iter().map(|(_, r)| r.clone()).collect();
-        let mut report =
-            Report::new(provenance.clone(), header.filter.clone(), start.elapsed().as_millis() as u64, results);
-        report.run = Some(info.clone());
-        report
-    };
-    let (results, stats) = run_suite(cases, devices, opts, |index, result| {
-        done.push((index, result.clone()));
-        let error = path.and_then(|p| assemble(&done, &info).write(p).err());
-        on_result(result, error);
+        processes_started: stats.processes_started,
+        extra_runs: stats.extra_runs,
     });
-    info.processes_started = stats.processes_started;
-    info.extra_runs = stats.extra_runs;
-    let results: Vec<(usize, CaseResult)> = results.into_iter().enumerate().collect();
-    assemble(&results, &info)
+    report
 }
 
 /// What a session runs; it decides the report's name, its tier and when the claims are judged.
