@@ -47,7 +47,7 @@
 //! `kernels.rs` docs; `exec/mod.rs` preloads every kernel but `lazy-spin` by walking `KernelTable::all`.
 //!
 //! **A report format** (e.g. JUnit): a module in `report/` that renders [`report::Report`] (plain serde data, so it
-//! works from a saved JSON report too), and a flag or a `summary --format` value in `src/main.rs`.
+//! works from a saved JSON report too), and a flag or a `summary --format` value in `src/cli/reports.rs`.
 
 pub mod case;
 pub mod claims;

@@ -63,6 +63,7 @@ pub fn trials(dir: &Path) -> Vec<Trial> {
     let d = dir.clone();
     vec![
         Trial::test("fleet/no-device-still-writes-a-report-with-the-task-identity", no_device),
+        Trial::test("fleet/seeds-without-a-device-still-write-a-report", seeds_no_device),
         Trial::test("fleet/invalid-case-files-still-write-a-report", move || invalid_cases(&d)),
         Trial::test("fleet/smoke-tier-runs-the-smoke-cases", smoke_tier),
         Trial::test("fleet/merge-marks-missing-could-not-run-and-deviating-tasks", move || merge(&dir)),
@@ -96,6 +97,22 @@ fn no_device() -> Result<(), Failed> {
             && t.cuda_visible_devices.as_deref() == Some("GPU-no-such-gpu-fleet-test"),
         || format!("{t:?}"),
     )
+}
+
+/// `seeds` goes through the same run session as `run`: a GPU the driver cannot find is exit 2 and a report saying
+/// why, named as the seeds' report is.
+fn seeds_no_device() -> Result<(), Failed> {
+    let tmp = scratch("seeds-no-device")?;
+    let path = tmp.join("seeds.json");
+    let out = run(&["seeds", "--no-programs", "--report", &s(&path)], &slurm("1", "n1", "GPU-no-such-gpu-fleet-test"))?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let r = Report::read(&path);
+    let _ = std::fs::remove_dir_all(&tmp);
+    let r = r.map_err(|e| format!("{e}\n{stderr}"))?;
+    expect(out.status.code() == Some(2), || format!("{:?}: {stderr}", out.status))?;
+    let reason = r.could_not_run.clone().unwrap_or_default();
+    expect(!r.complete && r.cases.is_empty() && r.filter == "seeds" && r.tier.is_none(), || format!("{r:?}"))?;
+    expect(reason.starts_with("cannot run the suite: no CUDA device") && stderr.contains(&reason), || reason.clone())
 }
 
 /// A case file that does not parse: exit 2 and a could-not-run report naming the file and line.

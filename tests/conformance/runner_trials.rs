@@ -1,16 +1,17 @@
 //! The runner's trials, in mock child mode (`harness::runner::mock`): the workers are this test binary re-executed
 //! with `CUDA_CONFORMANCE_MOCK`, playing a crash, a hang, a dirty context, a flake ... for chosen cases. No GPU is
-//! touched, so these run in CI. Also the command line's trials (`cli/...`), on the `cuda-conformance` binary.
+//! touched, so these run in CI.
 
 use harness::case::ast::Case;
 use harness::report::{CaseResult, Report};
 use harness::runner::mock::mock_device;
 use harness::runner::policy::{has_delayed_open, needs_all_devices, needs_own_process};
+use harness::runner::session::{self, ReportHeader};
 use harness::runner::suite::{run_suite, SuiteStats};
-use harness::runner::{self, ReportHeader, RunOptions};
+use harness::runner::{self, RunOptions};
 use harness::verdict::VerdictKind;
 use libtest_mimic::{Failed, Trial};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 /// The process id a mock answer names (`mock run N in process PID (...)`).
@@ -19,13 +20,13 @@ fn pid(r: &CaseResult) -> Option<u32> {
     m.split("in process ").nth(1)?.split_whitespace().next()?.parse().ok()
 }
 
-struct Fixture {
-    cases: Vec<Case>,
+pub struct Fixture {
+    pub cases: Vec<Case>,
 }
 
 impl Fixture {
     /// Plain cases (no `env:`, no `poisons-context:`, no scheduled gate open) to use as neighbours.
-    fn plain(&self, n: usize) -> Vec<&Case> {
+    pub fn plain(&self, n: usize) -> Vec<&Case> {
         self.cases
             .iter()
             .filter(|c| !needs_own_process(c) && !needs_all_devices(c) && !has_delayed_open(c))
@@ -33,7 +34,7 @@ impl Fixture {
             .collect()
     }
 
-    fn opts(&self, mock: &[(&Case, &str)]) -> RunOptions {
+    pub fn opts(&self, mock: &[(&Case, &str)]) -> RunOptions {
         RunOptions {
             mock: Some(mock.iter().map(|(c, b)| format!("{}={b}", c.id)).collect::<Vec<_>>().join(";")),
             case_deadline: Duration::from_secs(20),
@@ -46,7 +47,7 @@ impl Fixture {
     }
 }
 
-fn expect(cond: bool, what: impl FnOnce() -> String) -> Result<(), Failed> {
+pub fn expect(cond: bool, what: impl FnOnce() -> String) -> Result<(), Failed> {
     if cond {
         Ok(())
     } else {
@@ -78,8 +79,6 @@ pub fn trials(dir: &Path) -> Vec<Trial> {
         ("runner/devices-share-the-cases-and-each-result-names-its-device", devices),
         ("runner/the-report-is-rewritten-after-each-case", rewrites),
         ("runner/process-per-case-gives-each-case-a-process", per_case),
-        ("cli/list-into-a-closed-pipe-exits-quietly", cli_list_head),
-        ("cli/compare-bless-baseline-matrix-junit", cli_reports),
     ];
     bodies
         .into_iter()
@@ -284,7 +283,7 @@ fn rewrites(fx: &Fixture) -> Result<(), Failed> {
     };
     let mut seen = Vec::new();
     let report =
-        runner::run_to_report(&c, &[mock_device()], &fx.opts(&[(c[2], "crash")]), &header, Some(&path), |_, e| {
+        session::run_to_report(&c, &[mock_device()], &fx.opts(&[(c[2], "crash")]), &header, Some(&path), |_, e| {
             seen.push(Report::read(&path).map(|r| (r.cases.len(), r.complete)).map_err(|x| format!("{x} {e:?}")));
         });
     let _ = std::fs::remove_file(&path);
@@ -300,76 +299,4 @@ fn per_case(fx: &Fixture) -> Result<(), Failed> {
     let (r, stats) = fx.run(&c, &o);
     let pids: std::collections::BTreeSet<Option<u32>> = r.iter().map(pid).collect();
     expect(pids.len() == 3 && stats.processes_started == 3, || format!("{pids:?} {stats:?}"))
-}
-
-/// The `cuda-conformance` binary: cargo's, or the bundle's `bin/` beside `tests/`.
-fn cli() -> Option<PathBuf> {
-    let built = PathBuf::from(env!("CARGO_BIN_EXE_cuda-conformance"));
-    let bundled = std::env::var_os("CARGO_MANIFEST_DIR").map(|d| PathBuf::from(d).join("bin/cuda-conformance"));
-    [Some(built), bundled].into_iter().flatten().find(|p| p.is_file())
-}
-
-fn cli_list_head(_: &Fixture) -> Result<(), Failed> {
-    let exe = cli().ok_or("no cuda-conformance binary")?;
-    let out = std::process::Command::new("sh")
-        .arg("-c")
-        .arg(format!("'{}' list | head -n 2; echo \"status ${{PIPESTATUS:-}}\"", exe.display()))
-        .output()?;
-    let mut child = std::process::Command::new(&exe)
-        .arg("list")
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()?;
-    // Close the read end at once: every write fails with a broken pipe.
-    drop(child.stdout.take());
-    let result = child.wait_with_output()?;
-    let stderr = String::from_utf8_lossy(&result.stderr);
-    expect(result.status.success() && stderr.is_empty(), || format!("{:?}: {stderr}", result.status))?;
-    expect(String::from_utf8_lossy(&out.stdout).lines().count() >= 2, || format!("{out:?}"))
-}
-
-fn cli_reports(fx: &Fixture) -> Result<(), Failed> {
-    let exe = cli().ok_or("no cuda-conformance binary")?;
-    let tmp = std::env::temp_dir().join(format!("cuda-conformance-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&tmp)?;
-    let c = fx.plain(3);
-    let header = ReportHeader {
-        commit: "test".into(),
-        started_at: "2026-01-01T00:00:00Z".into(),
-        filter: String::new(),
-        shard: None,
-        baseline: None,
-        kernel_image: Default::default(),
-    };
-    let (base, new) = (tmp.join("base.json"), tmp.join("new.json"));
-    let mut o = fx.opts(&[(c[0], "fail")]);
-    o.reruns = 0;
-    runner::run_to_report(&c, &[mock_device()], &o, &header, Some(&base), |_, _| {});
-    runner::run_to_report(&c, &[mock_device()], &fx.opts(&[(c[1], "fail")]), &header, Some(&new), |_, _| {});
-    let run = |args: &[&str]| std::process::Command::new(&exe).args(args).output();
-    let s = |p: &Path| p.display().to_string();
-    let compare = run(&["compare", &s(&base), &s(&new)])?;
-    let text = String::from_utf8_lossy(&compare.stdout);
-    expect(compare.status.code() == Some(1) && text.contains("regressions (1)") && text.contains("fixes (1)"), || {
-        format!("{:?}\n{text}", compare.status)
-    })?;
-    let bl = tmp.join("baseline.txt");
-    let bless = run(&["baseline", "bless", &s(&base), "--output", &s(&bl)])?;
-    let blessed = std::fs::read_to_string(&bl).unwrap_or_default();
-    expect(bless.status.success() && blessed.contains(&format!("{} fail", c[0].id)), || blessed.clone())?;
-    let junit = run(&["summary", "--format", "junit", &s(&base)])?;
-    let xml = String::from_utf8_lossy(&junit.stdout);
-    expect(xml.contains("<failure type=\"fail\"") && xml.contains(&format!("fail {}\n  rule:", c[0].id)), || {
-        xml.to_string()
-    })?;
-    let html = tmp.join("m.html");
-    let matrix = run(&["matrix", &s(&base), &s(&new), "--html", &s(&html)])?;
-    expect(matrix.status.success() && std::fs::read_to_string(&html).is_ok_and(|h| h.contains("matrix-data")), || {
-        String::from_utf8_lossy(&matrix.stderr).into_owned()
-    })?;
-    std::fs::write(tmp.join("bad.json"), "{\n  \"provenance\": 3\n}")?;
-    let bad = run(&["summary", &s(&tmp.join("bad.json"))])?;
-    let err = String::from_utf8_lossy(&bad.stderr);
-    let _ = std::fs::remove_dir_all(&tmp);
-    expect(bad.status.code() == Some(2) && err.contains("bad.json:2:"), || format!("{:?} {err}", bad.status))
 }

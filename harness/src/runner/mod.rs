@@ -59,17 +59,13 @@ pub mod policy;
 mod process;
 pub mod protocol;
 pub mod select;
+pub mod session;
 pub mod suite;
 pub mod worker;
 
-use crate::case::ast::Case;
-use crate::gpu::DeviceInfo;
-use crate::report::CaseResult;
-use mock::mock_device;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
-use suite::run_suite;
+use std::time::Duration;
 
 /// The delay the cases are written with: `open G after 300ms` is the common gate open.
 pub const WRITTEN_GATE_DELAY: Duration = Duration::from_millis(300);
@@ -117,68 +113,4 @@ impl RunOptions {
     pub fn gate_delay_scale(&self) -> f64 {
         (self.gate_delay.as_secs_f64() / WRITTEN_GATE_DELAY.as_secs_f64()).min(1.0)
     }
-}
-
-/// What a report records besides the results: where the run came from and how it was made.
-#[derive(Debug, Clone)]
-pub struct ReportHeader {
-    pub commit: String,
-    pub started_at: String,
-    pub filter: String,
-    pub shard: Option<String>,
-    pub baseline: Option<String>,
-    /// The probe kernels of the binary that runs the cases (the harness does not know how they were built).
-    pub kernel_image: crate::report::KernelImage,
-}
-
-/// [`run_suite`], with the report rewritten (atomically) at `path` after every case so that a run killed half-way
-/// keeps what it obtained. `on_result` sees each result and whether the rewrite failed. Returns the report
-/// (`complete` is left for the caller, which may add figures first) and the run's statistics.
-pub fn run_to_report(
-    cases: &[&Case],
-    devices: &[DeviceInfo],
-    opts: &RunOptions,
-    header: &ReportHeader,
-    path: Option<&std::path::Path>,
-    mut on_result: impl FnMut(&CaseResult, Option<std::io::Error>),
-) -> crate::report::Report {
-    let start = Instant::now();
-    let mut provenance = match devices.first() {
-        Some(d) => crate::report::Provenance::new(d, &header.commit, header.started_at.clone()),
-        None => crate::report::Provenance::new(&mock_device(), &header.commit, header.started_at.clone()),
-    };
-    provenance.kernel_image = header.kernel_image.clone();
-    let mut info = crate::report::RunInfo {
-        gate_delay_ms: opts.gate_delay_scale() * WRITTEN_GATE_DELAY.as_secs_f64() * 1000.0,
-        reruns: opts.reruns,
-        process_per_case: opts.process_per_case,
-        devices: devices.iter().map(|d| format!("{}: {} ({})", d.ordinal, d.name, d.uuid)).collect(),
-        shard: header.shard.clone(),
-        baseline: header.baseline.clone(),
-        processes_started: 0,
-        extra_runs: 0,
-    };
-    let mut done: Vec<(usize, CaseResult)> = Vec::new();
-    let assemble = |done: &[(usize, CaseResult)], info: &crate::report::RunInfo| {
-        let mut sorted: Vec<&(usize, CaseResult)> = done.iter().collect();
-        sorted.sort_by_key(|(i, _)| *i);
-        let results = sorted.into_iter().map(|(_, r)| r.clone()).collect();
-        let mut report = crate::report::Report::new(
-            provenance.clone(),
-            header.filter.clone(),
-            start.elapsed().as_millis() as u64,
-            results,
-        );
-        report.run = Some(info.clone());
-        report
-    };
-    let (results, stats) = run_suite(cases, devices, opts, |index, result| {
-        done.push((index, result.clone()));
-        let error = path.and_then(|p| assemble(&done, &info).write(p).err());
-        on_result(result, error);
-    });
-    info.processes_started = stats.processes_started;
-    info.extra_runs = stats.extra_runs;
-    let results: Vec<(usize, CaseResult)> = results.into_iter().enumerate().collect();
-    assemble(&results, &info)
 }

@@ -6,48 +6,106 @@
 //! Verdicts map onto libtest: pass, variant and quality-warning pass (their detail is printed); not-supported and
 //! skipped are ignored with the reason; fail, crash, timeout and flake fail with the text of
 //! `harness::report::trace::failure_text`. With `CUDA_CONFORMANCE_BASELINE=FILE` (a `baseline bless` file, e.g.
-//! `baselines/<gpu>_driver-<release>.txt`), the cases are judged against its section for this GPU, driver and
+//! `baselines/<gpu>_driver-<release>.toml`), the cases are judged against its section for this GPU, driver and
 //! runtime: a known failure is expected-fail (a pass for libtest) and an unexpected pass fails. The cases run in
 //! worker processes of this binary (re-executed), one at a
 //! time whatever `--test-threads` says: the legacy stream and the device are process-wide and machine-wide state.
+//!
+//! With `CUDA_CONFORMANCE_REPORT=FILE`, the run is also a report session (`harness::runner::session`, as in
+//! `cuda-conformance run`): FILE gets the report of the case trials that ran, unfinished from the start, or the
+//! could-not-run report when there is no GPU or the case files are invalid. Without it `cargo test` writes nothing.
 
-#[path = "conformance/fleet_trials.rs"]
+mod cli_trials;
 mod fleet_trials;
-#[path = "conformance/runner_trials.rs"]
 mod runner_trials;
 
-use cuda_conformance::{cases_dir, kernel_table};
+use cuda_conformance::{cases_dir, kernel_table, BUILD_COMMIT};
 use harness::case::ast::Case;
 use harness::gpu::{self, DeviceInfo};
 use harness::report::{trace::failure_text, CaseResult};
 use harness::runner::device_runner::DeviceRunner;
+use harness::runner::select::Tier;
+use harness::runner::session::{self, Outputs, Purpose, ReportHeader, Session};
+use harness::runner::suite::SuiteStats;
 use harness::runner::{self, RunOptions};
 use harness::verdict::VerdictKind;
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
 
 fn main() {
     runner::worker::serve_child_request(kernel_table);
     let args = Arguments::from_args();
     let dir = cases_dir();
+    let session = report_session(&args);
     let mut trials = validation_trials(&dir);
     trials.extend(runner_trials::trials(&dir));
+    trials.extend(cli_trials::trials(&dir));
     trials.extend(fleet_trials::trials(&dir));
-    // On invalid files the validation trials report the diagnostics, and no case can run.
-    if let Ok(cases) = harness::suite::load_dir(&dir) {
-        let gpu = Arc::new(Gpu { device: gpu::probe(0).map_err(|e| e.to_string()), runner: OnceLock::new() });
-        if let Err(reason) = &gpu.device {
-            eprintln!("GPU cases ignored: {reason}");
+    // The GPU trials whose results go into the session's report, and where that report is.
+    let mut recording: Option<(Arc<Gpu>, PathBuf)> = None;
+    match harness::suite::load_dir(&dir) {
+        // The validation trials report the diagnostics, and no case can run.
+        Err(diagnostics) => {
+            if let Some(session) = &session {
+                let reason = format!("{} problem(s) in the case files under {}", diagnostics.len(), dir.display());
+                session.could_not_run(&format!("cannot run the suite: {reason}"), None);
+            }
         }
-        trials.extend(cases.into_iter().map(|case| case_trial(case, Arc::clone(&gpu))));
+        Ok(cases) => {
+            let gpu = Arc::new(Gpu {
+                device: gpu::probe(0).map_err(|e| e.to_string()),
+                runner: OnceLock::new(),
+                results: Mutex::new(Vec::new()),
+            });
+            match (&gpu.device, &session) {
+                (Err(reason), session) => {
+                    eprintln!("GPU cases ignored: {reason}");
+                    if let Some(session) = session {
+                        session.could_not_run(&format!("cannot run the suite: {reason}"), None);
+                    }
+                }
+                (Ok(device), Some(session)) => match session.begin(device) {
+                    Ok(path) => recording = Some((Arc::clone(&gpu), path)),
+                    Err(e) => session.could_not_run(&e, Some(device)),
+                },
+                (Ok(_), None) => {}
+            }
+            let trials_of_cases = cases.into_iter().enumerate().map(|(i, case)| case_trial(i, case, Arc::clone(&gpu)));
+            trials.extend(trials_of_cases);
+        }
     }
-    libtest_mimic::run(&args, trials).exit();
+    let conclusion = libtest_mimic::run(&args, trials);
+    if let (Some(session), Some((gpu, path))) = (&session, recording) {
+        gpu.write_report(session, &path);
+    }
+    conclusion.exit();
 }
 
-/// The device and the one runner (a worker process, replaced when a case kills or dirties it) the GPU trials share.
+/// The report session `$CUDA_CONFORMANCE_REPORT` asks for, if set: the full tier, filtered by libtest's filter.
+fn report_session(args: &Arguments) -> Option<Session> {
+    let path = std::env::var_os("CUDA_CONFORMANCE_REPORT")?;
+    let header = ReportHeader {
+        commit: BUILD_COMMIT.to_owned(),
+        started_at: time::OffsetDateTime::now_utc()
+            .format(&time::format_description::well_known::Rfc3339)
+            .unwrap_or_else(|_| "unknown".into()),
+        filter: args.filter.clone().unwrap_or_default(),
+        shard: None,
+        baseline: std::env::var("CUDA_CONFORMANCE_BASELINE").ok(),
+        kernel_image: cuda_conformance::kernel_image(),
+    };
+    let outputs = Outputs { report: Some(PathBuf::from(path)), ..Outputs::default() };
+    Some(Session::new(Purpose::Cases(Tier::Full), header, outputs))
+}
+
+/// The device and the one runner (a worker process, replaced when a case kills or dirties it) the GPU trials share,
+/// and the results they obtained (with each case's index in the suite).
 struct Gpu {
     device: Result<DeviceInfo, String>,
     runner: OnceLock<Mutex<DeviceRunner<'static>>>,
+    results: Mutex<Vec<(usize, CaseResult)>>,
 }
 
 impl Gpu {
@@ -61,6 +119,26 @@ impl Gpu {
             Mutex::new(DeviceRunner::new(device, opts, exe))
         });
         runner.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).run_case(case)
+    }
+
+    /// The report of the cases that ran, in suite order, finished and written by `session` at `path`.
+    fn write_report(&self, session: &Session, path: &std::path::Path) {
+        let Ok(device) = &self.device else { return };
+        let results = session::in_order(&self.results.lock().unwrap_or_else(|poisoned| poisoned.into_inner()));
+        // The trials' runner uses the default options (the baseline changes verdicts, not what the report records).
+        let opts = RunOptions::default();
+        let header = session.header();
+        let report = session::report_of(
+            header,
+            std::slice::from_ref(device),
+            &opts,
+            &SuiteStats::default(),
+            Duration::ZERO,
+            results,
+        );
+        if let Err(e) = session.write(&session.conclude(report, &[]), path) {
+            eprintln!("{e}");
+        }
     }
 }
 
@@ -136,7 +214,7 @@ fn diagnostics(list: Vec<harness::case::Diagnostic>) -> Failed {
     lines.join("\n").into()
 }
 
-fn case_trial(case: Case, gpu: Arc<Gpu>) -> Trial {
+fn case_trial(index: usize, case: Case, gpu: Arc<Gpu>) -> Trial {
     let name = case.id.clone();
     let area = case.area().to_owned();
     Trial::ignorable_test(name, move || {
@@ -148,7 +226,9 @@ fn case_trial(case: Case, gpu: Arc<Gpu>) -> Trial {
             }
             Err(reason) => return Ok(Completion::ignored_with(reason)),
         };
-        outcome(&case, gpu.run(device, &case))
+        let result = gpu.run(device, &case);
+        gpu.results.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).push((index, result.clone()));
+        outcome(&case, result)
     })
     .with_kind(area)
 }

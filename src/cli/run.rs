@@ -1,0 +1,297 @@
+//! `run` and `bench`, and how the cases run (the flags both share with `seeds`).
+
+use super::measure::measure_figures;
+use super::output::emit;
+use super::status::{Outcome, Status};
+use super::{cases, now_rfc3339};
+use cuda_conformance::BUILD_COMMIT;
+use harness::case::ast::Case;
+use harness::figures::Figures;
+use harness::gpu::{self, DeviceInfo};
+use harness::report::baseline::{Baseline, Key};
+use harness::report::{Provenance, Report};
+use harness::runner::bench::{self, Mode};
+use harness::runner::select::{parse_devices, parse_shard, select_tier, Tier};
+use harness::runner::session::{Outputs, Purpose, ReportHeader, Session};
+use harness::runner::{self, RunOptions};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// How the cases run (shared by `run`, `bench` and `seeds`).
+#[derive(clap::Args, Clone)]
+pub struct RunArgs {
+    /// The GPUs to spread the cases over: `all`, or ordinals like `0,2` (one worker per GPU, seeing only it).
+    #[arg(long, default_value = "0")]
+    devices: String,
+    /// Run only shard I of N of the selected cases (to split a run across hosts), e.g. `--shard 2/4`.
+    #[arg(long)]
+    shard: Option<String>,
+    /// Seconds after which a case's process is killed and the case is a timeout.
+    #[arg(long, default_value_t = 60)]
+    deadline: u64,
+    /// Milliseconds a case's `open G after 300ms` stands for (other delays in proportion); a result this delay may
+    /// have decided is confirmed at the written delays. 300 runs the cases as written.
+    #[arg(long, default_value_t = 30)]
+    gate_delay: u64,
+    /// How often an unexpected result runs again before it counts (a flake if any run differs).
+    #[arg(long, default_value_t = 2)]
+    reruns: u32,
+    /// One process per case instead of worker processes (slower; for comparison).
+    #[arg(long)]
+    isolate: bool,
+    /// Which cases: `full` (all), or `smoke` (a few seconds: a node health check or a scheduler prolog; no figures).
+    #[arg(long, value_enum, default_value_t = TierName::Full)]
+    tier: TierName,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum TierName {
+    Smoke,
+    Full,
+}
+
+impl TierName {
+    pub fn tier(self) -> Tier {
+        match self {
+            TierName::Smoke => Tier::Smoke,
+            TierName::Full => Tier::Full,
+        }
+    }
+}
+
+/// The devices a run uses (probed), its options and its shard.
+pub struct Prepared {
+    pub devices: Vec<DeviceInfo>,
+    pub opts: RunOptions,
+    pub shard: Option<(usize, usize)>,
+}
+
+impl RunArgs {
+    /// The devices these flags name (probed), the options they give and the shard; or why not.
+    pub fn prepare(&self) -> Result<Prepared, String> {
+        let shard = self.shard.as_deref().map(parse_shard).transpose()?;
+        let mut opts = RunOptions {
+            case_deadline: Duration::from_secs(self.deadline),
+            gate_delay: Duration::from_millis(self.gate_delay),
+            reruns: self.reruns,
+            process_per_case: self.isolate,
+            ..RunOptions::default()
+        };
+        // Mock child mode (harness::runner::mock): no GPU; demos and the CI browser test make reports this way.
+        if let Ok(spec) = std::env::var(runner::mock::MOCK_ENV) {
+            opts.mock = Some(spec);
+            let devices = parse_devices(&self.devices, 2)?
+                .into_iter()
+                .map(|o| DeviceInfo { ordinal: o, uuid: format!("GPU-mock-{o}"), ..runner::mock::mock_device() })
+                .collect::<Vec<_>>();
+            opts.restrict_visibility = devices.len() > 1;
+            return Ok(Prepared { devices, opts, shard });
+        }
+        let count = gpu::probe(0).map(|d| d.device_count as usize).map_err(|e| format!("cannot run the suite: {e}"))?;
+        let ordinals = parse_devices(&self.devices, count)?;
+        let devices = ordinals
+            .iter()
+            .map(|&o| gpu::probe(o).map_err(|e| format!("cannot run the suite on device {o}: {e}")))
+            .collect::<Result<Vec<_>, _>>()?;
+        // A single device as given keeps the environment's visibility; several get one GPU each.
+        opts.restrict_visibility = devices.len() > 1;
+        Ok(Prepared { devices, opts, shard })
+    }
+}
+
+/// The cases under `dir` for a session: invalid files are a could-not-run report there, whose reason names the
+/// first diagnostic (all of them are printed).
+pub fn load_for_session(dir: &Path) -> Result<Vec<Case>, String> {
+    harness::suite::load_dir(dir).map_err(|diagnostics| {
+        for d in &diagnostics {
+            eprintln!("{d}");
+        }
+        let first = diagnostics.first().map(|d| format!(": {d}")).unwrap_or_default();
+        format!(
+            "cannot run the suite: {} problem(s) in the case files under {}{first}",
+            diagnostics.len(),
+            dir.display()
+        )
+    })
+}
+
+#[derive(clap::Args)]
+pub struct RunCmd {
+    filter: Option<String>,
+    #[command(flatten)]
+    how: RunArgs,
+    /// Where to write the JSON report (default: reports/<gpu>-driver-<driver>-<time>.json).
+    #[arg(long)]
+    report: Option<PathBuf>,
+    /// Also write the results as JUnit XML here.
+    #[arg(long)]
+    junit: Option<PathBuf>,
+    /// Judge the results against this baseline (`baseline bless`): known failures are expected-fail.
+    #[arg(long)]
+    baseline: Option<PathBuf>,
+    /// Skip the figures (measurements recorded, never asserted) that run after the cases.
+    #[arg(long)]
+    no_figures: bool,
+}
+
+impl RunCmd {
+    pub fn exec(self, dir: &Path) -> Outcome {
+        // Loaded before the session's clock starts, as the report's wall time has always counted from after it.
+        let cases = load_for_session(dir);
+        let tier = self.how.tier.tier();
+        let header = ReportHeader {
+            commit: BUILD_COMMIT.to_owned(),
+            started_at: now_rfc3339(),
+            filter: self.filter.clone().unwrap_or_default(),
+            shard: self.how.shard.clone(),
+            baseline: self.baseline.as_ref().map(|p| p.display().to_string()),
+            kernel_image: cuda_conformance::kernel_image(),
+        };
+        let outputs = Outputs { report: self.report.clone(), junit: self.junit.clone(), ..Outputs::default() };
+        let session = Session::new(Purpose::Cases(tier), header, outputs);
+        let could_not_run = |reason: String, device: Option<&DeviceInfo>| {
+            session.could_not_run(&reason, device);
+            Ok(Status::Unable)
+        };
+        let cases = match cases {
+            Ok(cases) => cases,
+            Err(e) => return could_not_run(e, None),
+        };
+        let Prepared { devices, mut opts, shard } = match self.how.prepare() {
+            Ok(p) => p,
+            Err(e) => return could_not_run(e, None),
+        };
+        let d = &devices[0];
+        if let Some(path) = &self.baseline {
+            let provenance = Provenance::new(d, BUILD_COMMIT, session.header().started_at.clone());
+            match Baseline::read(path).and_then(|b| b.section(&Key::of(&provenance)).cloned()) {
+                Ok(section) => opts.baseline = Some(section),
+                Err(e) => return could_not_run(format!("{}: {e}", path.display()), Some(d)),
+            }
+        }
+        let selected = select_tier(&cases, tier, self.filter.as_deref(), shard);
+        self.announce(selected.len(), &devices);
+        let bar = ProgressBar::new(selected.len() as u64);
+        bar.set_style(
+            ProgressStyle::with_template("{bar:40} {pos}/{len} {elapsed_precise} {msg}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        let path = match session.begin(d) {
+            Ok(path) => path,
+            Err(e) => return could_not_run(e, Some(d)),
+        };
+        let mut report = session.run(&selected, &devices, &opts, &path, |result, error| {
+            bar.set_message(result.id.clone());
+            if result.verdict.kind.is_failure() || result.verdict.kind == harness::verdict::VerdictKind::Flake {
+                bar.println(format!("{} {}", result.verdict.kind, result.id));
+            }
+            if let Some(e) = error {
+                bar.println(format!("cannot write the report to {}: {e}", path.display()));
+            }
+            bar.inc(1);
+        });
+        bar.finish_and_clear();
+        // The figures come after the cases (whose report is already written), in worker processes of their own:
+        // they are recorded, never asserted, so they change neither a verdict nor the exit status.
+        if session.wants_figures(!self.no_figures, &opts, shard) {
+            let figure_filter = self.filter.as_deref().filter(|f| !f.is_empty());
+            let staging = measure_figures(d, figure_filter, opts.case_deadline);
+            report.figures = (!staging.is_empty()).then_some(Figures { staging });
+        }
+        let report = session.conclude(report, &[]);
+        emit(&report.summary_table());
+        session.write(&report, &path)?;
+        Ok(Status::failed_if(!report.passed()))
+    }
+
+    /// The line that says what runs where, and the warnings about the environment.
+    fn announce(&self, cases: usize, devices: &[DeviceInfo]) {
+        let names: Vec<String> = devices.iter().map(|d| format!("{} {} ({})", d.ordinal, d.name, d.uuid)).collect();
+        let d = &devices[0];
+        eprintln!(
+            "{} cases on {}, driver {}, runtime {}; gate delay {} ms, {} re-run(s), {}",
+            cases,
+            names.join(" + "),
+            gpu::version_string(d.driver_version),
+            gpu::version_string(d.runtime_version),
+            self.how.gate_delay.min(300),
+            self.how.reruns,
+            if self.how.isolate { "one process per case" } else { "worker processes" }
+        );
+        if let Some(reported) = gpu::reported_driver_version() {
+            eprintln!(
+                "{}: acting on driver {} (the driver reports {}); runtime calls: {}",
+                gpu::ASSUME_DRIVER_VAR,
+                gpu::version_string(d.driver_version),
+                gpu::version_string(reported),
+                cuda_sys::compat::call_forms()
+            );
+        }
+        if gpu::launch_blocking() {
+            eprintln!(
+                "warning: CUDA_LAUNCH_BLOCKING=1 makes every launch synchronous; cases with gates are not supported"
+            );
+        }
+    }
+}
+
+#[derive(clap::Args)]
+pub struct BenchCmd {
+    filter: Option<String>,
+    #[command(flatten)]
+    how: RunArgs,
+    /// The ways to run, comma-separated: process-per-case-written, process-per-case, workers,
+    /// workers-all-devices.
+    #[arg(long, default_value = "process-per-case-written,process-per-case,workers,workers-all-devices")]
+    modes: String,
+    /// Write the figures as JSON here.
+    #[arg(long)]
+    json: Option<PathBuf>,
+    /// Write each way's report into this folder (<mode>.json).
+    #[arg(long)]
+    reports: Option<PathBuf>,
+}
+
+impl BenchCmd {
+    pub fn exec(self, dir: &Path) -> Outcome {
+        let cases = cases::load(dir)?;
+        let Prepared { devices, opts, shard } = self.how.prepare()?;
+        let mut list = Vec::new();
+        for word in self.modes.split(',').map(str::trim) {
+            match Mode::from_word(word) {
+                Some(Mode::WorkersAllDevices) if devices.len() < 2 => {
+                    eprintln!("workers-all-devices skipped: --devices gives one GPU");
+                }
+                Some(m) => list.push(m),
+                None => {
+                    let known: Vec<&str> = Mode::ALL.iter().map(|m| m.word()).collect();
+                    return Err(format!("--modes: unknown mode `{word}` (one of {})", known.join(", ")));
+                }
+            }
+        }
+        let selected = select_tier(&cases, self.how.tier.tier(), self.filter.as_deref(), shard);
+        let results = bench::bench(&selected, &devices, &opts, &list, |what| eprintln!("bench: {what} ..."));
+        let figures: Vec<bench::Figure> = results.iter().map(|(f, _)| f.clone()).collect();
+        if let Some(folder) = &self.reports {
+            let started_at = now_rfc3339();
+            for (f, results) in &results {
+                let mut r = Report::new(
+                    Provenance::new(&devices[0], BUILD_COMMIT, started_at.clone()),
+                    self.filter.clone().unwrap_or_default(),
+                    (f.wall_s * 1000.0) as u64,
+                    results.clone(),
+                );
+                r.complete = true;
+                let p = folder.join(format!("{}.json", f.mode.word()));
+                r.write(&p).map_err(|e| format!("cannot write {}: {e}", p.display()))?;
+            }
+        }
+        if let Some(p) = &self.json {
+            let text = serde_json::to_string_pretty(&figures).unwrap_or_default();
+            harness::report::write_atomic(p, text.as_bytes())
+                .map_err(|e| format!("cannot write {}: {e}", p.display()))?;
+        }
+        Ok(emit(&bench::table(&figures)))
+    }
+}
