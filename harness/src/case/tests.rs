@@ -254,11 +254,17 @@ fn parses_every_construct() {
     );
     assert_eq!(case.expects.len(), 35);
     let shape = LaunchShape::default();
-    assert_eq!(case.script[1].kind, OpKind::LaunchSpin { ns: 2_000_000, stream: StreamRef::Legacy, shape });
+    assert_eq!(
+        case.script[1].kind,
+        OpKind::Launch { kernel: KernelCall::Spin { ns: 2_000_000, shape }, stream: StreamRef::Legacy }
+    );
     let full = LaunchShape { grid: Grid::Full, block: 32, shared_bytes: 1024, ..LaunchShape::default() };
     assert_eq!(
         case.script[34].kind,
-        OpKind::LaunchSpin { ns: 1_000_000, stream: StreamRef::Named("s".into()), shape: full }
+        OpKind::Launch {
+            kernel: KernelCall::Spin { ns: 1_000_000, shape: full },
+            stream: StreamRef::Named("s".into())
+        }
     );
     assert_eq!(case.script[5].expect, vec!["cudaErrorNotReady".to_owned()]);
     assert_eq!(case.script[13].kind, OpKind::Query { target: Target::Event("e".into()) });
@@ -280,17 +286,22 @@ fn parses_slices_repeats_timing_and_measures() {
     let s = StreamRef::Named("s".into());
     assert_eq!(
         case.script[3].kind,
-        OpKind::LaunchVecAdd {
-            a: "d1".into(),
-            b: "d1".into(),
-            into: "d1".into(),
-            stream: s.clone(),
-            shape: ComputeShape { grid: Some(Grid::Full), block: Some(128) }
+        OpKind::Launch {
+            kernel: KernelCall::VecAdd {
+                a: "d1".into(),
+                b: "d1".into(),
+                into: "d1".into(),
+                shape: ComputeShape { grid: Some(Grid::Full), block: Some(128) }
+            },
+            stream: s.clone()
         }
     );
     assert_eq!(
         case.script[5].kind,
-        OpKind::LaunchSleep { cycles: 100_000, stream: s, shape: ComputeShape { grid: None, block: Some(256) } }
+        OpKind::Launch {
+            kernel: KernelCall::Sleep { cycles: 100_000, shape: ComputeShape { grid: None, block: Some(256) } },
+            stream: s
+        }
     );
     let Expectation::Measure(m) = &case.expects[2] else { panic!("{:?}", case.expects[2]) };
     assert_eq!(m.of, MeasureOf::Device { from: "up".into(), to: Some("sl".into()), per: Some(2) });

@@ -17,8 +17,8 @@ use super::sys_words::ToSys;
 use super::timing::EventTiming;
 use super::ExecOptions;
 use crate::case::ast::{
-    CaptureMode, CaptureStatus, Case, ComputeShape, Decl, Fault, Grid, InstantiateFlag, InstantiateResult, MemoryType,
-    NodeSpec, Op, OpKind, StreamRef, Target, UpdateResult,
+    CaptureMode, CaptureStatus, Case, ComputeShape, Decl, Fault, Grid, InstantiateFlag, InstantiateResult, KernelCall,
+    MemoryType, NodeSpec, Op, OpKind, StreamRef, Target, UpdateResult,
 };
 use crate::case::print::op_kind as op_text;
 use crate::case::words::Word;
@@ -139,118 +139,10 @@ impl Timed<'_> {
 
 /// Runs `op`; `Err` says why it could not be run.
 fn interpret(ctx: &Ctx, st: &mut Objects, index: usize, op: &Op, t: &mut Timed) -> Result<(), String> {
-    let k = ctx.kernels;
-    let stamp = ctx.stamps.slot(index);
     // Every `unsafe` below is one CUDA call whose pointers were just resolved from live objects of this case
     // (buffers, gates, stamp slots, host-call contexts), all kept alive until after the final synchronize.
     match &op.kind {
-        OpKind::LaunchGate { gate, stream } => {
-            let s = st.stream(stream)?;
-            let g = ctx.gates.index(gate).ok_or_else(|| format!("no gate {gate} is declared"))?;
-            let (flag, timed_out) = ctx.gates.kernel_args(g).ok_or_else(|| format!("gate {gate} was not created"))?;
-            let timeout = ctx.opts.gate_timeout_ns;
-            // SAFETY: see above; the gate kernel reads `flag` and may write `timed_out` and `stamp`.
-            t.call(|| unsafe { k.launch_gate(flag, timeout, timed_out, stamp, s) });
-            Ok(())
-        }
-        OpKind::LaunchSpin { ns, stream, shape } => {
-            let s = st.stream(stream)?;
-            let blocks = match shape.grid {
-                Grid::Blocks(n) => n,
-                Grid::Full => {
-                    let per_sm = resident_blocks_per_sm(k.spin, shape.block, shape.shared_bytes);
-                    let blocks = per_sm.saturating_mul(ctx.device.multiprocessors.max(1));
-                    t.value(OpValue::GridBlocks(blocks));
-                    blocks
-                }
-            };
-            let func = if shape.trigger { k.spin_trigger } else { k.spin };
-            let programmatic = shape.programmatic;
-            let shape = (blocks, shape.block, usize::try_from(shape.shared_bytes).map_err(|e| e.to_string())?);
-            if programmatic {
-                let (mut n, mut p) = (*ns, stamp);
-                // SAFETY: see above; the arguments match cc_spin's (u64, u64*).
-                t.call(|| unsafe {
-                    crate::kernels::launch_programmatic(
-                        func,
-                        shape,
-                        &mut [crate::kernels::arg(&mut n), crate::kernels::arg(&mut p)],
-                        s,
-                    )
-                });
-            } else {
-                // SAFETY: see above.
-                t.call(|| unsafe { k.launch_spin_shaped(func, *ns, stamp, shape, s) });
-            }
-            Ok(())
-        }
-        OpKind::LaunchLazySpin { ns, stream } => {
-            let s = st.stream(stream)?;
-            // SAFETY: see above.
-            t.call(|| unsafe { k.launch_spin_shaped(k.lazy_spin, *ns, stamp, (1, 1, 0), s) });
-            Ok(())
-        }
-        OpKind::LaunchFault { fault, stream } => {
-            let s = st.stream(stream)?;
-            let mode = match fault {
-                Fault::IllegalAddress => 0,
-                Fault::Trap => 1,
-            };
-            // SAFETY: see above; the kernel faults on purpose, which only poisons this process's context.
-            t.call(|| unsafe { k.launch_fault(mode, stamp, s) });
-            Ok(())
-        }
-        OpKind::LaunchFill { buf, value, stream } => {
-            let s = st.stream(stream)?;
-            let (ptr, n) = st.kernel_buffer(buf)?;
-            // SAFETY: see above; ptr holds n words.
-            t.call(|| unsafe { k.launch_fill(ptr, n, *value, stamp, s) });
-            Ok(())
-        }
-        OpKind::LaunchTransform { buf, mul, add, stream } => {
-            let s = st.stream(stream)?;
-            let (ptr, n) = st.kernel_buffer(buf)?;
-            // SAFETY: see above; ptr holds n words.
-            t.call(|| unsafe { k.launch_transform(ptr, n, *mul, *add, stamp, s) });
-            Ok(())
-        }
-        OpKind::LaunchCompare { a, b, into, stream } => {
-            let s = st.stream(stream)?;
-            let (pa, na) = st.kernel_buffer(a)?;
-            let (pb, nb) = st.kernel_buffer(b)?;
-            let (pr, _) = st.kernel_buffer(into)?;
-            // SAFETY: see above; both inputs hold at least min(na, nb) words, the result at least one.
-            t.call(|| unsafe { k.launch_compare(pa, pb, na.min(nb), pr, stamp, s) });
-            Ok(())
-        }
-        OpKind::LaunchVecAdd { a, b, into, stream, shape } => {
-            let s = st.stream(stream)?;
-            let (pa, na) = st.kernel_buffer(a)?;
-            let (pb, nb) = st.kernel_buffer(b)?;
-            let (pc, nc) = st.kernel_buffer(into)?;
-            let n = nc.min(na).min(nb);
-            let (grid, block) = compute_shape(ctx, t, k.vecadd, shape, Some(n));
-            let buffers = (pa.cast_const().cast::<f32>(), pb.cast_const().cast::<f32>(), pc.cast::<f32>());
-            // SAFETY: see above; each buffer holds at least n words (floats).
-            t.call(|| unsafe { k.launch_vecadd(buffers, n, (grid, block), stamp, s) });
-            Ok(())
-        }
-        OpKind::LaunchSinCos { buf, iterations, stream, shape } => {
-            let s = st.stream(stream)?;
-            let (ptr, n) = st.kernel_buffer(buf)?;
-            let (grid, block) = compute_shape(ctx, t, k.sincos, shape, Some(n));
-            // SAFETY: see above; ptr holds n words (floats).
-            t.call(|| unsafe { k.launch_sincos(ptr.cast(), n, *iterations, (grid, block), stamp, s) });
-            Ok(())
-        }
-        OpKind::LaunchSleep { cycles, stream, shape } => {
-            let s = st.stream(stream)?;
-            let cycles = i64::try_from(*cycles).map_err(|_| format!("{cycles} cycles do not fit a long long"))?;
-            let (grid, block) = compute_shape(ctx, t, k.sleep, shape, None);
-            // SAFETY: see above; the kernel touches only its stamp slot.
-            t.call(|| unsafe { k.launch_sleep(cycles, (grid, block), stamp, s) });
-            Ok(())
-        }
+        OpKind::Launch { kernel, stream } => launch(ctx, st, index, kernel, stream, t),
         OpKind::Memcpy { dst, src, bytes, inferred, stream } => {
             let (dp, sp, n, kind) = st.copy_operands(dst, src, *bytes)?;
             let kind = if *inferred { sys::cudaMemcpyKind::cudaMemcpyDefault } else { kind };
@@ -521,7 +413,7 @@ fn interpret(ctx: &Ctx, st: &mut Objects, index: usize, op: &Op, t: &mut Timed) 
             // the parameters point to values that live until the call returns.
             let added = match node {
                 NodeSpec::Kernel(kernel) => {
-                    let params = graph_api::kernel_node(k, ctx.gates, ctx.opts.gate_timeout_ns, st, kernel)?;
+                    let params = graph_api::kernel_node(ctx.kernels, ctx.gates, ctx.opts.gate_timeout_ns, st, kernel)?;
                     // SAFETY: see above.
                     t.call(|| unsafe { sys::cudaGraphAddKernelNode(&mut raw, g, d, n, params.params()) })
                 }
@@ -660,7 +552,7 @@ fn interpret(ctx: &Ctx, st: &mut Objects, index: usize, op: &Op, t: &mut Timed) 
             // Every call: live exec (or null) and node; parameters that live until the call returns.
             match (spec, e) {
                 (NodeSpec::Kernel(kernel), e) => {
-                    let params = graph_api::kernel_node(k, ctx.gates, ctx.opts.gate_timeout_ns, st, kernel)?;
+                    let params = graph_api::kernel_node(ctx.kernels, ctx.gates, ctx.opts.gate_timeout_ns, st, kernel)?;
                     match e {
                         // SAFETY: see above.
                         Some(e) => t.call(|| unsafe { sys::cudaGraphExecKernelNodeSetParams(e, n, params.params()) }),
@@ -1024,6 +916,121 @@ fn interpret(ctx: &Ctx, st: &mut Objects, index: usize, op: &Op, t: &mut Timed) 
         }
         OpKind::Sleep { ns } => {
             t.host(|| std::thread::sleep(Duration::from_nanos(*ns)));
+            Ok(())
+        }
+    }
+}
+
+/// `launch KERNEL ... on STREAM`: one probe kernel, its arguments resolved before the clock starts.
+fn launch(
+    ctx: &Ctx,
+    st: &Objects,
+    index: usize,
+    kernel: &KernelCall,
+    stream: &StreamRef,
+    t: &mut Timed,
+) -> Result<(), String> {
+    let k = ctx.kernels;
+    let stamp = ctx.stamps.slot(index);
+    let s = st.stream(stream)?;
+    // Every `unsafe` below is one kernel launch whose pointers were just resolved from live objects of this case
+    // (buffers, gates, stamp slots), all kept alive until after the final synchronize.
+    match kernel {
+        KernelCall::Gate { gate } => {
+            let g = ctx.gates.index(gate).ok_or_else(|| format!("no gate {gate} is declared"))?;
+            let (flag, timed_out) = ctx.gates.kernel_args(g).ok_or_else(|| format!("gate {gate} was not created"))?;
+            let timeout = ctx.opts.gate_timeout_ns;
+            // SAFETY: see above; the gate kernel reads `flag` and may write `timed_out` and `stamp`.
+            t.call(|| unsafe { k.launch_gate(flag, timeout, timed_out, stamp, s) });
+            Ok(())
+        }
+        KernelCall::Spin { ns, shape } => {
+            let blocks = match shape.grid {
+                Grid::Blocks(n) => n,
+                Grid::Full => {
+                    let per_sm = resident_blocks_per_sm(k.spin, shape.block, shape.shared_bytes);
+                    let blocks = per_sm.saturating_mul(ctx.device.multiprocessors.max(1));
+                    t.value(OpValue::GridBlocks(blocks));
+                    blocks
+                }
+            };
+            let func = if shape.trigger { k.spin_trigger } else { k.spin };
+            let programmatic = shape.programmatic;
+            let shape = (blocks, shape.block, usize::try_from(shape.shared_bytes).map_err(|e| e.to_string())?);
+            if programmatic {
+                let (mut n, mut p) = (*ns, stamp);
+                // SAFETY: see above; the arguments match cc_spin's (u64, u64*).
+                t.call(|| unsafe {
+                    crate::kernels::launch_programmatic(
+                        func,
+                        shape,
+                        &mut [crate::kernels::arg(&mut n), crate::kernels::arg(&mut p)],
+                        s,
+                    )
+                });
+            } else {
+                // SAFETY: see above.
+                t.call(|| unsafe { k.launch_spin_shaped(func, *ns, stamp, shape, s) });
+            }
+            Ok(())
+        }
+        KernelCall::LazySpin { ns } => {
+            // SAFETY: see above.
+            t.call(|| unsafe { k.launch_spin_shaped(k.lazy_spin, *ns, stamp, (1, 1, 0), s) });
+            Ok(())
+        }
+        KernelCall::Fault { fault } => {
+            let mode = match fault {
+                Fault::IllegalAddress => 0,
+                Fault::Trap => 1,
+            };
+            // SAFETY: see above; the kernel faults on purpose, which only poisons this process's context.
+            t.call(|| unsafe { k.launch_fault(mode, stamp, s) });
+            Ok(())
+        }
+        KernelCall::Fill { buf, value } => {
+            let (ptr, n) = st.kernel_buffer(buf)?;
+            // SAFETY: see above; ptr holds n words.
+            t.call(|| unsafe { k.launch_fill(ptr, n, *value, stamp, s) });
+            Ok(())
+        }
+        KernelCall::Transform { buf, mul, add } => {
+            let (ptr, n) = st.kernel_buffer(buf)?;
+            // SAFETY: see above; ptr holds n words.
+            t.call(|| unsafe { k.launch_transform(ptr, n, *mul, *add, stamp, s) });
+            Ok(())
+        }
+        KernelCall::Compare { a, b, into } => {
+            let (pa, na) = st.kernel_buffer(a)?;
+            let (pb, nb) = st.kernel_buffer(b)?;
+            let (pr, _) = st.kernel_buffer(into)?;
+            // SAFETY: see above; both inputs hold at least min(na, nb) words, the result at least one.
+            t.call(|| unsafe { k.launch_compare(pa, pb, na.min(nb), pr, stamp, s) });
+            Ok(())
+        }
+        KernelCall::VecAdd { a, b, into, shape } => {
+            let (pa, na) = st.kernel_buffer(a)?;
+            let (pb, nb) = st.kernel_buffer(b)?;
+            let (pc, nc) = st.kernel_buffer(into)?;
+            let n = nc.min(na).min(nb);
+            let (grid, block) = compute_shape(ctx, t, k.vecadd, shape, Some(n));
+            let buffers = (pa.cast_const().cast::<f32>(), pb.cast_const().cast::<f32>(), pc.cast::<f32>());
+            // SAFETY: see above; each buffer holds at least n words (floats).
+            t.call(|| unsafe { k.launch_vecadd(buffers, n, (grid, block), stamp, s) });
+            Ok(())
+        }
+        KernelCall::SinCos { buf, iterations, shape } => {
+            let (ptr, n) = st.kernel_buffer(buf)?;
+            let (grid, block) = compute_shape(ctx, t, k.sincos, shape, Some(n));
+            // SAFETY: see above; ptr holds n words (floats).
+            t.call(|| unsafe { k.launch_sincos(ptr.cast(), n, *iterations, (grid, block), stamp, s) });
+            Ok(())
+        }
+        KernelCall::Sleep { cycles, shape } => {
+            let cycles = i64::try_from(*cycles).map_err(|_| format!("{cycles} cycles do not fit a long long"))?;
+            let (grid, block) = compute_shape(ctx, t, k.sleep, shape, None);
+            // SAFETY: see above; the kernel touches only its stamp slot.
+            t.call(|| unsafe { k.launch_sleep(cycles, (grid, block), stamp, s) });
             Ok(())
         }
     }

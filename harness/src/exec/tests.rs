@@ -6,8 +6,8 @@ use super::test_support::{case, h100, op};
 use super::*;
 use crate::case::ast::{
     CacheConfig, CaptureMode, CaptureStatus, ComputeShape, ConditionalKind, EventFlags, Fault, GraphMemAttr, Grid,
-    InstantiateFlag, LaunchShape, Limit, ListWord, MemKind, NodeKernel, NodeSpec, Op, OpKind, PoolAttr, Priority,
-    StreamRef, Target, Timing, TimingSpec,
+    InstantiateFlag, KernelCall, LaunchShape, Limit, ListWord, MemKind, NodeKernel, NodeSpec, Op, OpKind, PoolAttr,
+    Priority, StreamRef, Target, Timing, TimingSpec,
 };
 use std::time::Instant;
 
@@ -88,26 +88,40 @@ fn every_operation() -> Case {
     ];
     let pt = || StreamRef::PerThread;
     let script = vec![
-        op(Some("held"), None, OpKind::LaunchGate { gate: name("g"), stream: s() }),
-        op(Some("k"), None, OpKind::LaunchSpin { ns: 1000, stream: t(), shape: LaunchShape::default() }),
+        op(Some("held"), None, OpKind::Launch { kernel: KernelCall::Gate { gate: name("g") }, stream: s() }),
+        op(
+            Some("k"),
+            None,
+            OpKind::Launch { kernel: KernelCall::Spin { ns: 1000, shape: LaunchShape::default() }, stream: t() },
+        ),
         op(
             None,
             None,
-            OpKind::LaunchSpin {
-                ns: 0,
-                stream: StreamRef::Legacy,
-                shape: LaunchShape {
-                    grid: Grid::Full,
-                    block: 32,
-                    trigger: true,
-                    programmatic: true,
-                    ..LaunchShape::default()
+            OpKind::Launch {
+                kernel: KernelCall::Spin {
+                    ns: 0,
+                    shape: LaunchShape {
+                        grid: Grid::Full,
+                        block: 32,
+                        trigger: true,
+                        programmatic: true,
+                        ..LaunchShape::default()
+                    },
                 },
+                stream: StreamRef::Legacy,
             },
         ),
-        op(None, None, OpKind::LaunchFill { buf: name("d"), value: 1, stream: s() }),
-        op(None, None, OpKind::LaunchTransform { buf: name("d"), mul: 2, add: 1, stream: s() }),
-        op(None, None, OpKind::LaunchCompare { a: name("d"), b: name("h"), into: name("m"), stream: s() }),
+        op(None, None, OpKind::Launch { kernel: KernelCall::Fill { buf: name("d"), value: 1 }, stream: s() }),
+        op(
+            None,
+            None,
+            OpKind::Launch { kernel: KernelCall::Transform { buf: name("d"), mul: 2, add: 1 }, stream: s() },
+        ),
+        op(
+            None,
+            None,
+            OpKind::Launch { kernel: KernelCall::Compare { a: name("d"), b: name("h"), into: name("m") }, stream: s() },
+        ),
         op(
             None,
             None,
@@ -138,7 +152,11 @@ fn every_operation() -> Case {
         op(Some("h2"), None, OpKind::HostFunc { stream: StreamRef::Legacy, snapshot: Some(name("d")), hold: None }),
         op(Some("cb"), None, OpKind::Callback { stream: StreamRef::Legacy }),
         op(None, Some("w"), OpKind::BeginCapture { stream: pt(), mode: CaptureMode::ThreadLocal }),
-        op(None, Some("w"), OpKind::LaunchSpin { ns: 0, stream: pt(), shape: LaunchShape::default() }),
+        op(
+            None,
+            Some("w"),
+            OpKind::Launch { kernel: KernelCall::Spin { ns: 0, shape: LaunchShape::default() }, stream: pt() },
+        ),
         op(None, Some("w"), OpKind::CaptureStatus { stream: pt(), status: CaptureStatus::Active }),
         op(None, Some("w"), OpKind::CaptureDeps { stream: pt(), count: 1, nodes: vec![] }),
         op(None, Some("w"), OpKind::ExchangeCaptureMode { mode: CaptureMode::Relaxed }),
@@ -250,8 +268,8 @@ fn every_operation() -> Case {
         op(None, None, OpKind::Upload { exec: name("E"), stream: s() }),
         op(None, None, OpKind::Destroy { name: name("e") }),
         op(None, None, OpKind::Malloc { bytes: 4096 }),
-        op(None, None, OpKind::LaunchLazySpin { ns: 1000, stream: s() }),
-        op(None, None, OpKind::LaunchFault { fault: Fault::IllegalAddress, stream: s() }),
+        op(None, None, OpKind::Launch { kernel: KernelCall::LazySpin { ns: 1000 }, stream: s() }),
+        op(None, None, OpKind::Launch { kernel: KernelCall::Fault { fault: Fault::IllegalAddress }, stream: s() }),
         op(None, None, OpKind::Create { name: name("late") }),
         op(None, None, OpKind::Create { name: name("late_pinned") }),
         op(None, None, OpKind::Create { name: name("u") }),
@@ -280,7 +298,11 @@ fn every_operation() -> Case {
         op(Some("gle"), Some("w"), OpKind::GetLastError),
         op(None, None, OpKind::Open { gate: name("g"), after_ns: None }),
         op(None, None, OpKind::Sleep { ns: 1_000_000 }),
-        op(Some("pageable-kernel"), None, OpKind::LaunchFill { buf: name("p"), value: 3, stream: StreamRef::Legacy }),
+        op(
+            Some("pageable-kernel"),
+            None,
+            OpKind::Launch { kernel: KernelCall::Fill { buf: name("p"), value: 3 }, stream: StreamRef::Legacy },
+        ),
         op(
             Some("too-big"),
             None,
@@ -294,28 +316,40 @@ fn every_operation() -> Case {
         op(
             Some("vecadd"),
             None,
-            OpKind::LaunchVecAdd {
-                a: name("d"),
-                b: name("part"),
-                into: name("d"),
+            OpKind::Launch {
+                kernel: KernelCall::VecAdd {
+                    a: name("d"),
+                    b: name("part"),
+                    into: name("d"),
+                    shape: ComputeShape::default(),
+                },
                 stream: s(),
-                shape: ComputeShape::default(),
             },
         ),
         op(
             None,
             None,
-            OpKind::LaunchSinCos {
-                buf: name("part"),
-                iterations: 10,
+            OpKind::Launch {
+                kernel: KernelCall::SinCos {
+                    buf: name("part"),
+                    iterations: 10,
+                    shape: ComputeShape { grid: Some(Grid::Full), block: Some(64) },
+                },
                 stream: t(),
-                shape: ComputeShape { grid: Some(Grid::Full), block: Some(64) },
             },
         ),
-        op(None, None, OpKind::LaunchSleep { cycles: 1000, stream: s(), shape: ComputeShape::default() }),
+        op(
+            None,
+            None,
+            OpKind::Launch { kernel: KernelCall::Sleep { cycles: 1000, shape: ComputeShape::default() }, stream: s() },
+        ),
         Op {
             repeat: 3,
-            ..op(Some("thrice"), None, OpKind::LaunchSpin { ns: 0, stream: s(), shape: LaunchShape::default() })
+            ..op(
+                Some("thrice"),
+                None,
+                OpKind::Launch { kernel: KernelCall::Spin { ns: 0, shape: LaunchShape::default() }, stream: s() },
+            )
         },
     ];
     let mut decls = decls;
