@@ -5,7 +5,7 @@
 //! Source positions live in [`SourceMap`], which compares equal to any other, so `parse(print(case)) == case`
 //! holds even though the printed text has different line numbers.
 
-use super::words::{words, BuiltinStream, DeclWord, KernelWord, OpWord, RequirementWord, Word};
+use super::words::{words, BuiltinStream, DeclWord, KernelWord, RequirementWord, Word};
 
 /// One file under `cases/`: several cases.
 #[derive(Debug, Clone, PartialEq)]
@@ -330,6 +330,76 @@ impl From<BuiltinStream> for StreamRef {
 
 // ---------------------------------------------------------------------------------------------------------------
 // Operations
+
+words! {
+    /// The words that start an operation, one per row of the table of facts ([`OpKind::facts`] maps each operation
+    /// to its word). Beside [`OpKind`] so that a new operation starts in this file: its word, its variant, its row.
+    pub enum OpWord: "an operation" {
+        Launch = "launch",
+        Memcpy = "memcpy",
+        MemcpyAsync = "memcpy-async",
+        Memset = "memset",
+        MemsetAsync = "memset-async",
+        Record = "record",
+        Wait = "wait",
+        Query = "query",
+        Sync = "sync",
+        DeviceSync = "device-sync",
+        Elapsed = "elapsed",
+        HostFunc = "host-func",
+        Callback = "callback",
+        BeginCapture = "begin-capture",
+        EndCapture = "end-capture",
+        CaptureStatus = "capture-status",
+        CaptureDeps = "capture-deps",
+        ExchangeCaptureMode = "exchange-capture-mode",
+        PointerType = "pointer-type",
+        Instantiate = "instantiate",
+        Update = "update",
+        AddNode = "add-node",
+        AddDeps = "add-deps",
+        RemoveDeps = "remove-deps",
+        Clone = "clone",
+        DestroyNode = "destroy-node",
+        List = "list",
+        SetNode = "set-node",
+        ExecSetNode = "exec-set-node",
+        Enable = "enable",
+        IsEnabled = "is-enabled",
+        BeginCaptureToGraph = "begin-capture-to-graph",
+        UpdateCaptureDeps = "update-capture-deps",
+        ConditionCreate = "condition-create",
+        PoolSet = "pool-set",
+        PoolGet = "pool-get",
+        PoolTrim = "pool-trim",
+        GraphMemTrim = "graph-mem-trim",
+        GraphMemGet = "graph-mem-get",
+        LaunchGraph = "launch-graph",
+        Upload = "upload",
+        Create = "create",
+        Destroy = "destroy",
+        Malloc = "malloc",
+        MallocAsync = "malloc-async",
+        FreeAsync = "free-async",
+        Register = "register",
+        Unregister = "unregister",
+        SetDevice = "set-device",
+        GetDevice = "get-device",
+        EnablePeerAccess = "enable-peer-access",
+        DisablePeerAccess = "disable-peer-access",
+        CanAccessPeer = "can-access-peer",
+        MemcpyPeer = "memcpy-peer",
+        MemcpyPeerAsync = "memcpy-peer-async",
+        SetLimit = "set-limit",
+        SetCacheConfig = "set-cache-config",
+        StreamPriority = "stream-priority",
+        Read = "read",
+        GetLastError = "get-last-error",
+        PeekLastError = "peek-last-error",
+        Open = "open",
+        Sleep = "sleep",
+    }
+}
 
 /// One line of the script: `[LABEL:] [@THREAD] OPERATION [=> CODE | CODE ...]`.
 #[derive(Debug, Clone, PartialEq)]
