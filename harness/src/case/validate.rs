@@ -327,15 +327,11 @@ impl<'c, 'o> Checker<'c, 'o> {
     /// operations have none.
     fn operation_rules(&mut self, line: u32, kind: &OpKind) {
         match kind {
-            OpKind::CaptureDeps { count, nodes, .. } => {
-                if !nodes.is_empty() && nodes.len() != *count as usize {
-                    self.report(line, format!("{} nodes named for a count of {count}", nodes.len()));
-                }
+            OpKind::CaptureDeps { count, nodes, .. } if !nodes.is_empty() && nodes.len() != *count as usize => {
+                self.report(line, format!("{} nodes named for a count of {count}", nodes.len()));
             }
-            OpKind::HostFunc { snapshot: Some(buf), .. } => {
-                if self.buffer_kind(buf) == Some(MemKind::Device) {
-                    self.report(line, format!("a host function cannot read device buffer `{buf}`"));
-                }
+            OpKind::HostFunc { snapshot: Some(buf), .. } if self.buffer_kind(buf) == Some(MemKind::Device) => {
+                self.report(line, format!("a host function cannot read device buffer `{buf}`"));
             }
             OpKind::Memcpy { dst, src, bytes, .. } => self.within(line, bytes, &[dst, src]),
             OpKind::MemcpyPeer { dst, src, bytes, .. } => {
@@ -351,10 +347,8 @@ impl<'c, 'o> Checker<'c, 'o> {
             }
             OpKind::Memset { buf, bytes, .. } => self.within(line, bytes, &[buf]),
             OpKind::AddNode { node, .. } => self.node_spec(line, node),
-            OpKind::List { room, .. } => {
-                if room.is_some_and(|r| r > 1024) {
-                    self.report(line, "a room of more than 1024 entries".into());
-                }
+            OpKind::List { room, .. } if room.is_some_and(|r| r > 1024) => {
+                self.report(line, "a room of more than 1024 entries".into());
             }
             OpKind::SetNode { node, spec, .. } => {
                 self.node_spec(line, spec);
@@ -398,16 +392,8 @@ impl<'c, 'o> Checker<'c, 'o> {
                     self.report(line, format!("only pageable buffers are registered; `{buf}` is not"));
                 }
             }
-            OpKind::SetLimit { value, .. } => {
-                if *value == 0 {
-                    self.report(line, "a limit of 0 bytes".into());
-                }
-            }
-            OpKind::Malloc { bytes } => {
-                if *bytes == 0 {
-                    self.report(line, "malloc of 0 bytes".into());
-                }
-            }
+            OpKind::SetLimit { value: 0, .. } => self.report(line, "a limit of 0 bytes".into()),
+            OpKind::Malloc { bytes: 0 } => self.report(line, "malloc of 0 bytes".into()),
             // Device indices are checked by `devices`, from the `devices` column.
             _ => {}
         }
