@@ -3,7 +3,7 @@
 use super::ast::*;
 use super::{parse_file, print_file, validate, Diagnostic};
 
-const VALID: &str = "\
+pub(crate) const VALID: &str = "\
 # a comment
 case area/one
   rule: Work on the legacy stream waits for a blocking stream # the hash is text here

@@ -6,9 +6,10 @@ use super::test_support::{case, h100, op};
 use super::*;
 use crate::case::ast::{
     CacheConfig, CaptureMode, CaptureStatus, ComputeShape, ConditionalKind, EventFlags, Fault, GraphMemAttr, Grid,
-    InstantiateFlag, KernelCall, LaunchShape, Limit, ListWord, MemKind, NodeKernel, NodeSpec, Op, OpKind, PoolAttr,
-    Priority, StreamRef, Target, Timing, TimingSpec,
+    InstantiateFlag, KernelCall, LaunchShape, Limit, ListWord, MemKind, MemoryType, NodeKernel, NodeSpec, Op, OpKind,
+    OpWord, PoolAttr, Priority, StreamRef, Target, Timing, TimingSpec,
 };
+use crate::case::words::Word;
 use std::time::Instant;
 
 fn every_operation() -> Case {
@@ -351,6 +352,7 @@ fn every_operation() -> Case {
                 OpKind::Launch { kernel: KernelCall::Spin { ns: 0, shape: LaunchShape::default() }, stream: s() },
             )
         },
+        op(None, None, OpKind::PointerType { buf: name("d"), memory: MemoryType::Device }),
     ];
     let mut decls = decls;
     decls.push(Decl::Slice { name: name("part"), of: name("d"), offset: 1024, bytes: 1024 });
@@ -377,7 +379,8 @@ fn null_kernels() -> KernelTable {
 }
 
 /// The same, with every operation's device work bracketed by events: without a GPU nothing is timed, and nothing
-/// panics or hangs either; with one, every operation that ran has an interval.
+/// panics or hangs either; with one, every operation with device work that ran before the first capture began has
+/// its interval (later ones may be on a capturing stream, which records no timestamps, so they may have none).
 #[test]
 fn a_timed_case_runs_without_panic_or_hang() {
     let mut case = every_operation();
@@ -393,7 +396,53 @@ fn a_timed_case_runs_without_panic_or_hang() {
     if crate::gpu::probe(0).is_err() {
         assert!(obs.timed.is_empty());
         assert!(obs.notes.iter().any(|n| n.starts_with("timing:")), "{:?}", obs.notes);
+        return;
     }
+    let first_capture = case
+        .script
+        .iter()
+        .position(|o| matches!(o.kind, OpKind::BeginCapture { .. } | OpKind::BeginCaptureToGraph { .. }))
+        .expect("every_operation begins a capture");
+    let ran_with_device_work: Vec<usize> =
+        (0..first_capture).filter(|&i| case.is_timed(i) && obs.ops[i].not_run.is_none()).collect();
+    // Launches (failing harmlessly with null kernels), copies and memsets: a floor against an empty set.
+    assert!(ran_with_device_work.len() >= 10, "{ran_with_device_work:?}");
+    for i in ran_with_device_work {
+        assert!(obs.timed.iter().any(|t| t.op_index == i), "operation #{i} ran with device work and has no interval");
+    }
+}
+
+/// The three places a new operation must reach that no compiler error names: its row in `cases/README.md`, the
+/// parser's round-trip fixture (`VALID`) and `every_operation` above.
+#[test]
+fn every_operation_word_is_documented_parsed_and_run() {
+    let readme = include_str!("../../../cases/README.md");
+    let script_section = &readme[readme.find("## The script").unwrap()..readme.find("## Expectations").unwrap()];
+    // The syntax forms of the operation table: the first cell of each row, its forms separated by ` / `.
+    let forms: Vec<&str> = script_section
+        .lines()
+        .filter_map(|line| line.strip_prefix("| `"))
+        .filter_map(|row| row.split(" | ").next())
+        .flat_map(|cell| cell.split(" / `"))
+        .collect();
+    let valid = crate::case::parse_file("valid.case", crate::case::tests::VALID).unwrap();
+    let parsed: Vec<OpWord> = valid.cases.iter().flat_map(|c| &c.script).map(|o| o.kind.word()).collect();
+    let run: Vec<OpWord> = every_operation().script.iter().map(|o| o.kind.word()).collect();
+    let mut missing = Vec::new();
+    for &word in OpWord::ALL {
+        let w = word.word();
+        // A syntax form starts with the word: `memcpy DST ...`, or `device-sync` alone.
+        if !forms.iter().any(|f| f.strip_prefix(w).is_some_and(|rest| rest.starts_with([' ', '`']))) {
+            missing.push(format!("`{w}` has no row in cases/README.md (## The script)"));
+        }
+        if !parsed.contains(&word) {
+            missing.push(format!("`{w}` is not in VALID (case/tests.rs)"));
+        }
+        if !run.contains(&word) {
+            missing.push(format!("`{w}` is not in every_operation (exec/tests.rs)"));
+        }
+    }
+    assert!(missing.is_empty(), "{}", missing.join("\n"));
 }
 
 #[test]
