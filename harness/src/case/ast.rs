@@ -655,6 +655,8 @@ pub struct OpFacts<'a> {
     pub devices: Vec<u32>,
     /// The declared names and labels it uses, each of the kind the validator checks it is.
     pub operands: Vec<Operand<'a>>,
+    /// It records a number that `L value CMP N` compares (a count, a flag, an attribute).
+    pub value: bool,
 }
 
 /// What an operation may wait for on the host before it returns.
@@ -705,6 +707,7 @@ impl OpKind {
             waits,
             devices: Vec::new(),
             operands,
+            value: false,
         };
         fn on(stream: &Option<StreamRef>) -> Vec<Operand<'_>> {
             stream.iter().map(Operand::Stream).collect()
@@ -808,7 +811,10 @@ impl OpKind {
                 row(OpWord::Clone, None, None, W::Nothing, vec![O::Graph(copy), O::Graph(graph)])
             }
             OpKind::DestroyNode { node } => row(OpWord::DestroyNode, None, None, W::Nothing, vec![O::Node(node)]),
-            OpKind::List { graph, .. } => row(OpWord::List, None, None, W::Nothing, vec![O::Graph(graph)]),
+            // The count a list returned.
+            OpKind::List { graph, .. } => {
+                OpFacts { value: true, ..row(OpWord::List, None, None, W::Nothing, vec![O::Graph(graph)]) }
+            }
             OpKind::SetNode { exec, node, .. } => {
                 let word = if exec.is_some() { OpWord::ExecSetNode } else { OpWord::SetNode };
                 let operands = [exec.iter().map(|e| O::Exec(e)).collect(), vec![O::Node(node)]].concat();
@@ -817,9 +823,10 @@ impl OpKind {
             OpKind::SetEnabled { exec, node, .. } => {
                 row(OpWord::Enable, None, None, W::Nothing, vec![O::Exec(exec), O::Node(node)])
             }
-            OpKind::GetEnabled { exec, node } => {
-                row(OpWord::IsEnabled, None, None, W::Nothing, vec![O::Exec(exec), O::Node(node)])
-            }
+            OpKind::GetEnabled { exec, node } => OpFacts {
+                value: true,
+                ..row(OpWord::IsEnabled, None, None, W::Nothing, vec![O::Exec(exec), O::Node(node)])
+            },
             OpKind::BeginCaptureToGraph { stream, graph, after, .. } => {
                 let nodes = after.iter().map(|l| O::Node(l)).collect();
                 let operands = [vec![O::Stream(stream), O::Graph(graph)], nodes].concat();
@@ -833,11 +840,15 @@ impl OpKind {
                 row(OpWord::ConditionCreate, None, None, W::Nothing, vec![O::Condition(condition), O::Graph(graph)])
             }
             OpKind::PoolSet { pool, .. } => row(OpWord::PoolSet, None, None, W::Nothing, vec![O::Pool(pool)]),
-            OpKind::PoolGet { pool, .. } => row(OpWord::PoolGet, None, None, W::Nothing, vec![O::Pool(pool)]),
+            OpKind::PoolGet { pool, .. } => {
+                OpFacts { value: true, ..row(OpWord::PoolGet, None, None, W::Nothing, vec![O::Pool(pool)]) }
+            }
             // cudaMemPoolTrimTo releases what no outstanding allocation holds; nothing says it waits.
             OpKind::PoolTrim { pool, .. } => row(OpWord::PoolTrim, None, None, W::Nothing, vec![O::Pool(pool)]),
             OpKind::GraphMemTrim => row(OpWord::GraphMemTrim, None, None, W::Device, vec![]),
-            OpKind::GraphMemGet { .. } => row(OpWord::GraphMemGet, None, None, W::Nothing, vec![]),
+            OpKind::GraphMemGet { .. } => {
+                OpFacts { value: true, ..row(OpWord::GraphMemGet, None, None, W::Nothing, vec![]) }
+            }
             OpKind::LaunchGraph { exec, stream } => {
                 row(OpWord::LaunchGraph, Some(stream), Some(stream), W::Nothing, vec![O::Exec(exec), O::Stream(stream)])
             }
@@ -872,7 +883,8 @@ impl OpKind {
                 OpFacts { devices: vec![*peer], ..row(word, None, None, W::Device, vec![]) }
             }
             OpKind::CanAccessPeer { device, peer } => {
-                OpFacts { devices: vec![*device, *peer], ..row(OpWord::CanAccessPeer, None, None, W::Nothing, vec![]) }
+                let row = row(OpWord::CanAccessPeer, None, None, W::Nothing, vec![]);
+                OpFacts { devices: vec![*device, *peer], value: true, ..row }
             }
             OpKind::SetLimit { .. } => row(OpWord::SetLimit, None, None, W::Device, vec![]),
             OpKind::SetCacheConfig { .. } => row(OpWord::SetCacheConfig, None, None, W::Device, vec![]),

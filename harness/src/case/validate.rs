@@ -682,15 +682,8 @@ impl<'c, 'o> Checker<'c, 'o> {
     fn predicate(&mut self, line: u32, p: &Predicate) {
         match p {
             Predicate::Value { label, .. } => {
-                self.valued_label(line, label, "value (list, is-enabled, pool-get, graph-mem-get)", |k| {
-                    matches!(
-                        k,
-                        OpKind::List { .. }
-                            | OpKind::GetEnabled { .. }
-                            | OpKind::PoolGet { .. }
-                            | OpKind::GraphMemGet { .. }
-                    )
-                })
+                // Which operations record one is their `value` column in the table of facts.
+                self.valued_label(line, label, "value", |k| k.facts().value)
             }
             Predicate::NullPadded { label } => {
                 self.valued_label(line, label, "list", |k| matches!(k, OpKind::List { .. }))
