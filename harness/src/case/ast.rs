@@ -393,6 +393,7 @@ words! {
         SetLimit = "set-limit",
         SetCacheConfig = "set-cache-config",
         StreamPriority = "stream-priority",
+        StreamFlags = "stream-flags",
         Read = "read",
         GetLastError = "get-last-error",
         PeekLastError = "peek-last-error",
@@ -551,6 +552,8 @@ pub enum OpKind {
     SetCacheConfig { config: CacheConfig },
     /// `stream-priority STREAM is N|greatest|least` (cudaStreamGetPriority; the value is asserted).
     StreamPriority { stream: StreamRef, priority: Priority },
+    /// `stream-flags STREAM` (cudaStreamGetFlags): the flags word, for `L value == N` (cudaStreamNonBlocking is 1).
+    StreamFlags { stream: StreamRef },
     /// `read BUF`: the buffer's contents at this moment, for `snapshot L == VALUE`. Host-visible buffers are read
     /// directly; device buffers through a copy on a private non-blocking stream (ordered after no other work).
     Read { buf: String },
@@ -890,6 +893,9 @@ impl OpKind {
             OpKind::SetCacheConfig { .. } => row(OpWord::SetCacheConfig, None, None, W::Device, vec![]),
             OpKind::StreamPriority { stream, .. } => {
                 row(OpWord::StreamPriority, None, None, W::Nothing, vec![O::Stream(stream)])
+            }
+            OpKind::StreamFlags { stream } => {
+                OpFacts { value: true, ..row(OpWord::StreamFlags, None, None, W::Nothing, vec![O::Stream(stream)]) }
             }
             OpKind::Read { buf } => row(OpWord::Read, None, None, W::Nothing, vec![O::Buffer(buf)]),
             OpKind::PeekLastError => row(OpWord::PeekLastError, None, None, W::Nothing, vec![]),

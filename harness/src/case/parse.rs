@@ -859,6 +859,7 @@ impl<'f> CaseParser<'f> {
                 cur.expect("is")?;
                 OpKind::StreamPriority { stream, priority: Self::priority(cur)? }
             }
+            OpWord::StreamFlags => OpKind::StreamFlags { stream: self.stream(cur)? },
             OpWord::Read => OpKind::Read { buf: cur.ident("a buffer")? },
             OpWord::PeekLastError => OpKind::PeekLastError,
             OpWord::Malloc => OpKind::Malloc { bytes: cur.size()? },

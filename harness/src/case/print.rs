@@ -327,6 +327,7 @@ pub fn op_kind(k: &OpKind) -> String {
         OpKind::StreamPriority { stream: s, priority: p } => {
             format!("{w} {} is {}", s.name(), priority(*p))
         }
+        OpKind::StreamFlags { stream: s } => format!("{w} {}", s.name()),
         OpKind::Read { buf } => format!("{w} {buf}"),
         OpKind::PeekLastError => w.into(),
         OpKind::Malloc { bytes } => format!("{w} {}", size(*bytes)),

@@ -131,6 +131,7 @@ case area/one
         memcpy d1 d default
         memcpy-async h d1 64 default on s1
   hh:   host-func on s snapshot h hold g
+  sf:   stream-flags s
 
   expect held before k
   expect ls value == 3
@@ -167,6 +168,7 @@ case area/one
   expect elapsed el < 0
   expect elapsed el <= -0.5
   expect snapshot rd == 3
+  expect sf value == 0
 end
 
 case area/two
@@ -239,7 +241,7 @@ fn parses_every_construct() {
         case.decls[23],
         Decl::Buffer { name: "d1".into(), kind: MemKind::Device, bytes: 4096, device: Some(1), later: false }
     );
-    assert_eq!(case.script.len(), 94);
+    assert_eq!(case.script.len(), 95);
     assert_eq!(case.script[84].kind, OpKind::SetDevice { device: 1 });
     assert_eq!(case.script[85].kind, OpKind::GetDevice { expect: Some(1) });
     assert_eq!(case.script[88].kind, OpKind::CanAccessPeer { device: 0, peer: 1 });
@@ -252,7 +254,7 @@ fn parses_every_construct() {
         case.script[92].kind,
         OpKind::Memcpy { dst: "h".into(), src: "d1".into(), bytes: Some(64), inferred: true, stream: s1 }
     );
-    assert_eq!(case.expects.len(), 35);
+    assert_eq!(case.expects.len(), 36);
     let shape = LaunchShape::default();
     assert_eq!(
         case.script[1].kind,

@@ -295,6 +295,7 @@ fn every_operation() -> Case {
         op(None, None, OpKind::SetLimit { limit: Limit::StackSize, value: 4096 }),
         op(None, None, OpKind::SetCacheConfig { config: CacheConfig::PreferShared }),
         op(None, None, OpKind::StreamPriority { stream: s(), priority: Priority::Greatest }),
+        op(None, None, OpKind::StreamFlags { stream: StreamRef::PerThread }),
         op(None, None, OpKind::PeekLastError),
         op(Some("gle"), Some("w"), OpKind::GetLastError),
         op(None, None, OpKind::Open { gate: name("g"), after_ns: None }),

@@ -88,6 +88,17 @@ pub(super) fn stream_priority(x: Step, stream: &StreamRef) -> Result<(), String>
     Ok(())
 }
 
+pub(super) fn stream_flags(x: Step, stream: &StreamRef) -> Result<(), String> {
+    let Step { st, t, .. } = x;
+    let s = st.stream(stream)?;
+    let mut flags = 0;
+    // SAFETY: a live (or built-in) stream handle; flags is a valid out-pointer.
+    if t.call(|| unsafe { sys::cudaStreamGetFlags(s, &mut flags) }) {
+        t.value(OpValue::Number(u64::from(flags)));
+    }
+    Ok(())
+}
+
 pub(super) fn peek_last_error(x: Step) -> Result<(), String> {
     let Step { t, .. } = x;
     // SAFETY: no arguments.

@@ -210,6 +210,7 @@ fn interpret(ctx: &Ctx, st: &mut Objects, index: usize, op: &Op, t: &mut Timed) 
         OpKind::SetLimit { limit, value } => device::set_limit(x, *limit, *value),
         OpKind::SetCacheConfig { config } => device::set_cache_config(x, *config),
         OpKind::StreamPriority { stream, .. } => device::stream_priority(x, stream),
+        OpKind::StreamFlags { stream } => device::stream_flags(x, stream),
         OpKind::PeekLastError => device::peek_last_error(x),
         OpKind::GetLastError => device::get_last_error(x),
     }
