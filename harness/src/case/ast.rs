@@ -642,7 +642,10 @@ impl KernelCall {
 /// operations outside those arms: the validator, the can-finish check, placement, capture bookkeeping, `timing:`
 /// and the timeline read their columns, so a new operation is one row here and nothing in those files.
 ///
-/// A later column (the reproducer emitter of issue 19, say) is one more field: the compiler then names every row.
+/// A new column is one more field, and the compiler names every row. The reproducer emitter of issue 19 is meant to
+/// be one: the CUDA runtime functions the operation calls (what its generated C++ must contain, checked by the
+/// emitter's table test), with the emission itself an arm beside the interpreter's, in the same family file of
+/// `exec/interpret/`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct OpFacts<'a> {
     /// The word that starts the operation.
@@ -703,6 +706,8 @@ impl OpKind {
     pub fn facts(&self) -> OpFacts<'_> {
         use HostWait as W;
         use Operand as O;
+        // row(word, capture stream, work stream, host wait, operands): the columns every row fills; the rare
+        // ones (the devices it names, a value it records) are set with `OpFacts { devices, ..row(...) }`.
         let row = |word, capture, work, waits, operands| OpFacts {
             word,
             capture,
