@@ -10,19 +10,26 @@
 //! # Extending
 //!
 //! Every word of the language is written once, in [`case::words`] (keywords) or beside its enum in [`case::ast`]
-//! (`words!` value sets such as `MemKind`), and every match that must consider a new construct is exhaustive. So
-//! the recipe is: add the word and the variant, then fix what the compiler names, in the order it names it.
+//! (`words!` value sets such as `MemKind`, and the operation words `OpWord`), and every match that must consider a
+//! new construct is exhaustive. So the recipe is: add the word and the variant, then fix what the compiler names,
+//! in the order it names it.
 //!
-//! **An operation** (e.g. `pool-trim POOL BYTES`, cudaMemPoolTrimTo):
-//! 1. `case/words.rs`: the word in `OpWord`. The compiler then names `case/parse.rs` (the grammar arm).
-//! 2. `case/ast.rs`: the `OpKind` variant with a doc comment (the syntax and the CUDA call). The compiler names
-//!    `OpKind::word` and `OpKind::capture_stream` (same file: does it add a node to a capture?),
-//!    `case/print.rs` (`op_kind`), `case/validate.rs` (`operands`: names of the right kind),
-//!    `case/can_finish.rs` (`blocks_on`: can it wait on the host for a gated stream?), and `exec/interpret.rs`
-//!    (the call, timed with `t.call`; a value for predicates with `t.value`).
-//! 3. Not named by the compiler, so do them too: the row in `cases/README.md`, and the operation in the
-//!    `VALID` fixture of `case/tests.rs` (round trip) and in `exec/tests.rs` (`every_operation`: no panic
-//!    without a GPU).
+//! **An operation** (e.g. `stream-flags STREAM`, cudaStreamGetFlags, which was added this way): five source files.
+//! 1. `case/ast.rs`: the word in `OpWord`, the `OpKind` variant with a doc comment (the syntax and the CUDA call),
+//!    and its row in `OpKind::facts`, the table of facts: the word, the stream on which it may add a node to a
+//!    capture, the stream its device work runs on (`timing:` and the timeline), what it may wait for on the host
+//!    (the can-finish check), the devices it names, the names and labels it uses (the validator checks their
+//!    kinds), and whether it records a value for `L value`. The validator, placement, capture bookkeeping and the
+//!    can-finish check read these columns; nothing else there changes. A rule beyond the kinds of its operands
+//!    (a size, a memory kind) is an arm of `operation_rules` in `case/validate.rs`.
+//! 2. The compiler then names `case/parse.rs` (the grammar arm of the word), `case/print.rs` (`op_kind`) and
+//!    `exec/interpret/mod.rs` (`interpret`, one line per operation), which calls the operation's function in the
+//!    file of its family (`exec/interpret/device.rs` for `stream-flags`): the call, timed with `t.call`; a value for
+//!    predicates with `t.value`.
+//! 3. The test `exec::tests::every_operation_word_is_documented_parsed_and_run` then names the rest: the row in
+//!    `cases/README.md` (## The script), the operation in the `VALID` fixture of `case/tests.rs` (round trip), and
+//!    in `every_operation` of `exec/tests.rs` (no panic without a GPU). Then a case in `cases/` that uses it and
+//!    cites the documentation sentence it checks.
 //!
 //! A new object kind (like `pool`) is a `DeclWord` and a `Decl` variant; the compiler names the same files
 //! plus `exec/objects.rs` (creation and release). Enum operands are `words!` sets in `case/ast.rs`, mapped to
@@ -43,8 +50,10 @@
 //! **A probe kernel** (e.g. `countdown`): the kernel and its `cc_kernel_*` handle function in
 //! `kernels/probes.cu`, the `extern` declaration and field in the root `src/lib.rs`, the `KernelWord` in
 //! `case/words.rs`. The compiler names `KernelTable` literals and `KernelTable::get` (`kernels.rs`), and the
-//! grammar (`launch` in `case/parse.rs`, or `NodeKernel` for graph kernel nodes). Its ABI goes in the
-//! `kernels.rs` docs; `exec/mod.rs` preloads every kernel but `lazy-spin` by walking `KernelTable::all`.
+//! grammar (`launch` in `case/parse.rs`, or `NodeKernel` for graph kernel nodes). A kernel `launch` runs is a
+//! `KernelCall` variant in `case/ast.rs` (its arguments; the compiler then names `KernelCall::word` and
+//! `KernelCall::operands` there, the printer, and `exec/interpret/launches.rs`). Its ABI goes in the `kernels.rs`
+//! docs; `exec/mod.rs` preloads every kernel but `lazy-spin` by walking `KernelTable::all`.
 //!
 //! **A report format** (e.g. JUnit): a module in `report/` that renders [`report::Report`] (plain serde data, so it
 //! works from a saved JSON report too), and a flag or a `summary --format` value in `src/cli/reports.rs`.

@@ -1,7 +1,7 @@
 //! Whether a case can run on this device: its `requires:` line plus what its declarations and operations imply.
 //! Decided before any GPU work; an unmet requirement makes the verdict *not-supported*.
 
-use crate::case::ast::{Case, Decl, OpKind, Requirement};
+use crate::case::ast::{Case, Decl, KernelCall, OpKind, Requirement};
 use crate::gpu::{version_string, DeviceInfo};
 
 /// Why `case` cannot run on `device`, or `None` if it can.
@@ -30,7 +30,8 @@ pub(crate) fn unmet_requirement_in(
             ));
         }
     }
-    let launches_gate = case.script.iter().any(|op| matches!(op.kind, OpKind::LaunchGate { .. }));
+    let launches_gate =
+        case.script.iter().any(|op| matches!(op.kind, OpKind::Launch { kernel: KernelCall::Gate { .. }, .. }));
     if launch_blocking && launches_gate {
         return Some(
             "CUDA_LAUNCH_BLOCKING=1 makes every launch synchronous: a gate launch would hold the host until the \
@@ -146,7 +147,7 @@ mod tests {
         case(
             vec![],
             vec![Decl::Gate { name: "g".into() }],
-            vec![OpKind::LaunchGate { gate: "g".into(), stream: StreamRef::Legacy }],
+            vec![OpKind::Launch { kernel: KernelCall::Gate { gate: "g".into() }, stream: StreamRef::Legacy }],
         )
     }
 
@@ -249,7 +250,10 @@ mod tests {
         let spin = case(
             vec![],
             vec![],
-            vec![OpKind::LaunchSpin { ns: 1000, stream: StreamRef::Legacy, shape: Default::default() }],
+            vec![OpKind::Launch {
+                kernel: KernelCall::Spin { ns: 1000, shape: Default::default() },
+                stream: StreamRef::Legacy,
+            }],
         );
         assert_eq!(unmet_requirement_in(&spin, &h100(), true, 8), None);
     }

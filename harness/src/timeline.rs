@@ -7,7 +7,7 @@
 //! host's clock: they are placed by the offset between a gate's opening (host) and its kernel's end (device), when
 //! the case has a gate that was opened; otherwise they are left out and a note says so.
 
-use crate::case::ast::{Case, MemKind, Op, OpKind, StreamRef};
+use crate::case::ast::{Case, KernelCall, MemKind, Op, OpKind, StreamRef};
 use crate::measure::{device_interval, memory_kind};
 use crate::observations::Observations;
 use serde::{Deserialize, Serialize};
@@ -148,7 +148,7 @@ pub fn build(case: &Case, obs: &Observations) -> Option<Timeline> {
     }
     // device time = host time + offset, from the first gate whose opening and kernel end are both known.
     let offset_ns = case.script.iter().enumerate().find_map(|(i, op)| {
-        let OpKind::LaunchGate { gate, .. } = &op.kind else { return None };
+        let OpKind::Launch { kernel: KernelCall::Gate { gate }, .. } = &op.kind else { return None };
         let opened = obs.gate(gate)?.opened_ns? as i128;
         let (_, end) = spans.iter().find(|(j, _)| *j == i)?.1;
         Some(ns(end) as i128 - opened)
@@ -215,7 +215,7 @@ fn label(case: &Case, index: usize) -> String {
 
 fn bar_kind(case: &Case, kind: &OpKind) -> BarKind {
     match kind {
-        OpKind::LaunchGate { .. } => BarKind::Gate,
+        OpKind::Launch { kernel: KernelCall::Gate { .. }, .. } => BarKind::Gate,
         OpKind::Memcpy { dst, src, .. } => {
             let host = |name: &str| memory_kind(case, name).is_some_and(MemKind::is_host);
             match (host(src), host(dst)) {

@@ -6,9 +6,9 @@
 //! the watchdog had to end is a *timeout*. Otherwise a false `quality` gives *quality-warning*, a `variant` gives
 //! *variant* (naming the alternative), and all else is *pass*.
 
-use crate::case::ast::{Case, Expectation, OpKind, Predicate, Priority};
+use crate::case::ast::{Case, Expectation, OpKind, OpWord, Predicate, Priority};
 use crate::case::print::predicate as predicate_text;
-use crate::case::words::{OpWord, Word};
+use crate::case::words::Word;
 use crate::observations::{GraphRecord, HostCallKind, KernelRecord, Observations, OpRecord, OpValue};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;

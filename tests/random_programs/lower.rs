@@ -23,8 +23,8 @@ use crate::interpret::{self, Expected};
 use crate::model::{after_update, HappensBefore, ModelMode};
 use crate::program::{buffer_name, event_name, label, stream_name, BufKind, Edit, Op, Placement, Program, Update};
 use harness::case::ast::{
-    self, CaptureMode, Decl, EventFlags, Expectation, MemKind, NodeKernel, NodeSpec, NodeWord, OpKind, Predicate,
-    Requirement, StreamRef, Target,
+    self, CaptureMode, Decl, EventFlags, Expectation, KernelCall, MemKind, NodeKernel, NodeSpec, NodeWord, OpKind,
+    Predicate, Requirement, StreamRef, Target,
 };
 
 /// How a program is run.
@@ -90,10 +90,14 @@ fn body_op(o: &Op) -> OpKind {
     let s = |i| named(stream_name(i));
     let b = buffer_name;
     match *o {
-        Op::Fill { stream, buf, value } => OpKind::LaunchFill { buf: b(buf), value, stream: s(stream) },
-        Op::Transform { stream, buf, mul, add } => OpKind::LaunchTransform { buf: b(buf), mul, add, stream: s(stream) },
+        Op::Fill { stream, buf, value } => {
+            OpKind::Launch { kernel: KernelCall::Fill { buf: b(buf), value }, stream: s(stream) }
+        }
+        Op::Transform { stream, buf, mul, add } => {
+            OpKind::Launch { kernel: KernelCall::Transform { buf: b(buf), mul, add }, stream: s(stream) }
+        }
         Op::Compare { stream, a, b: bb, into } => {
-            OpKind::LaunchCompare { a: b(a), b: b(bb), into: b(into), stream: s(stream) }
+            OpKind::Launch { kernel: KernelCall::Compare { a: b(a), b: b(bb), into: b(into) }, stream: s(stream) }
         }
         Op::Copy { stream, dst, src } => {
             OpKind::Memcpy { dst: b(dst), src: b(src), bytes: None, inferred: false, stream: Some(s(stream)) }
@@ -555,13 +559,13 @@ pub fn raise(case: &ast::Case) -> Result<Program, String> {
     let mut body_done = false;
     for o in &case.script {
         let body = match &o.kind {
-            OpKind::LaunchFill { buf: b, value, stream: s } => {
+            OpKind::Launch { kernel: KernelCall::Fill { buf: b, value }, stream: s } => {
                 Op::Fill { stream: stream(s)?, buf: buf(b)?, value: *value }
             }
-            OpKind::LaunchTransform { buf: b, mul, add, stream: s } => {
+            OpKind::Launch { kernel: KernelCall::Transform { buf: b, mul, add }, stream: s } => {
                 Op::Transform { stream: stream(s)?, buf: buf(b)?, mul: *mul, add: *add }
             }
-            OpKind::LaunchCompare { a, b, into, stream: s } => {
+            OpKind::Launch { kernel: KernelCall::Compare { a, b, into }, stream: s } => {
                 Op::Compare { stream: stream(s)?, a: buf(a)?, b: buf(b)?, into: buf(into)? }
             }
             OpKind::Memcpy { dst, src, bytes: None, inferred: false, stream: Some(s) } => {

@@ -22,7 +22,9 @@
 //! [`Schedule`] among those whose dependencies are done, with a logical clock for stamps. [`Faults`] break the
 //! device on purpose, to show that the checks catch what they should.
 
-use harness::case::ast::{Case, Decl, Expectation, NodeKernel, NodeSpec, OpKind, Predicate, StreamRef, Target};
+use harness::case::ast::{
+    Case, Decl, Expectation, KernelCall, NodeKernel, NodeSpec, OpKind, Predicate, StreamRef, Target,
+};
 use harness::case::print;
 use harness::case::words::Word;
 use harness::observations::{
@@ -296,11 +298,13 @@ impl Sim {
                 }
                 (Action::Copy { dst: dst.clone(), src: src.clone() }, s)
             }
-            OpKind::LaunchFill { buf, value, stream } => (Action::Fill { buf: buf.clone(), value: *value }, stream),
-            OpKind::LaunchTransform { buf, mul, add, stream } => {
+            OpKind::Launch { kernel: KernelCall::Fill { buf, value }, stream } => {
+                (Action::Fill { buf: buf.clone(), value: *value }, stream)
+            }
+            OpKind::Launch { kernel: KernelCall::Transform { buf, mul, add }, stream } => {
                 (Action::Transform { buf: buf.clone(), mul: *mul, add: *add }, stream)
             }
-            OpKind::LaunchCompare { a, b, into, stream } => {
+            OpKind::Launch { kernel: KernelCall::Compare { a, b, into }, stream } => {
                 (Action::Compare { a: a.clone(), b: b.clone(), into: into.clone() }, stream)
             }
             OpKind::Memcpy { dst, src, bytes: None, inferred: false, stream: Some(s) } => {

@@ -5,7 +5,7 @@
 //! Source positions live in [`SourceMap`], which compares equal to any other, so `parse(print(case)) == case`
 //! holds even though the printed text has different line numbers.
 
-use super::words::{words, BuiltinStream, DeclWord, KernelWord, OpWord, RequirementWord, Word};
+use super::words::{words, BuiltinStream, DeclWord, KernelWord, RequirementWord, Word};
 
 /// One file under `cases/`: several cases.
 #[derive(Debug, Clone, PartialEq)]
@@ -334,6 +334,77 @@ impl From<BuiltinStream> for StreamRef {
 // ---------------------------------------------------------------------------------------------------------------
 // Operations
 
+words! {
+    /// The words that start an operation, one per row of the table of facts ([`OpKind::facts`] maps each operation
+    /// to its word). Beside [`OpKind`] so that a new operation starts in this file: its word, its variant, its row.
+    pub enum OpWord: "an operation" {
+        Launch = "launch",
+        Memcpy = "memcpy",
+        MemcpyAsync = "memcpy-async",
+        Memset = "memset",
+        MemsetAsync = "memset-async",
+        Record = "record",
+        Wait = "wait",
+        Query = "query",
+        Sync = "sync",
+        DeviceSync = "device-sync",
+        Elapsed = "elapsed",
+        HostFunc = "host-func",
+        Callback = "callback",
+        BeginCapture = "begin-capture",
+        EndCapture = "end-capture",
+        CaptureStatus = "capture-status",
+        CaptureDeps = "capture-deps",
+        ExchangeCaptureMode = "exchange-capture-mode",
+        PointerType = "pointer-type",
+        Instantiate = "instantiate",
+        Update = "update",
+        AddNode = "add-node",
+        AddDeps = "add-deps",
+        RemoveDeps = "remove-deps",
+        Clone = "clone",
+        DestroyNode = "destroy-node",
+        List = "list",
+        SetNode = "set-node",
+        ExecSetNode = "exec-set-node",
+        Enable = "enable",
+        IsEnabled = "is-enabled",
+        BeginCaptureToGraph = "begin-capture-to-graph",
+        UpdateCaptureDeps = "update-capture-deps",
+        ConditionCreate = "condition-create",
+        PoolSet = "pool-set",
+        PoolGet = "pool-get",
+        PoolTrim = "pool-trim",
+        GraphMemTrim = "graph-mem-trim",
+        GraphMemGet = "graph-mem-get",
+        LaunchGraph = "launch-graph",
+        Upload = "upload",
+        Create = "create",
+        Destroy = "destroy",
+        Malloc = "malloc",
+        MallocAsync = "malloc-async",
+        FreeAsync = "free-async",
+        Register = "register",
+        Unregister = "unregister",
+        SetDevice = "set-device",
+        GetDevice = "get-device",
+        EnablePeerAccess = "enable-peer-access",
+        DisablePeerAccess = "disable-peer-access",
+        CanAccessPeer = "can-access-peer",
+        MemcpyPeer = "memcpy-peer",
+        MemcpyPeerAsync = "memcpy-peer-async",
+        SetLimit = "set-limit",
+        SetCacheConfig = "set-cache-config",
+        StreamPriority = "stream-priority",
+        StreamFlags = "stream-flags",
+        Read = "read",
+        GetLastError = "get-last-error",
+        PeekLastError = "peek-last-error",
+        Open = "open",
+        Sleep = "sleep",
+    }
+}
+
 /// One line of the script: `[LABEL:] [@THREAD] OPERATION [=> CODE | CODE ...]`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Op {
@@ -352,32 +423,8 @@ pub struct Op {
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum OpKind {
-    /// `launch gate GATE on STREAM`: a 1-thread kernel spinning until the gate opens (or its timeout fires).
-    LaunchGate { gate: String, stream: StreamRef },
-    /// `launch spin [DURATION] on STREAM [grid N|full] [block N] [shared BYTES]`: records %globaltimer at entry
-    /// and exit, spinning DURATION ns between; every block spins, the stamps are the first entry and last exit.
-    LaunchSpin { ns: u64, stream: StreamRef, shape: LaunchShape },
-    /// `launch lazy-spin [DURATION] on STREAM`: a one-thread spin kernel the executor does not load before the
-    /// script, so its first launch is the one that loads it (lazy module loading).
-    LaunchLazySpin { ns: u64, stream: StreamRef },
-    /// `launch fault illegal-address|trap on STREAM`: a one-thread kernel that faults.
-    LaunchFault { fault: Fault, stream: StreamRef },
-    /// `launch fill BUF VALUE on STREAM`: every u32 of BUF becomes VALUE.
-    LaunchFill { buf: String, value: u32, stream: StreamRef },
-    /// `launch transform BUF mul A add B on STREAM`: every u32 x of BUF becomes x*A + B (wrapping).
-    LaunchTransform { buf: String, mul: u32, add: u32, stream: StreamRef },
-    /// `launch compare A B into R on STREAM`: R[0] becomes the number of indices where A and B differ.
-    LaunchCompare { a: String, b: String, into: String, stream: StreamRef },
-    /// `launch vecadd A B into C on STREAM [grid N] [block N]`: the seeds' vecAdd, `C[i] = A[i] + B[i]` on floats
-    /// for every i of C, one thread per element (grid defaults to cover C, block to 256).
-    LaunchVecAdd { a: String, b: String, into: String, stream: StreamRef, shape: ComputeShape },
-    /// `launch sincos BUF iterations N on STREAM [grid N] [block N]`: seed 002's kernels, N times
-    /// `x = sinf(x) * cosf(x)` for every float x of BUF, one thread per element (grid and block as for vecadd).
-    LaunchSinCos { buf: String, iterations: u32, stream: StreamRef, shape: ComputeShape },
-    /// `launch sleep CYCLES on STREAM [grid N] [block N]`: seed 003's SleepKernel, every thread spinning on
-    /// `clock64()` for CYCLES SM clock cycles (a duration that follows the SM clock; the stamps say what it was).
-    /// Grid defaults to 1 block, block to 256 threads.
-    LaunchSleep { cycles: u64, stream: StreamRef, shape: ComputeShape },
+    /// `launch KERNEL ARGS on STREAM [SHAPE]`: one probe kernel (`kernels/probes.cu`) with its arguments.
+    Launch { kernel: KernelCall, stream: StreamRef },
     /// `memcpy DST SRC [BYTES] [default]` (cudaMemcpy) or `memcpy-async DST SRC [BYTES] [default] on STREAM`
     /// (cudaMemcpyAsync). The cudaMemcpyKind follows from the buffers' kinds, or with `default` (`inferred`) is
     /// cudaMemcpyDefault: the runtime infers the direction and the devices from the pointers (unified addressing).
@@ -508,6 +555,8 @@ pub enum OpKind {
     SetCacheConfig { config: CacheConfig },
     /// `stream-priority STREAM is N|greatest|least` (cudaStreamGetPriority; the value is asserted).
     StreamPriority { stream: StreamRef, priority: Priority },
+    /// `stream-flags STREAM` (cudaStreamGetFlags): the flags word, for `L value == N` (cudaStreamNonBlocking is 1).
+    StreamFlags { stream: StreamRef },
     /// `read BUF`: the buffer's contents at this moment, for `snapshot L == VALUE`. Host-visible buffers are read
     /// directly; device buffers through a copy on a private non-blocking stream (ordered after no other work).
     Read { buf: String },
@@ -523,185 +572,380 @@ pub enum OpKind {
     Sleep { ns: u64 },
 }
 
-impl OpKind {
-    /// The word that starts this operation. Exhaustive, so a new operation is named here first.
-    pub fn word(&self) -> OpWord {
+/// `launch KERNEL ARGS on STREAM [SHAPE]`: which probe kernel, with its arguments and launch shape.
+#[derive(Debug, Clone, PartialEq)]
+pub enum KernelCall {
+    /// `launch gate GATE on STREAM`: a 1-thread kernel spinning until the gate opens (or its timeout fires).
+    Gate { gate: String },
+    /// `launch spin [DURATION] on STREAM [grid N|full] [block N] [shared BYTES]`: records %globaltimer at entry
+    /// and exit, spinning DURATION ns between; every block spins, the stamps are the first entry and last exit.
+    Spin { ns: u64, shape: LaunchShape },
+    /// `launch lazy-spin [DURATION] on STREAM`: a one-thread spin kernel the executor does not load before the
+    /// script, so its first launch is the one that loads it (lazy module loading).
+    LazySpin { ns: u64 },
+    /// `launch fault illegal-address|trap on STREAM`: a one-thread kernel that faults.
+    Fault { fault: Fault },
+    /// `launch fill BUF VALUE on STREAM`: every u32 of BUF becomes VALUE.
+    Fill { buf: String, value: u32 },
+    /// `launch transform BUF mul A add B on STREAM`: every u32 x of BUF becomes x*A + B (wrapping).
+    Transform { buf: String, mul: u32, add: u32 },
+    /// `launch compare A B into R on STREAM`: R[0] becomes the number of indices where A and B differ.
+    Compare { a: String, b: String, into: String },
+    /// `launch vecadd A B into C on STREAM [grid N] [block N]`: the seeds' vecAdd, `C[i] = A[i] + B[i]` on floats
+    /// for every i of C, one thread per element (grid defaults to cover C, block to 256).
+    VecAdd { a: String, b: String, into: String, shape: ComputeShape },
+    /// `launch sincos BUF iterations N on STREAM [grid N] [block N]`: seed 002's kernels, N times
+    /// `x = sinf(x) * cosf(x)` for every float x of BUF, one thread per element (grid and block as for vecadd).
+    SinCos { buf: String, iterations: u32, shape: ComputeShape },
+    /// `launch sleep CYCLES on STREAM [grid N] [block N]`: seed 003's SleepKernel, every thread spinning on
+    /// `clock64()` for CYCLES SM clock cycles (a duration that follows the SM clock; the stamps say what it was).
+    /// Grid defaults to 1 block, block to 256 threads.
+    Sleep { cycles: u64, shape: ComputeShape },
+}
+
+impl KernelCall {
+    pub fn word(&self) -> KernelWord {
         match self {
-            OpKind::LaunchGate { .. }
-            | OpKind::LaunchSpin { .. }
-            | OpKind::LaunchLazySpin { .. }
-            | OpKind::LaunchFault { .. }
-            | OpKind::LaunchFill { .. }
-            | OpKind::LaunchTransform { .. }
-            | OpKind::LaunchCompare { .. }
-            | OpKind::LaunchVecAdd { .. }
-            | OpKind::LaunchSinCos { .. }
-            | OpKind::LaunchSleep { .. } => OpWord::Launch,
-            OpKind::Memcpy { stream: None, .. } => OpWord::Memcpy,
-            OpKind::Memcpy { stream: Some(_), .. } => OpWord::MemcpyAsync,
-            OpKind::MemcpyPeer { stream: None, .. } => OpWord::MemcpyPeer,
-            OpKind::MemcpyPeer { stream: Some(_), .. } => OpWord::MemcpyPeerAsync,
-            OpKind::Memset { stream: None, .. } => OpWord::Memset,
-            OpKind::Memset { stream: Some(_), .. } => OpWord::MemsetAsync,
-            OpKind::Record { .. } => OpWord::Record,
-            OpKind::Wait { .. } => OpWord::Wait,
-            OpKind::Query { .. } => OpWord::Query,
-            OpKind::Sync { .. } => OpWord::Sync,
-            OpKind::DeviceSync => OpWord::DeviceSync,
-            OpKind::Elapsed { .. } => OpWord::Elapsed,
-            OpKind::HostFunc { .. } => OpWord::HostFunc,
-            OpKind::Callback { .. } => OpWord::Callback,
-            OpKind::BeginCapture { .. } => OpWord::BeginCapture,
-            OpKind::EndCapture { .. } => OpWord::EndCapture,
-            OpKind::CaptureStatus { .. } => OpWord::CaptureStatus,
-            OpKind::CaptureDeps { .. } => OpWord::CaptureDeps,
-            OpKind::PointerType { .. } => OpWord::PointerType,
-            OpKind::ExchangeCaptureMode { .. } => OpWord::ExchangeCaptureMode,
-            OpKind::Instantiate { .. } => OpWord::Instantiate,
-            OpKind::Update { .. } => OpWord::Update,
-            OpKind::AddNode { .. } => OpWord::AddNode,
-            OpKind::Dependency { remove: false, .. } => OpWord::AddDeps,
-            OpKind::Dependency { remove: true, .. } => OpWord::RemoveDeps,
-            OpKind::Clone { .. } => OpWord::Clone,
-            OpKind::DestroyNode { .. } => OpWord::DestroyNode,
-            OpKind::List { .. } => OpWord::List,
-            OpKind::SetNode { exec: None, .. } => OpWord::SetNode,
-            OpKind::SetNode { exec: Some(_), .. } => OpWord::ExecSetNode,
-            OpKind::SetEnabled { .. } => OpWord::Enable,
-            OpKind::GetEnabled { .. } => OpWord::IsEnabled,
-            OpKind::BeginCaptureToGraph { .. } => OpWord::BeginCaptureToGraph,
-            OpKind::UpdateCaptureDeps { .. } => OpWord::UpdateCaptureDeps,
-            OpKind::ConditionCreate { .. } => OpWord::ConditionCreate,
-            OpKind::PoolSet { .. } => OpWord::PoolSet,
-            OpKind::PoolGet { .. } => OpWord::PoolGet,
-            OpKind::PoolTrim { .. } => OpWord::PoolTrim,
-            OpKind::GraphMemTrim => OpWord::GraphMemTrim,
-            OpKind::GraphMemGet { .. } => OpWord::GraphMemGet,
-            OpKind::LaunchGraph { .. } => OpWord::LaunchGraph,
-            OpKind::Upload { .. } => OpWord::Upload,
-            OpKind::Create { .. } => OpWord::Create,
-            OpKind::Destroy { .. } => OpWord::Destroy,
-            OpKind::MallocAsync { .. } => OpWord::MallocAsync,
-            OpKind::FreeAsync { .. } => OpWord::FreeAsync,
-            OpKind::Register { .. } => OpWord::Register,
-            OpKind::Unregister { .. } => OpWord::Unregister,
-            OpKind::SetDevice { .. } => OpWord::SetDevice,
-            OpKind::GetDevice { .. } => OpWord::GetDevice,
-            OpKind::PeerAccess { enable: true, .. } => OpWord::EnablePeerAccess,
-            OpKind::PeerAccess { enable: false, .. } => OpWord::DisablePeerAccess,
-            OpKind::CanAccessPeer { .. } => OpWord::CanAccessPeer,
-            OpKind::SetLimit { .. } => OpWord::SetLimit,
-            OpKind::SetCacheConfig { .. } => OpWord::SetCacheConfig,
-            OpKind::StreamPriority { .. } => OpWord::StreamPriority,
-            OpKind::Read { .. } => OpWord::Read,
-            OpKind::PeekLastError => OpWord::PeekLastError,
-            OpKind::Malloc { .. } => OpWord::Malloc,
-            OpKind::GetLastError => OpWord::GetLastError,
-            OpKind::Open { .. } => OpWord::Open,
-            OpKind::Sleep { .. } => OpWord::Sleep,
+            KernelCall::Gate { .. } => KernelWord::Gate,
+            KernelCall::Spin { .. } => KernelWord::Spin,
+            KernelCall::LazySpin { .. } => KernelWord::LazySpin,
+            KernelCall::Fault { .. } => KernelWord::Fault,
+            KernelCall::Fill { .. } => KernelWord::Fill,
+            KernelCall::Transform { .. } => KernelWord::Transform,
+            KernelCall::Compare { .. } => KernelWord::Compare,
+            KernelCall::VecAdd { .. } => KernelWord::VecAdd,
+            KernelCall::SinCos { .. } => KernelWord::SinCos,
+            KernelCall::Sleep { .. } => KernelWord::Sleep,
         }
     }
 
-    /// The stream on which this operation may have added a node to a capture graph. Exhaustive on purpose: a new
-    /// operation must be placed on one side or the other.
-    pub fn capture_stream(&self) -> Option<&StreamRef> {
+    /// The declared names the kernel's arguments use.
+    fn operands(&self) -> Vec<Operand<'_>> {
         match self {
-            OpKind::LaunchGate { stream, .. }
-            | OpKind::LaunchSpin { stream, .. }
-            | OpKind::LaunchLazySpin { stream, .. }
-            | OpKind::LaunchFault { stream, .. }
-            | OpKind::LaunchFill { stream, .. }
-            | OpKind::LaunchTransform { stream, .. }
-            | OpKind::LaunchCompare { stream, .. }
-            | OpKind::LaunchVecAdd { stream, .. }
-            | OpKind::LaunchSinCos { stream, .. }
-            | OpKind::LaunchSleep { stream, .. }
-            | OpKind::HostFunc { stream, .. }
-            | OpKind::LaunchGraph { stream, .. }
-            // Captured stream-ordered allocations become memory-allocation and memory-free nodes.
-            | OpKind::MallocAsync { stream, .. }
-            | OpKind::FreeAsync { stream, .. } => Some(stream),
-            OpKind::Memcpy { stream, .. } | OpKind::MemcpyPeer { stream, .. } | OpKind::Memset { stream, .. } => {
-                stream.as_ref()
+            KernelCall::Gate { gate } => vec![Operand::Gate(gate)],
+            KernelCall::Fill { buf, .. } | KernelCall::Transform { buf, .. } | KernelCall::SinCos { buf, .. } => {
+                vec![Operand::KernelBuffer(buf)]
+            }
+            KernelCall::Compare { a, b, into } | KernelCall::VecAdd { a, b, into, .. } => {
+                vec![Operand::KernelBuffer(a), Operand::KernelBuffer(b), Operand::KernelBuffer(into)]
+            }
+            KernelCall::Spin { .. }
+            | KernelCall::LazySpin { .. }
+            | KernelCall::Fault { .. }
+            | KernelCall::Sleep { .. } => Vec::new(),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The table of facts: one row per operation
+
+/// What the rest of the suite needs to know about an operation, beyond its syntax (the variant's doc comment) and
+/// its behaviour (its parser, printer and interpreter arms). [`OpKind::facts`] is the one exhaustive list of
+/// operations outside those arms: the validator, the can-finish check, placement, capture bookkeeping, `timing:`
+/// and the timeline read their columns, so a new operation is one row here and nothing in those files.
+///
+/// A new column is one more field, and the compiler names every row. The reproducer emitter of issue 19 is meant to
+/// be one: the CUDA runtime functions the operation calls (what its generated C++ must contain, checked by the
+/// emitter's table test), with the emission itself an arm beside the interpreter's, in the same family file of
+/// `exec/interpret/`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OpFacts<'a> {
+    /// The word that starts the operation.
+    pub word: OpWord,
+    /// The stream on which it may add a node to a capture graph (`None`: it never adds one).
+    pub capture: Option<&'a StreamRef>,
+    /// The stream its device work runs on (`legacy` for the synchronous copies and memset): `timing: events`
+    /// brackets it with events there, and the timeline draws it. `None`: no device work of its own.
+    pub work: Option<&'a StreamRef>,
+    /// What it may wait for on the host (the can-finish check: a closed gate there would hang the case).
+    pub waits: HostWait<'a>,
+    /// The case devices it names (placement: `requires: devices >= N` must grant them).
+    pub devices: Vec<u32>,
+    /// The declared names and labels it uses, each of the kind the validator checks it is.
+    pub operands: Vec<Operand<'a>>,
+    /// It records a number that `L value CMP N` compares (a count, a flag, an attribute).
+    pub value: bool,
+}
+
+/// What an operation may wait for on the host before it returns.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum HostWait<'a> {
+    /// Nothing: it returns without waiting for device work.
+    Nothing,
+    /// Any work of any device (cudaDeviceSynchronize, and the calls the docs let synchronize the device).
+    Device,
+    /// What the legacy stream waits for: every blocking stream (a synchronous copy or memset, issued on it).
+    LegacyStream,
+    /// This stream's work (the legacy or null stream: as [`HostWait::LegacyStream`]).
+    Stream(&'a StreamRef),
+    /// The work before this event's last record.
+    Event(&'a str),
+    /// `destroy NAME`: the device, if NAME is a buffer (cudaFree may synchronize); nothing for other objects.
+    Destroy(&'a str),
+}
+
+/// A name or label an operation uses, by the kind of declaration (or labelled operation) it must name.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Operand<'a> {
+    Stream(&'a StreamRef),
+    Event(&'a str),
+    /// Any buffer (or slice).
+    Buffer(&'a str),
+    /// A buffer a kernel reads or writes: not pageable memory.
+    KernelBuffer(&'a str),
+    Gate(&'a str),
+    Graph(&'a str),
+    Exec(&'a str),
+    Pool(&'a str),
+    Condition(&'a str),
+    /// The label of a graph node: an `add-node`, or an operation captured into a graph.
+    Node(&'a str),
+}
+
+impl OpKind {
+    /// The operation's row of the table of facts. Exhaustive on purpose: a new operation is placed in every
+    /// column here, with the CUDA sentence behind a fact as a comment on its row.
+    pub fn facts(&self) -> OpFacts<'_> {
+        use HostWait as W;
+        use Operand as O;
+        // row(word, capture stream, work stream, host wait, operands): the columns every row fills; the rare
+        // ones (the devices it names, a value it records) are set with `OpFacts { devices, ..row(...) }`.
+        let row = |word, capture, work, waits, operands| OpFacts {
+            word,
+            capture,
+            work,
+            waits,
+            devices: Vec::new(),
+            operands,
+            value: false,
+        };
+        fn on(stream: &Option<StreamRef>) -> Vec<Operand<'_>> {
+            stream.iter().map(Operand::Stream).collect()
+        }
+        // Synchronous copies and memsets run on the legacy stream; the async forms add a node to a capture.
+        fn sync_or(stream: &Option<StreamRef>) -> (Option<&StreamRef>, Option<&StreamRef>) {
+            stream.as_ref().map_or((None, Some(&StreamRef::Legacy)), |s| (Some(s), Some(s)))
+        }
+        match self {
+            OpKind::Launch { kernel, stream } => {
+                let mut operands = kernel.operands();
+                operands.push(O::Stream(stream));
+                row(OpWord::Launch, Some(stream), Some(stream), W::Nothing, operands)
+            }
+            OpKind::Memcpy { dst, src, stream, .. } => {
+                let (capture, work) = sync_or(stream);
+                let word = if stream.is_some() { OpWord::MemcpyAsync } else { OpWord::Memcpy };
+                let waits = if stream.is_some() { W::Nothing } else { W::LegacyStream };
+                row(word, capture, work, waits, [vec![O::Buffer(dst), O::Buffer(src)], on(stream)].concat())
+            }
+            OpKind::MemcpyPeer { dst, src, stream, .. } => {
+                let (capture, work) = sync_or(stream);
+                let word = if stream.is_some() { OpWord::MemcpyPeerAsync } else { OpWord::MemcpyPeer };
+                // cudaMemcpyPeer is "serialized with respect all pending and future asynchronous work in to the
+                // current device, srcDevice, and dstDevice": whatever a gate holds on any device may hold it.
+                let waits = if stream.is_some() { W::Nothing } else { W::Device };
+                row(word, capture, work, waits, [vec![O::Buffer(dst), O::Buffer(src)], on(stream)].concat())
+            }
+            OpKind::Memset { buf, stream, .. } => {
+                let (capture, work) = sync_or(stream);
+                let word = if stream.is_some() { OpWord::MemsetAsync } else { OpWord::Memset };
+                let waits = if stream.is_some() { W::Nothing } else { W::LegacyStream };
+                row(word, capture, work, waits, [vec![O::Buffer(buf)], on(stream)].concat())
             }
             // Only the external forms are nodes; otherwise record/wait just move capture dependencies.
-            OpKind::Record { stream, external: true, .. } | OpKind::Wait { stream, external: true, .. } => Some(stream),
-            // Graph-API, pool and capture-control operations add no node to a capture.
-            OpKind::Update { .. }
-            | OpKind::AddNode { .. }
-            | OpKind::Dependency { .. }
-            | OpKind::Clone { .. }
-            | OpKind::DestroyNode { .. }
-            | OpKind::List { .. }
-            | OpKind::SetNode { .. }
-            | OpKind::SetEnabled { .. }
-            | OpKind::GetEnabled { .. }
-            | OpKind::BeginCaptureToGraph { .. }
-            | OpKind::UpdateCaptureDeps { .. }
-            | OpKind::ConditionCreate { .. }
-            | OpKind::PoolSet { .. }
-            | OpKind::PoolGet { .. }
-            | OpKind::PoolTrim { .. }
-            | OpKind::GraphMemTrim
-            | OpKind::GraphMemGet { .. } => None,
-            OpKind::Record { external: false, .. }
-            | OpKind::Wait { external: false, .. }
-            | OpKind::Callback { .. }
-            | OpKind::Query { .. }
-            | OpKind::Sync { .. }
-            | OpKind::DeviceSync
-            | OpKind::Elapsed { .. }
-            | OpKind::BeginCapture { .. }
-            | OpKind::EndCapture { .. }
-            | OpKind::CaptureStatus { .. }
-            | OpKind::CaptureDeps { .. }
-            | OpKind::PointerType { .. }
-            | OpKind::ExchangeCaptureMode { .. }
-            | OpKind::Instantiate { .. }
-            | OpKind::Upload { .. }
-            | OpKind::Create { .. }
-            | OpKind::Destroy { .. }
-            | OpKind::Register { .. }
-            | OpKind::Unregister { .. }
-            | OpKind::SetDevice { .. }
-            | OpKind::GetDevice { .. }
-            | OpKind::PeerAccess { .. }
-            | OpKind::CanAccessPeer { .. }
-            | OpKind::SetLimit { .. }
-            | OpKind::SetCacheConfig { .. }
-            | OpKind::StreamPriority { .. }
-            | OpKind::Read { .. }
-            | OpKind::PeekLastError
-            | OpKind::Malloc { .. }
-            | OpKind::GetLastError
-            | OpKind::Open { .. }
-            | OpKind::Sleep { .. } => None,
+            OpKind::Record { event, stream, external } => row(
+                OpWord::Record,
+                external.then_some(stream),
+                None,
+                W::Nothing,
+                vec![O::Event(event), O::Stream(stream)],
+            ),
+            OpKind::Wait { stream, event, external } => row(
+                OpWord::Wait,
+                external.then_some(stream),
+                None,
+                W::Nothing,
+                vec![O::Event(event), O::Stream(stream)],
+            ),
+            OpKind::Query { target } => row(OpWord::Query, None, None, W::Nothing, vec![target.operand()]),
+            OpKind::Sync { target: target @ Target::Stream(s) } => {
+                row(OpWord::Sync, None, None, W::Stream(s), vec![target.operand()])
+            }
+            OpKind::Sync { target: target @ Target::Event(e) } => {
+                row(OpWord::Sync, None, None, W::Event(e), vec![target.operand()])
+            }
+            OpKind::DeviceSync => row(OpWord::DeviceSync, None, None, W::Device, vec![]),
+            OpKind::Elapsed { start, stop } => {
+                row(OpWord::Elapsed, None, None, W::Nothing, vec![O::Event(start), O::Event(stop)])
+            }
+            OpKind::HostFunc { stream, snapshot, hold } => {
+                let mut operands = vec![O::Stream(stream)];
+                operands.extend(snapshot.iter().map(|b| O::Buffer(b)));
+                operands.extend(hold.iter().map(|g| O::Gate(g)));
+                row(OpWord::HostFunc, Some(stream), None, W::Nothing, operands)
+            }
+            // Only `host-func` is captured (as a host node); a callback adds no node.
+            OpKind::Callback { stream } => row(OpWord::Callback, None, None, W::Nothing, vec![O::Stream(stream)]),
+            OpKind::BeginCapture { stream, .. } => {
+                row(OpWord::BeginCapture, None, None, W::Nothing, vec![O::Stream(stream)])
+            }
+            OpKind::EndCapture { stream, graph } => {
+                row(OpWord::EndCapture, None, None, W::Nothing, vec![O::Stream(stream), O::Graph(graph)])
+            }
+            OpKind::CaptureStatus { stream, .. } => {
+                row(OpWord::CaptureStatus, None, None, W::Nothing, vec![O::Stream(stream)])
+            }
+            OpKind::CaptureDeps { stream, nodes, .. } => {
+                let operands = [vec![O::Stream(stream)], nodes.iter().map(|l| O::Node(l)).collect()].concat();
+                row(OpWord::CaptureDeps, None, None, W::Nothing, operands)
+            }
+            OpKind::PointerType { buf, .. } => row(OpWord::PointerType, None, None, W::Nothing, vec![O::Buffer(buf)]),
+            OpKind::ExchangeCaptureMode { .. } => row(OpWord::ExchangeCaptureMode, None, None, W::Nothing, vec![]),
+            OpKind::Instantiate { exec, graph, upload, .. } => {
+                let operands = [vec![O::Exec(exec), O::Graph(graph)], on(upload)].concat();
+                row(OpWord::Instantiate, None, None, W::Nothing, operands)
+            }
+            // Graph-API operations add no node to a capture and wait for nothing.
+            OpKind::Update { exec, graph } => {
+                row(OpWord::Update, None, None, W::Nothing, vec![O::Exec(exec), O::Graph(graph)])
+            }
+            OpKind::AddNode { graph, after, .. } => {
+                let operands = [vec![O::Graph(graph)], after.iter().map(|l| O::Node(l)).collect()].concat();
+                row(OpWord::AddNode, None, None, W::Nothing, operands)
+            }
+            OpKind::Dependency { graph, from, to, remove } => {
+                let word = if *remove { OpWord::RemoveDeps } else { OpWord::AddDeps };
+                row(word, None, None, W::Nothing, vec![O::Graph(graph), O::Node(from), O::Node(to)])
+            }
+            OpKind::Clone { copy, graph } => {
+                row(OpWord::Clone, None, None, W::Nothing, vec![O::Graph(copy), O::Graph(graph)])
+            }
+            OpKind::DestroyNode { node } => row(OpWord::DestroyNode, None, None, W::Nothing, vec![O::Node(node)]),
+            // The count a list returned.
+            OpKind::List { graph, .. } => {
+                OpFacts { value: true, ..row(OpWord::List, None, None, W::Nothing, vec![O::Graph(graph)]) }
+            }
+            OpKind::SetNode { exec, node, .. } => {
+                let word = if exec.is_some() { OpWord::ExecSetNode } else { OpWord::SetNode };
+                let operands = [exec.iter().map(|e| O::Exec(e)).collect(), vec![O::Node(node)]].concat();
+                row(word, None, None, W::Nothing, operands)
+            }
+            OpKind::SetEnabled { exec, node, .. } => {
+                row(OpWord::Enable, None, None, W::Nothing, vec![O::Exec(exec), O::Node(node)])
+            }
+            OpKind::GetEnabled { exec, node } => OpFacts {
+                value: true,
+                ..row(OpWord::IsEnabled, None, None, W::Nothing, vec![O::Exec(exec), O::Node(node)])
+            },
+            OpKind::BeginCaptureToGraph { stream, graph, after, .. } => {
+                let nodes = after.iter().map(|l| O::Node(l)).collect();
+                let operands = [vec![O::Stream(stream), O::Graph(graph)], nodes].concat();
+                row(OpWord::BeginCaptureToGraph, None, None, W::Nothing, operands)
+            }
+            OpKind::UpdateCaptureDeps { stream, nodes, .. } => {
+                let operands = [vec![O::Stream(stream)], nodes.iter().map(|l| O::Node(l)).collect()].concat();
+                row(OpWord::UpdateCaptureDeps, None, None, W::Nothing, operands)
+            }
+            OpKind::ConditionCreate { condition, graph, .. } => {
+                row(OpWord::ConditionCreate, None, None, W::Nothing, vec![O::Condition(condition), O::Graph(graph)])
+            }
+            OpKind::PoolSet { pool, .. } => row(OpWord::PoolSet, None, None, W::Nothing, vec![O::Pool(pool)]),
+            OpKind::PoolGet { pool, .. } => {
+                OpFacts { value: true, ..row(OpWord::PoolGet, None, None, W::Nothing, vec![O::Pool(pool)]) }
+            }
+            // cudaMemPoolTrimTo releases what no outstanding allocation holds; nothing says it waits.
+            OpKind::PoolTrim { pool, .. } => row(OpWord::PoolTrim, None, None, W::Nothing, vec![O::Pool(pool)]),
+            OpKind::GraphMemTrim => row(OpWord::GraphMemTrim, None, None, W::Device, vec![]),
+            OpKind::GraphMemGet { .. } => {
+                OpFacts { value: true, ..row(OpWord::GraphMemGet, None, None, W::Nothing, vec![]) }
+            }
+            OpKind::LaunchGraph { exec, stream } => {
+                row(OpWord::LaunchGraph, Some(stream), Some(stream), W::Nothing, vec![O::Exec(exec), O::Stream(stream)])
+            }
+            OpKind::Upload { exec, stream } => {
+                row(OpWord::Upload, None, None, W::Nothing, vec![O::Exec(exec), O::Stream(stream)])
+            }
+            // `create` and `destroy` name an object of any kind: the validator checks which kinds they take.
+            // The docs let cudaMalloc, cudaFree and cudaHostRegister synchronize the device.
+            OpKind::Create { .. } => row(OpWord::Create, None, None, W::Device, vec![]),
+            OpKind::Destroy { name } => row(OpWord::Destroy, None, None, W::Destroy(name), vec![]),
+            // Captured stream-ordered allocations become memory-allocation and memory-free nodes.
+            OpKind::MallocAsync { buf, stream, pool } => {
+                let operands = [pool.iter().map(|p| O::Pool(p)).collect(), vec![O::Buffer(buf), O::Stream(stream)]];
+                row(OpWord::MallocAsync, Some(stream), None, W::Nothing, operands.concat())
+            }
+            OpKind::FreeAsync { buf, stream } => {
+                row(OpWord::FreeAsync, Some(stream), None, W::Nothing, vec![O::Buffer(buf), O::Stream(stream)])
+            }
+            OpKind::Register { buf } => row(OpWord::Register, None, None, W::Device, vec![O::Buffer(buf)]),
+            OpKind::Unregister { buf } => row(OpWord::Unregister, None, None, W::Device, vec![O::Buffer(buf)]),
+            // cudaSetDevice "will do no synchronization with the previous or new device".
+            OpKind::SetDevice { device } => {
+                OpFacts { devices: vec![*device], ..row(OpWord::SetDevice, None, None, W::Nothing, vec![]) }
+            }
+            OpKind::GetDevice { expect } => OpFacts {
+                devices: expect.iter().copied().collect(),
+                ..row(OpWord::GetDevice, None, None, W::Nothing, vec![])
+            },
+            // No page says whether enabling peer access waits for the devices' work.
+            OpKind::PeerAccess { peer, enable } => {
+                let word = if *enable { OpWord::EnablePeerAccess } else { OpWord::DisablePeerAccess };
+                OpFacts { devices: vec![*peer], ..row(word, None, None, W::Device, vec![]) }
+            }
+            OpKind::CanAccessPeer { device, peer } => {
+                let row = row(OpWord::CanAccessPeer, None, None, W::Nothing, vec![]);
+                OpFacts { devices: vec![*device, *peer], value: true, ..row }
+            }
+            OpKind::SetLimit { .. } => row(OpWord::SetLimit, None, None, W::Device, vec![]),
+            OpKind::SetCacheConfig { .. } => row(OpWord::SetCacheConfig, None, None, W::Device, vec![]),
+            OpKind::StreamPriority { stream, .. } => {
+                row(OpWord::StreamPriority, None, None, W::Nothing, vec![O::Stream(stream)])
+            }
+            OpKind::StreamFlags { stream } => {
+                OpFacts { value: true, ..row(OpWord::StreamFlags, None, None, W::Nothing, vec![O::Stream(stream)]) }
+            }
+            OpKind::Read { buf } => row(OpWord::Read, None, None, W::Nothing, vec![O::Buffer(buf)]),
+            OpKind::PeekLastError => row(OpWord::PeekLastError, None, None, W::Nothing, vec![]),
+            OpKind::Malloc { .. } => row(OpWord::Malloc, None, None, W::Device, vec![]),
+            OpKind::GetLastError => row(OpWord::GetLastError, None, None, W::Nothing, vec![]),
+            OpKind::Open { gate, .. } => row(OpWord::Open, None, None, W::Nothing, vec![O::Gate(gate)]),
+            OpKind::Sleep { .. } => row(OpWord::Sleep, None, None, W::Nothing, vec![]),
         }
+    }
+
+    /// The word that starts this operation.
+    pub fn word(&self) -> OpWord {
+        self.facts().word
+    }
+
+    /// The stream on which this operation may have added a node to a capture graph.
+    pub fn capture_stream(&self) -> Option<&StreamRef> {
+        self.facts().capture
     }
 
     /// A kernel launch: it gets a stamp slot, and `before`/`overlaps` may name it.
     pub fn is_kernel_launch(&self) -> bool {
-        self.word() == OpWord::Launch
+        matches!(self, OpKind::Launch { .. })
     }
 
     /// Work on a stream that `timing: events` brackets with events: kernel launches, copies, memsets (the
     /// synchronous ones on the legacy stream) and graph launches.
     pub fn has_device_work(&self) -> bool {
-        self.is_kernel_launch()
-            || matches!(
-                self,
-                OpKind::Memcpy { .. } | OpKind::MemcpyPeer { .. } | OpKind::Memset { .. } | OpKind::LaunchGraph { .. }
-            )
+        self.facts().work.is_some()
     }
 
     /// The stream its device work runs on (`legacy` for the synchronous copy and memset), for timelines.
     pub fn work_stream(&self) -> Option<&StreamRef> {
+        self.facts().work
+    }
+}
+
+impl Target {
+    fn operand(&self) -> Operand<'_> {
         match self {
-            OpKind::Memcpy { stream: None, .. }
-            | OpKind::MemcpyPeer { stream: None, .. }
-            | OpKind::Memset { stream: None, .. } => Some(&StreamRef::Legacy),
-            _ if self.has_device_work() => self.capture_stream(),
-            _ => None,
+            Target::Stream(s) => Operand::Stream(s),
+            Target::Event(e) => Operand::Event(e),
         }
     }
 }

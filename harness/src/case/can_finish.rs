@@ -1,6 +1,6 @@
 //! Whether a script can finish: a gate nobody opens, or a host-blocking call on the main thread that would wait for a
 //! closed gate before anything opens it, makes a case hang until the watchdog. The validator rejects both before any
-//! GPU work. [`Checker::blocks_on`] is exhaustive over the operations: a new one must say whether it can block.
+//! GPU work. What an operation may wait for is its `waits` column in the table of facts ([`OpKind::facts`]).
 
 use super::ast::*;
 use super::validate::Checker;
@@ -38,7 +38,8 @@ impl Checker<'_, '_> {
         for (i, op) in case.script.iter().enumerate() {
             let line = self.op_line(i);
             match &op.kind {
-                OpKind::LaunchGate { gate, stream } | OpKind::HostFunc { hold: Some(gate), stream, .. } => {
+                OpKind::Launch { kernel: KernelCall::Gate { gate }, stream }
+                | OpKind::HostFunc { hold: Some(gate), stream, .. } => {
                     let opened_anywhere =
                         case.script.iter().any(|o| matches!(&o.kind, OpKind::Open { gate: g, .. } if g == gate));
                     if !opened_anywhere && !expected_timeouts.contains(gate.as_str()) {
@@ -99,90 +100,19 @@ impl Checker<'_, '_> {
         // A legacy-stream sync (or a synchronous copy, issued on the legacy stream) waits for every blocking stream
         // and the per-thread stream.
         let legacy_waits = || closed.iter().find(|(_, (_, s))| !non_blocking(s)).map(|(g, (l, _))| (*g, *l));
-        match kind {
-            OpKind::DeviceSync => closed.iter().next().map(|(g, (l, _))| (*g, *l)),
-            OpKind::Sync { target: Target::Stream(s) } if is_legacy(s) => legacy_waits(),
-            OpKind::Sync { target: Target::Stream(s) } => {
-                closed.iter().find(|(_, (_, gs))| *gs == s).map(|(g, (l, _))| (*g, *l))
-            }
-            OpKind::Sync { target: Target::Event(e) } => {
-                let g = recorded_behind.get(e.as_str())?;
+        let any_gate = || closed.iter().next().map(|(g, (l, _))| (*g, *l));
+        match kind.facts().waits {
+            HostWait::Nothing => None,
+            HostWait::Device => any_gate(),
+            HostWait::Destroy(name) if self.is_buffer(name) => any_gate(),
+            HostWait::Destroy(_) => None,
+            HostWait::LegacyStream => legacy_waits(),
+            HostWait::Stream(s) if is_legacy(s) => legacy_waits(),
+            HostWait::Stream(s) => closed.iter().find(|(_, (_, gs))| *gs == s).map(|(g, (l, _))| (*g, *l)),
+            HostWait::Event(e) => {
+                let g = recorded_behind.get(e)?;
                 closed.get(g).map(|(l, _)| (*g, *l))
             }
-            OpKind::Memcpy { stream: None, .. } | OpKind::Memset { stream: None, .. } => legacy_waits(),
-            // cudaMemcpyPeer is "serialized with respect all pending and future asynchronous work in to the current
-            // device, srcDevice, and dstDevice": whatever a gate holds on any device may hold it.
-            OpKind::MemcpyPeer { stream: None, .. } => closed.iter().next().map(|(g, (l, _))| (*g, *l)),
-            // Calls that may wait for the whole device (the docs let cudaFree, cudaMalloc, cudaHostRegister and
-            // device-wide settings synchronize): a case must schedule the open before them.
-            OpKind::Destroy { name } if !self.is_buffer(name) => None,
-            OpKind::Create { .. }
-            | OpKind::Destroy { .. }
-            | OpKind::Register { .. }
-            | OpKind::Unregister { .. }
-            | OpKind::Malloc { .. }
-            | OpKind::GraphMemTrim
-            // No page says whether enabling peer access waits for the devices' work.
-            | OpKind::PeerAccess { .. }
-            | OpKind::SetLimit { .. }
-            | OpKind::SetCacheConfig { .. } => closed.iter().next().map(|(g, (l, _))| (*g, *l)),
-            OpKind::LaunchGate { .. }
-            | OpKind::LaunchSpin { .. }
-            | OpKind::LaunchLazySpin { .. }
-            | OpKind::LaunchFault { .. }
-            | OpKind::LaunchFill { .. }
-            | OpKind::LaunchTransform { .. }
-            | OpKind::LaunchCompare { .. }
-            | OpKind::LaunchVecAdd { .. }
-            | OpKind::LaunchSinCos { .. }
-            | OpKind::LaunchSleep { .. }
-            | OpKind::Memcpy { stream: Some(_), .. }
-            | OpKind::MemcpyPeer { stream: Some(_), .. }
-            | OpKind::Memset { stream: Some(_), .. }
-            | OpKind::Record { .. }
-            | OpKind::Wait { .. }
-            | OpKind::Query { .. }
-            | OpKind::Elapsed { .. }
-            | OpKind::HostFunc { .. }
-            | OpKind::Callback { .. }
-            | OpKind::BeginCapture { .. }
-            | OpKind::EndCapture { .. }
-            | OpKind::CaptureStatus { .. }
-            | OpKind::CaptureDeps { .. }
-            | OpKind::PointerType { .. }
-            | OpKind::ExchangeCaptureMode { .. }
-            | OpKind::Instantiate { .. }
-            | OpKind::LaunchGraph { .. }
-            | OpKind::Upload { .. }
-            | OpKind::MallocAsync { .. }
-            | OpKind::FreeAsync { .. }
-            // cudaSetDevice "will do no synchronization with the previous or new device".
-            | OpKind::SetDevice { .. }
-            | OpKind::GetDevice { .. }
-            | OpKind::CanAccessPeer { .. }
-            | OpKind::StreamPriority { .. }
-            | OpKind::Read { .. }
-            | OpKind::GetLastError
-            | OpKind::PeekLastError
-            | OpKind::Open { .. }
-            | OpKind::Sleep { .. }
-            // cudaMemPoolTrimTo releases what no outstanding allocation holds; nothing says it waits.
-            | OpKind::PoolTrim { .. }
-            | OpKind::Update { .. }
-            | OpKind::AddNode { .. }
-            | OpKind::Dependency { .. }
-            | OpKind::Clone { .. }
-            | OpKind::DestroyNode { .. }
-            | OpKind::List { .. }
-            | OpKind::SetNode { .. }
-            | OpKind::SetEnabled { .. }
-            | OpKind::GetEnabled { .. }
-            | OpKind::BeginCaptureToGraph { .. }
-            | OpKind::UpdateCaptureDeps { .. }
-            | OpKind::ConditionCreate { .. }
-            | OpKind::PoolSet { .. }
-            | OpKind::PoolGet { .. }
-            | OpKind::GraphMemGet { .. } => None,
         }
     }
 }

@@ -13,7 +13,7 @@ mod validate;
 pub mod words;
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 pub use diagnostic::Diagnostic;
 pub use lint::{lint, Warning};

@@ -574,75 +574,73 @@ impl<'f> CaseParser<'f> {
         };
         cur.pos += 1;
         let kind = match word {
-            OpWord::Launch => match cur.word::<KernelWord>()? {
-                KernelWord::Gate => {
-                    let gate = cur.ident("a gate")?;
-                    OpKind::LaunchGate { gate, stream: self.on_stream(cur)? }
+            OpWord::Launch => {
+                let mut kernel = match cur.word::<KernelWord>()? {
+                    KernelWord::Gate => KernelCall::Gate { gate: cur.ident("a gate")? },
+                    KernelWord::Spin => {
+                        let ns = if cur.peek() == Some("on") { 0 } else { cur.duration()? };
+                        KernelCall::Spin { ns, shape: LaunchShape::default() }
+                    }
+                    KernelWord::LazySpin => {
+                        KernelCall::LazySpin { ns: if cur.peek() == Some("on") { 0 } else { cur.duration()? } }
+                    }
+                    KernelWord::Fault => KernelCall::Fault { fault: cur.word()? },
+                    KernelWord::Fill => {
+                        let buf = cur.ident("a buffer")?;
+                        KernelCall::Fill { buf, value: cur.u32("a value")? }
+                    }
+                    KernelWord::Transform => {
+                        let buf = cur.ident("a buffer")?;
+                        cur.expect("mul")?;
+                        let mul = cur.u32("a multiplier")?;
+                        cur.expect("add")?;
+                        KernelCall::Transform { buf, mul, add: cur.u32("an addend")? }
+                    }
+                    k @ (KernelWord::SetCondition | KernelWord::Countdown) => {
+                        return Err(cur.error(format!(
+                        "`{}` takes a conditional handle: it runs only as a graph kernel node (`add-node G kernel ...`)",
+                        k.word()
+                    )))
+                    }
+                    KernelWord::Compare => {
+                        let a = cur.ident("a buffer")?;
+                        let b = cur.ident("a buffer")?;
+                        cur.expect("into")?;
+                        KernelCall::Compare { a, b, into: cur.ident("a buffer")? }
+                    }
+                    KernelWord::VecAdd => {
+                        let a = cur.ident("a buffer")?;
+                        let b = cur.ident("a buffer")?;
+                        cur.expect("into")?;
+                        let into = cur.ident("a buffer")?;
+                        KernelCall::VecAdd { a, b, into, shape: ComputeShape::default() }
+                    }
+                    KernelWord::SinCos => {
+                        let buf = cur.ident("a buffer")?;
+                        cur.expect("iterations")?;
+                        let iterations = cur.u32("an iteration count")?;
+                        KernelCall::SinCos { buf, iterations, shape: ComputeShape::default() }
+                    }
+                    KernelWord::Sleep => {
+                        let col = cur.col();
+                        let word = cur.next("a number of clock cycles")?;
+                        let cycles = word.parse::<u64>().map_err(|_| {
+                            diag(self.file, cur.line, col, format!("expected a number of clock cycles, found `{word}`"))
+                        })?;
+                        KernelCall::Sleep { cycles, shape: ComputeShape::default() }
+                    }
+                };
+                let stream = self.on_stream(cur)?;
+                // The launch shape follows the stream.
+                match &mut kernel {
+                    KernelCall::Spin { shape, .. } => *shape = Self::launch_shape(cur)?,
+                    KernelCall::VecAdd { shape, .. }
+                    | KernelCall::SinCos { shape, .. }
+                    | KernelCall::Sleep { shape, .. } => *shape = Self::compute_shape(cur)?,
+                    _ => {}
                 }
-                KernelWord::Spin => {
-                    let ns = if cur.peek() == Some("on") { 0 } else { cur.duration()? };
-                    let stream = self.on_stream(cur)?;
-                    OpKind::LaunchSpin { ns, stream, shape: Self::launch_shape(cur)? }
-                }
-                KernelWord::LazySpin => {
-                    let ns = if cur.peek() == Some("on") { 0 } else { cur.duration()? };
-                    OpKind::LaunchLazySpin { ns, stream: self.on_stream(cur)? }
-                }
-                KernelWord::Fault => {
-                    let fault = cur.word()?;
-                    OpKind::LaunchFault { fault, stream: self.on_stream(cur)? }
-                }
-                KernelWord::Fill => {
-                    let buf = cur.ident("a buffer")?;
-                    let value = cur.u32("a value")?;
-                    OpKind::LaunchFill { buf, value, stream: self.on_stream(cur)? }
-                }
-                KernelWord::Transform => {
-                    let buf = cur.ident("a buffer")?;
-                    cur.expect("mul")?;
-                    let mul = cur.u32("a multiplier")?;
-                    cur.expect("add")?;
-                    let add = cur.u32("an addend")?;
-                    OpKind::LaunchTransform { buf, mul, add, stream: self.on_stream(cur)? }
-                }
-                k @ (KernelWord::SetCondition | KernelWord::Countdown) => {
-                    return Err(cur.error(format!(
-                    "`{}` takes a conditional handle: it runs only as a graph kernel node (`add-node G kernel ...`)",
-                    k.word()
-                )))
-                }
-                KernelWord::Compare => {
-                    let a = cur.ident("a buffer")?;
-                    let b = cur.ident("a buffer")?;
-                    cur.expect("into")?;
-                    let into = cur.ident("a buffer")?;
-                    OpKind::LaunchCompare { a, b, into, stream: self.on_stream(cur)? }
-                }
-                KernelWord::VecAdd => {
-                    let a = cur.ident("a buffer")?;
-                    let b = cur.ident("a buffer")?;
-                    cur.expect("into")?;
-                    let into = cur.ident("a buffer")?;
-                    let stream = self.on_stream(cur)?;
-                    OpKind::LaunchVecAdd { a, b, into, stream, shape: Self::compute_shape(cur)? }
-                }
-                KernelWord::SinCos => {
-                    let buf = cur.ident("a buffer")?;
-                    cur.expect("iterations")?;
-                    let iterations = cur.u32("an iteration count")?;
-                    let stream = self.on_stream(cur)?;
-                    OpKind::LaunchSinCos { buf, iterations, stream, shape: Self::compute_shape(cur)? }
-                }
-                KernelWord::Sleep => {
-                    let col = cur.col();
-                    let word = cur.next("a number of clock cycles")?;
-                    let cycles = word.parse::<u64>().map_err(|_| {
-                        diag(self.file, cur.line, col, format!("expected a number of clock cycles, found `{word}`"))
-                    })?;
-                    let stream = self.on_stream(cur)?;
-                    OpKind::LaunchSleep { cycles, stream, shape: Self::compute_shape(cur)? }
-                }
-            },
+                OpKind::Launch { kernel, stream }
+            }
             OpWord::Memcpy | OpWord::MemcpyAsync => {
                 let dst = cur.ident("a destination buffer")?;
                 let src = cur.ident("a source buffer")?;
@@ -874,6 +872,7 @@ impl<'f> CaseParser<'f> {
                 cur.expect("is")?;
                 OpKind::StreamPriority { stream, priority: Self::priority(cur)? }
             }
+            OpWord::StreamFlags => OpKind::StreamFlags { stream: self.stream(cur)? },
             OpWord::Read => OpKind::Read { buf: cur.ident("a buffer")? },
             OpWord::PeekLastError => OpKind::PeekLastError,
             OpWord::Malloc => OpKind::Malloc { bytes: cur.size()? },

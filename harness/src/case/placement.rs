@@ -12,7 +12,7 @@ impl Case {
     /// operations (1 when it names none).
     pub fn device_count(&self) -> u32 {
         let decls = self.decls.iter().filter_map(|d| d.device());
-        let ops = self.script.iter().flat_map(|op| named_devices(&op.kind));
+        let ops = self.script.iter().flat_map(|op| op.kind.facts().devices);
         decls.chain(ops).max().map_or(1, |highest| highest + 1)
     }
 
@@ -50,78 +50,6 @@ pub fn current_devices(case: &Case) -> Vec<u32> {
             current[slot].1
         })
         .collect()
-}
-
-/// The device indices an operation names. Exhaustive, so a new operation says whether it names a device.
-pub fn named_devices(kind: &OpKind) -> Vec<u32> {
-    match kind {
-        OpKind::SetDevice { device } => vec![*device],
-        OpKind::GetDevice { expect } => expect.iter().copied().collect(),
-        OpKind::PeerAccess { peer, .. } => vec![*peer],
-        OpKind::CanAccessPeer { device, peer } => vec![*device, *peer],
-        OpKind::LaunchGate { .. }
-        | OpKind::LaunchSpin { .. }
-        | OpKind::LaunchLazySpin { .. }
-        | OpKind::LaunchFault { .. }
-        | OpKind::LaunchFill { .. }
-        | OpKind::LaunchTransform { .. }
-        | OpKind::LaunchCompare { .. }
-        | OpKind::LaunchVecAdd { .. }
-        | OpKind::LaunchSinCos { .. }
-        | OpKind::LaunchSleep { .. }
-        | OpKind::Memcpy { .. }
-        | OpKind::MemcpyPeer { .. }
-        | OpKind::Memset { .. }
-        | OpKind::Record { .. }
-        | OpKind::Wait { .. }
-        | OpKind::Query { .. }
-        | OpKind::Sync { .. }
-        | OpKind::DeviceSync
-        | OpKind::Elapsed { .. }
-        | OpKind::HostFunc { .. }
-        | OpKind::Callback { .. }
-        | OpKind::BeginCapture { .. }
-        | OpKind::EndCapture { .. }
-        | OpKind::CaptureStatus { .. }
-        | OpKind::CaptureDeps { .. }
-        | OpKind::PointerType { .. }
-        | OpKind::ExchangeCaptureMode { .. }
-        | OpKind::Instantiate { .. }
-        | OpKind::Update { .. }
-        | OpKind::AddNode { .. }
-        | OpKind::Dependency { .. }
-        | OpKind::Clone { .. }
-        | OpKind::DestroyNode { .. }
-        | OpKind::List { .. }
-        | OpKind::SetNode { .. }
-        | OpKind::SetEnabled { .. }
-        | OpKind::GetEnabled { .. }
-        | OpKind::BeginCaptureToGraph { .. }
-        | OpKind::UpdateCaptureDeps { .. }
-        | OpKind::ConditionCreate { .. }
-        | OpKind::PoolSet { .. }
-        | OpKind::PoolGet { .. }
-        | OpKind::PoolTrim { .. }
-        | OpKind::GraphMemTrim
-        | OpKind::GraphMemGet { .. }
-        | OpKind::LaunchGraph { .. }
-        | OpKind::Upload { .. }
-        | OpKind::Create { .. }
-        | OpKind::Destroy { .. }
-        | OpKind::MallocAsync { .. }
-        | OpKind::FreeAsync { .. }
-        | OpKind::Register { .. }
-        | OpKind::Unregister { .. }
-        | OpKind::SetLimit { .. }
-        | OpKind::SetCacheConfig { .. }
-        | OpKind::StreamPriority { .. }
-        | OpKind::Read { .. }
-        | OpKind::PeekLastError
-        | OpKind::Malloc { .. }
-        | OpKind::GetLastError
-        | OpKind::Open { .. }
-        | OpKind::Sleep { .. } => Vec::new(),
-    }
 }
 
 #[cfg(test)]

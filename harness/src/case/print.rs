@@ -2,7 +2,7 @@
 //! Also the words of traces and verdict messages, and how a shrunk random program becomes a case to save.
 
 use super::ast::*;
-use super::words::{Comparison, EventAttr, ExpectWord, KernelWord, OpWord, PredicateWord, Verb, Word};
+use super::words::{Comparison, EventAttr, ExpectWord, PredicateWord, Verb, Word};
 use std::fmt::Write as _;
 
 pub fn print_file(file: &CaseFile) -> String {
@@ -208,39 +208,24 @@ pub fn op(o: &Op) -> String {
 pub fn op_kind(k: &OpKind) -> String {
     let bytes = |b: &Option<u64>| b.map(|b| format!(" {}", size(b))).unwrap_or_default();
     let ext = |e: bool| if e { " external" } else { "" };
-    let launch = |kernel: KernelWord| format!("{} {}", OpWord::Launch.word(), kernel.word());
     let w = k.word().word();
     match k {
-        OpKind::LaunchGate { gate, stream: s } => format!("{} {gate} on {}", launch(KernelWord::Gate), s.name()),
-        OpKind::LaunchSpin { ns, stream: s, shape } => {
-            format!("{}{} on {}{}", launch(KernelWord::Spin), spin_time(*ns), s.name(), launch_shape(shape))
-        }
-        OpKind::LaunchLazySpin { ns, stream: s } => {
-            format!("{}{} on {}", launch(KernelWord::LazySpin), spin_time(*ns), s.name())
-        }
-        OpKind::LaunchFault { fault: f, stream: s } => {
-            format!("{} {} on {}", launch(KernelWord::Fault), f.word(), s.name())
-        }
-        OpKind::LaunchFill { buf, value, stream: s } => {
-            format!("{} {buf} {value} on {}", launch(KernelWord::Fill), s.name())
-        }
-        OpKind::LaunchTransform { buf, mul, add, stream: s } => {
-            format!("{} {buf} mul {mul} add {add} on {}", launch(KernelWord::Transform), s.name())
-        }
-        OpKind::LaunchCompare { a, b, into, stream: s } => {
-            format!("{} {a} {b} into {into} on {}", launch(KernelWord::Compare), s.name())
-        }
-        OpKind::LaunchVecAdd { a, b, into, stream: s, shape } => {
-            format!("{} {a} {b} into {into} on {}{}", launch(KernelWord::VecAdd), s.name(), compute_shape(shape))
-        }
-        OpKind::LaunchSinCos { buf, iterations, stream: s, shape } => format!(
-            "{} {buf} iterations {iterations} on {}{}",
-            launch(KernelWord::SinCos),
-            s.name(),
-            compute_shape(shape)
-        ),
-        OpKind::LaunchSleep { cycles, stream: s, shape } => {
-            format!("{} {cycles} on {}{}", launch(KernelWord::Sleep), s.name(), compute_shape(shape))
+        OpKind::Launch { kernel, stream: s } => {
+            let (args, shape) = match kernel {
+                KernelCall::Gate { gate } => (format!(" {gate}"), String::new()),
+                KernelCall::Spin { ns, shape } => (spin_time(*ns), launch_shape(shape)),
+                KernelCall::LazySpin { ns } => (spin_time(*ns), String::new()),
+                KernelCall::Fault { fault } => (format!(" {}", fault.word()), String::new()),
+                KernelCall::Fill { buf, value } => (format!(" {buf} {value}"), String::new()),
+                KernelCall::Transform { buf, mul, add } => (format!(" {buf} mul {mul} add {add}"), String::new()),
+                KernelCall::Compare { a, b, into } => (format!(" {a} {b} into {into}"), String::new()),
+                KernelCall::VecAdd { a, b, into, shape } => (format!(" {a} {b} into {into}"), compute_shape(shape)),
+                KernelCall::SinCos { buf, iterations, shape } => {
+                    (format!(" {buf} iterations {iterations}"), compute_shape(shape))
+                }
+                KernelCall::Sleep { cycles, shape } => (format!(" {cycles}"), compute_shape(shape)),
+            };
+            format!("{w} {}{args} on {}{shape}", kernel.word().word(), s.name())
         }
         OpKind::Memcpy { dst, src, bytes: b, inferred, stream: None } => {
             format!("{w} {dst} {src}{}{}", bytes(b), inferred_word(*inferred))
@@ -342,6 +327,7 @@ pub fn op_kind(k: &OpKind) -> String {
         OpKind::StreamPriority { stream: s, priority: p } => {
             format!("{w} {} is {}", s.name(), priority(*p))
         }
+        OpKind::StreamFlags { stream: s } => format!("{w} {}", s.name()),
         OpKind::Read { buf } => format!("{w} {buf}"),
         OpKind::PeekLastError => w.into(),
         OpKind::Malloc { bytes } => format!("{w} {}", size(*bytes)),

@@ -3,7 +3,7 @@
 use super::ast::*;
 use super::{parse_file, print_file, validate, Diagnostic};
 
-const VALID: &str = "\
+pub(crate) const VALID: &str = "\
 # a comment
 case area/one
   rule: Work on the legacy stream waits for a blocking stream # the hash is text here
@@ -131,6 +131,7 @@ case area/one
         memcpy d1 d default
         memcpy-async h d1 64 default on s1
   hh:   host-func on s snapshot h hold g
+  sf:   stream-flags s
 
   expect held before k
   expect ls value == 3
@@ -167,6 +168,7 @@ case area/one
   expect elapsed el < 0
   expect elapsed el <= -0.5
   expect snapshot rd == 3
+  expect sf value == 0
 end
 
 case area/two
@@ -239,7 +241,7 @@ fn parses_every_construct() {
         case.decls[23],
         Decl::Buffer { name: "d1".into(), kind: MemKind::Device, bytes: 4096, device: Some(1), later: false }
     );
-    assert_eq!(case.script.len(), 94);
+    assert_eq!(case.script.len(), 95);
     assert_eq!(case.script[84].kind, OpKind::SetDevice { device: 1 });
     assert_eq!(case.script[85].kind, OpKind::GetDevice { expect: Some(1) });
     assert_eq!(case.script[88].kind, OpKind::CanAccessPeer { device: 0, peer: 1 });
@@ -252,13 +254,19 @@ fn parses_every_construct() {
         case.script[92].kind,
         OpKind::Memcpy { dst: "h".into(), src: "d1".into(), bytes: Some(64), inferred: true, stream: s1 }
     );
-    assert_eq!(case.expects.len(), 35);
+    assert_eq!(case.expects.len(), 36);
     let shape = LaunchShape::default();
-    assert_eq!(case.script[1].kind, OpKind::LaunchSpin { ns: 2_000_000, stream: StreamRef::Legacy, shape });
+    assert_eq!(
+        case.script[1].kind,
+        OpKind::Launch { kernel: KernelCall::Spin { ns: 2_000_000, shape }, stream: StreamRef::Legacy }
+    );
     let full = LaunchShape { grid: Grid::Full, block: 32, shared_bytes: 1024, ..LaunchShape::default() };
     assert_eq!(
         case.script[34].kind,
-        OpKind::LaunchSpin { ns: 1_000_000, stream: StreamRef::Named("s".into()), shape: full }
+        OpKind::Launch {
+            kernel: KernelCall::Spin { ns: 1_000_000, shape: full },
+            stream: StreamRef::Named("s".into())
+        }
     );
     assert_eq!(case.script[5].expect, vec!["cudaErrorNotReady".to_owned()]);
     assert_eq!(case.script[13].kind, OpKind::Query { target: Target::Event("e".into()) });
@@ -280,17 +288,22 @@ fn parses_slices_repeats_timing_and_measures() {
     let s = StreamRef::Named("s".into());
     assert_eq!(
         case.script[3].kind,
-        OpKind::LaunchVecAdd {
-            a: "d1".into(),
-            b: "d1".into(),
-            into: "d1".into(),
-            stream: s.clone(),
-            shape: ComputeShape { grid: Some(Grid::Full), block: Some(128) }
+        OpKind::Launch {
+            kernel: KernelCall::VecAdd {
+                a: "d1".into(),
+                b: "d1".into(),
+                into: "d1".into(),
+                shape: ComputeShape { grid: Some(Grid::Full), block: Some(128) }
+            },
+            stream: s.clone()
         }
     );
     assert_eq!(
         case.script[5].kind,
-        OpKind::LaunchSleep { cycles: 100_000, stream: s, shape: ComputeShape { grid: None, block: Some(256) } }
+        OpKind::Launch {
+            kernel: KernelCall::Sleep { cycles: 100_000, shape: ComputeShape { grid: None, block: Some(256) } },
+            stream: s
+        }
     );
     let Expectation::Measure(m) = &case.expects[2] else { panic!("{:?}", case.expects[2]) };
     assert_eq!(m.of, MeasureOf::Device { from: "up".into(), to: Some("sl".into()), per: Some(2) });

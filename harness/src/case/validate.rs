@@ -4,7 +4,7 @@
 
 use super::ast::*;
 use super::diagnostic::{did_you_mean, Diagnostic};
-use super::placement::{current_devices, named_devices};
+use super::placement::current_devices;
 use super::words::Word;
 use crate::gpu;
 use std::collections::{HashMap, HashSet};
@@ -204,7 +204,7 @@ impl<'c, 'o> Checker<'c, 'o> {
             }
         }
         for (i, op) in case.script.iter().enumerate() {
-            if let Some(d) = named_devices(&op.kind).into_iter().find(|&d| d >= granted) {
+            if let Some(d) = op.kind.facts().devices.into_iter().find(|&d| d >= granted) {
                 let line = self.op_line(i);
                 self.report(line, needs(d));
             }
@@ -285,143 +285,75 @@ impl<'c, 'o> Checker<'c, 'o> {
         }
     }
 
+    /// Every name and label the operation uses is of the kind its row of facts says; then the rules of the few
+    /// operations with more to check than their names.
     fn operands(&mut self, line: u32, kind: &OpKind) {
-        let buffer = Kind::Buffer(MemKind::Device);
-        match kind {
-            OpKind::LaunchGate { gate, stream } => {
-                self.name(line, gate, Kind::Gate);
-                self.stream(line, stream);
-            }
-            OpKind::LaunchSpin { stream, .. }
-            | OpKind::LaunchLazySpin { stream, .. }
-            | OpKind::LaunchFault { stream, .. }
-            | OpKind::StreamPriority { stream, .. }
-            | OpKind::Callback { stream }
-            | OpKind::BeginCapture { stream, .. }
-            | OpKind::CaptureStatus { stream, .. } => self.stream(line, stream),
-            OpKind::CaptureDeps { stream, count, nodes } => {
-                self.stream(line, stream);
-                for l in nodes {
-                    self.node_label(line, l);
+        for operand in kind.facts().operands {
+            let (name, want) = match operand {
+                Operand::Stream(s) => {
+                    self.stream(line, s);
+                    continue;
                 }
-                if !nodes.is_empty() && nodes.len() != *count as usize {
-                    self.report(line, format!("{} nodes named for a count of {count}", nodes.len()));
-                }
-            }
-            OpKind::HostFunc { stream, snapshot, hold } => {
-                self.stream(line, stream);
-                if let Some(buf) = snapshot {
-                    if let Some(Kind::Buffer(MemKind::Device)) = self.name(line, buf, buffer) {
-                        self.report(line, format!("a host function cannot read device buffer `{buf}`"));
-                    }
-                }
-                if let Some(gate) = hold {
-                    self.name(line, gate, Kind::Gate);
-                }
-            }
-            OpKind::LaunchFill { buf, stream, .. } | OpKind::LaunchTransform { buf, stream, .. } => {
-                self.kernel_buffer(line, buf);
-                self.stream(line, stream);
-            }
-            OpKind::LaunchCompare { a, b, into, stream } | OpKind::LaunchVecAdd { a, b, into, stream, .. } => {
-                for buf in [a, b, into] {
+                Operand::KernelBuffer(buf) => {
                     self.kernel_buffer(line, buf);
+                    continue;
                 }
-                self.stream(line, stream);
-            }
-            OpKind::LaunchSinCos { buf, stream, .. } => {
-                self.kernel_buffer(line, buf);
-                self.stream(line, stream);
-            }
-            OpKind::LaunchSleep { stream, .. } => self.stream(line, stream),
-            OpKind::Memcpy { dst, src, bytes, stream, .. } => {
-                self.name(line, dst, buffer);
-                self.name(line, src, buffer);
-                if let Some(s) = stream {
-                    self.stream(line, s);
+                Operand::Node(label) => {
+                    self.node_label(line, label);
+                    continue;
                 }
-                self.within(line, bytes, &[dst, src]);
+                Operand::Event(name) => (name, Kind::Event),
+                Operand::Buffer(name) => (name, Kind::Buffer(MemKind::Device)),
+                Operand::Gate(name) => (name, Kind::Gate),
+                Operand::Graph(name) => (name, Kind::Graph),
+                Operand::Exec(name) => (name, Kind::Exec),
+                Operand::Pool(name) => (name, Kind::Pool),
+                Operand::Condition(name) => (name, Kind::Condition),
+            };
+            self.name(line, name, want);
+        }
+        self.operation_rules(line, kind);
+    }
+
+    /// The declared kind of buffer `name`, once its operand check passed.
+    fn buffer_kind(&self, name: &str) -> Option<MemKind> {
+        match self.names.get(name) {
+            Some(Kind::Buffer(kind)) => Some(*kind),
+            _ => None,
+        }
+    }
+
+    /// Rules beyond the kinds of the operands: sizes, memory kinds, what `create` and `destroy` may name. Most
+    /// operations have none.
+    fn operation_rules(&mut self, line: u32, kind: &OpKind) {
+        match kind {
+            OpKind::CaptureDeps { count, nodes, .. } if !nodes.is_empty() && nodes.len() != *count as usize => {
+                self.report(line, format!("{} nodes named for a count of {count}", nodes.len()));
             }
-            OpKind::MemcpyPeer { dst, src, bytes, stream } => {
+            OpKind::HostFunc { snapshot: Some(buf), .. } if self.buffer_kind(buf) == Some(MemKind::Device) => {
+                self.report(line, format!("a host function cannot read device buffer `{buf}`"));
+            }
+            OpKind::Memcpy { dst, src, bytes, .. } => self.within(line, bytes, &[dst, src]),
+            OpKind::MemcpyPeer { dst, src, bytes, .. } => {
                 for buf in [dst, src] {
-                    if let Some(Kind::Buffer(kind)) = self.name(line, buf, buffer) {
-                        if kind != MemKind::Device {
-                            self.report(line, format!("a peer copy is between device buffers; `{buf}` is {} memory", kind.word()));
-                        }
+                    if let Some(kind) = self.buffer_kind(buf).filter(|&k| k != MemKind::Device) {
+                        self.report(
+                            line,
+                            format!("a peer copy is between device buffers; `{buf}` is {} memory", kind.word()),
+                        );
                     }
                 }
-                if let Some(s) = stream {
-                    self.stream(line, s);
-                }
                 self.within(line, bytes, &[dst, src]);
             }
-            OpKind::Memset { buf, bytes, stream, .. } => {
-                self.name(line, buf, buffer);
-                if let Some(s) = stream {
-                    self.stream(line, s);
-                }
-                self.within(line, bytes, &[buf]);
+            OpKind::Memset { buf, bytes, .. } => self.within(line, bytes, &[buf]),
+            OpKind::AddNode { node, .. } => self.node_spec(line, node),
+            OpKind::List { room, .. } if room.is_some_and(|r| r > 1024) => {
+                self.report(line, "a room of more than 1024 entries".into());
             }
-            OpKind::Record { event, stream, .. } | OpKind::Wait { stream, event, .. } => {
-                self.name(line, event, Kind::Event);
-                self.stream(line, stream);
-            }
-            OpKind::Query { target } | OpKind::Sync { target } => match target {
-                Target::Stream(s) => self.stream(line, s),
-                Target::Event(e) => {
-                    self.name(line, e, Kind::Event);
-                }
-            },
-            OpKind::Elapsed { start, stop } => {
-                self.name(line, start, Kind::Event);
-                self.name(line, stop, Kind::Event);
-            }
-            OpKind::EndCapture { stream, graph } => {
-                self.stream(line, stream);
-                self.name(line, graph, Kind::Graph);
-            }
-            OpKind::Instantiate { exec, graph, upload, .. } => {
-                self.name(line, exec, Kind::Exec);
-                self.name(line, graph, Kind::Graph);
-                if let Some(s) = upload {
-                    self.stream(line, s);
-                }
-            }
-            OpKind::Update { exec, graph } => {
-                self.name(line, exec, Kind::Exec);
-                self.name(line, graph, Kind::Graph);
-            }
-            OpKind::AddNode { graph, node, after } => {
-                self.name(line, graph, Kind::Graph);
-                self.node_spec(line, node);
-                for l in after {
-                    self.node_label(line, l);
-                }
-            }
-            OpKind::Dependency { graph, from, to, .. } => {
-                self.name(line, graph, Kind::Graph);
-                self.node_label(line, from);
-                self.node_label(line, to);
-            }
-            OpKind::Clone { copy, graph } => {
-                self.name(line, copy, Kind::Graph);
-                self.name(line, graph, Kind::Graph);
-            }
-            OpKind::DestroyNode { node } => {
-                self.node_label(line, node);
-            }
-            OpKind::List { graph, room, .. } => {
-                self.name(line, graph, Kind::Graph);
-                if room.is_some_and(|r| r > 1024) {
-                    self.report(line, "a room of more than 1024 entries".into());
-                }
-            }
-            OpKind::SetNode { exec, node, spec } => {
-                if let Some(e) = exec {
-                    self.name(line, e, Kind::Exec);
-                }
+            OpKind::SetNode { node, spec, .. } => {
                 self.node_spec(line, spec);
-                if let Some(OpKind::AddNode { node: added, .. }) = self.node_label(line, node) {
+                let added = self.labels.get(node.as_str()).map(|&i| &self.case.script[i].kind);
+                if let Some(OpKind::AddNode { node: added, .. }) = added {
                     if added.word() != spec.word() {
                         self.report(
                             line,
@@ -429,34 +361,6 @@ impl<'c, 'o> Checker<'c, 'o> {
                         );
                     }
                 }
-            }
-            OpKind::SetEnabled { exec, node, .. } | OpKind::GetEnabled { exec, node } => {
-                self.name(line, exec, Kind::Exec);
-                self.node_label(line, node);
-            }
-            OpKind::BeginCaptureToGraph { stream, graph, after, .. } => {
-                self.stream(line, stream);
-                self.name(line, graph, Kind::Graph);
-                for l in after {
-                    self.node_label(line, l);
-                }
-            }
-            OpKind::UpdateCaptureDeps { stream, nodes, .. } => {
-                self.stream(line, stream);
-                for l in nodes {
-                    self.node_label(line, l);
-                }
-            }
-            OpKind::ConditionCreate { condition, graph, .. } => {
-                self.name(line, condition, Kind::Condition);
-                self.name(line, graph, Kind::Graph);
-            }
-            OpKind::PoolSet { pool, .. } | OpKind::PoolGet { pool, .. } | OpKind::PoolTrim { pool, .. } => {
-                self.name(line, pool, Kind::Pool);
-            }
-            OpKind::LaunchGraph { exec, stream } | OpKind::Upload { exec, stream } => {
-                self.name(line, exec, Kind::Exec);
-                self.stream(line, stream);
             }
             OpKind::Destroy { name } if self.is_slice(name) || self.has_slices(name) => {
                 self.whole_buffer(line, name, "destroy")
@@ -481,62 +385,24 @@ impl<'c, 'o> Checker<'c, 'o> {
                     Some(_) => {}
                 }
             }
-            OpKind::MallocAsync { buf, stream, pool: Some(pool) } => {
-                self.name(line, pool, Kind::Pool);
-                self.async_buffer(line, kind, buf, stream);
-            }
-            OpKind::MallocAsync { buf, stream, pool: None } | OpKind::FreeAsync { buf, stream } => {
-                self.async_buffer(line, kind, buf, stream);
-            }
+            OpKind::MallocAsync { buf, .. } | OpKind::FreeAsync { buf, .. } => self.async_buffer(line, kind, buf),
             OpKind::Register { buf } | OpKind::Unregister { buf } => {
                 self.whole_buffer(line, buf, "register or unregister");
-                if let Some(Kind::Buffer(kind)) = self.name(line, buf, buffer) {
-                    if kind != MemKind::Pageable {
-                        self.report(line, format!("only pageable buffers are registered; `{buf}` is not"));
-                    }
+                if self.buffer_kind(buf).is_some_and(|k| k != MemKind::Pageable) {
+                    self.report(line, format!("only pageable buffers are registered; `{buf}` is not"));
                 }
             }
-            OpKind::Read { buf } => {
-                self.name(line, buf, buffer);
-            }
-            OpKind::SetLimit { value, .. } => {
-                if *value == 0 {
-                    self.report(line, "a limit of 0 bytes".into());
-                }
-            }
-            OpKind::Open { gate, .. } => {
-                self.name(line, gate, Kind::Gate);
-            }
-            OpKind::PointerType { buf, .. } => {
-                self.name(line, buf, buffer);
-            }
-            OpKind::Malloc { bytes } => {
-                if *bytes == 0 {
-                    self.report(line, "malloc of 0 bytes".into());
-                }
-            }
-            OpKind::DeviceSync
-            | OpKind::GraphMemTrim
-            | OpKind::GraphMemGet { .. }
-            | OpKind::ExchangeCaptureMode { .. }
-            | OpKind::GetLastError
-            | OpKind::PeekLastError
-            // Their device indices are checked by `devices`.
-            | OpKind::SetDevice { .. }
-            | OpKind::GetDevice { .. }
-            | OpKind::PeerAccess { .. }
-            | OpKind::CanAccessPeer { .. }
-            | OpKind::SetCacheConfig { .. }
-            | OpKind::Sleep { .. } => {}
+            OpKind::SetLimit { value: 0, .. } => self.report(line, "a limit of 0 bytes".into()),
+            OpKind::Malloc { bytes: 0 } => self.report(line, "malloc of 0 bytes".into()),
+            // Device indices are checked by `devices`, from the `devices` column.
+            _ => {}
         }
     }
 
-    /// `malloc-async` / `free-async` of BUF on STREAM.
-    fn async_buffer(&mut self, line: u32, op: &OpKind, buf: &str, stream: &StreamRef) {
-        if let Some(Kind::Buffer(kind)) = self.name(line, buf, Kind::Buffer(MemKind::Device)) {
-            if kind != MemKind::Device {
-                self.report(line, format!("stream-ordered allocation needs a device buffer; `{buf}` is not"));
-            }
+    /// `malloc-async` / `free-async` of BUF.
+    fn async_buffer(&mut self, line: u32, op: &OpKind, buf: &str) {
+        if self.buffer_kind(buf).is_some_and(|k| k != MemKind::Device) {
+            self.report(line, format!("stream-ordered allocation needs a device buffer; `{buf}` is not"));
         }
         if matches!(op, OpKind::FreeAsync { .. }) {
             self.whole_buffer(line, buf, "free");
@@ -545,7 +411,6 @@ impl<'c, 'o> Checker<'c, 'o> {
         if matches!(op, OpKind::MallocAsync { .. }) && !later {
             self.report(line, format!("`malloc-async {buf}` needs a `later` buffer declaration"));
         }
-        self.stream(line, stream);
     }
 
     /// A label that names a graph node: an `add-node` operation, or an operation captured into a graph.
@@ -817,15 +682,8 @@ impl<'c, 'o> Checker<'c, 'o> {
     fn predicate(&mut self, line: u32, p: &Predicate) {
         match p {
             Predicate::Value { label, .. } => {
-                self.valued_label(line, label, "value (list, is-enabled, pool-get, graph-mem-get)", |k| {
-                    matches!(
-                        k,
-                        OpKind::List { .. }
-                            | OpKind::GetEnabled { .. }
-                            | OpKind::PoolGet { .. }
-                            | OpKind::GraphMemGet { .. }
-                    )
-                })
+                // Which operations record one is their `value` column in the table of facts.
+                self.valued_label(line, label, "value", |k| k.facts().value)
             }
             Predicate::NullPadded { label } => {
                 self.valued_label(line, label, "list", |k| matches!(k, OpKind::List { .. }))
@@ -957,11 +815,13 @@ impl<'c, 'o> Checker<'c, 'o> {
 fn repeatable(kind: &OpKind) -> bool {
     matches!(
         kind,
-        OpKind::LaunchSpin { .. }
-            | OpKind::LaunchVecAdd { .. }
-            | OpKind::LaunchSinCos { .. }
-            | OpKind::LaunchSleep { .. }
-            | OpKind::Memcpy { .. }
+        OpKind::Launch {
+            kernel: KernelCall::Spin { .. }
+                | KernelCall::VecAdd { .. }
+                | KernelCall::SinCos { .. }
+                | KernelCall::Sleep { .. },
+            ..
+        } | OpKind::Memcpy { .. }
             | OpKind::MemcpyPeer { .. }
             | OpKind::Memset { .. }
             | OpKind::LaunchGraph { .. }

@@ -5,7 +5,10 @@
 //! them.
 //!
 //! Connectives inside an operation (`on`, `into`, `from`, `is`, ...) are grammar, not sets, and stay literal in the
-//! parser and the printer.
+//! parser and the printer. The operation words (`OpWord`) sit beside `OpKind` in `case/ast.rs`, with the table of
+//! facts, so that a new operation starts in one file.
+
+use super::ast::OpWord;
 
 /// A closed set of words: `from_word(w.word()) == Some(w)` for every member.
 pub trait Word: Copy + Eq + 'static {
@@ -91,75 +94,6 @@ words! {
         Variant = "variant",
         Observe = "observe",
         Measure = "measure",
-    }
-}
-
-words! {
-    /// The words that start an operation. `OpKind::word` maps each operation to its word.
-    pub enum OpWord: "an operation" {
-        Launch = "launch",
-        Memcpy = "memcpy",
-        MemcpyAsync = "memcpy-async",
-        Memset = "memset",
-        MemsetAsync = "memset-async",
-        Record = "record",
-        Wait = "wait",
-        Query = "query",
-        Sync = "sync",
-        DeviceSync = "device-sync",
-        Elapsed = "elapsed",
-        HostFunc = "host-func",
-        Callback = "callback",
-        BeginCapture = "begin-capture",
-        EndCapture = "end-capture",
-        CaptureStatus = "capture-status",
-        CaptureDeps = "capture-deps",
-        ExchangeCaptureMode = "exchange-capture-mode",
-        PointerType = "pointer-type",
-        Instantiate = "instantiate",
-        Update = "update",
-        AddNode = "add-node",
-        AddDeps = "add-deps",
-        RemoveDeps = "remove-deps",
-        Clone = "clone",
-        DestroyNode = "destroy-node",
-        List = "list",
-        SetNode = "set-node",
-        ExecSetNode = "exec-set-node",
-        Enable = "enable",
-        IsEnabled = "is-enabled",
-        BeginCaptureToGraph = "begin-capture-to-graph",
-        UpdateCaptureDeps = "update-capture-deps",
-        ConditionCreate = "condition-create",
-        PoolSet = "pool-set",
-        PoolGet = "pool-get",
-        PoolTrim = "pool-trim",
-        GraphMemTrim = "graph-mem-trim",
-        GraphMemGet = "graph-mem-get",
-        LaunchGraph = "launch-graph",
-        Upload = "upload",
-        Create = "create",
-        Destroy = "destroy",
-        Malloc = "malloc",
-        MallocAsync = "malloc-async",
-        FreeAsync = "free-async",
-        Register = "register",
-        Unregister = "unregister",
-        SetDevice = "set-device",
-        GetDevice = "get-device",
-        EnablePeerAccess = "enable-peer-access",
-        DisablePeerAccess = "disable-peer-access",
-        CanAccessPeer = "can-access-peer",
-        MemcpyPeer = "memcpy-peer",
-        MemcpyPeerAsync = "memcpy-peer-async",
-        SetLimit = "set-limit",
-        SetCacheConfig = "set-cache-config",
-        StreamPriority = "stream-priority",
-        Read = "read",
-        GetLastError = "get-last-error",
-        PeekLastError = "peek-last-error",
-        Open = "open",
-        Sleep = "sleep",
     }
 }
 

@@ -6,9 +6,10 @@ use super::test_support::{case, h100, op};
 use super::*;
 use crate::case::ast::{
     CacheConfig, CaptureMode, CaptureStatus, ComputeShape, ConditionalKind, EventFlags, Fault, GraphMemAttr, Grid,
-    InstantiateFlag, LaunchShape, Limit, ListWord, MemKind, NodeKernel, NodeSpec, Op, OpKind, PoolAttr, Priority,
-    StreamRef, Target, Timing, TimingSpec,
+    InstantiateFlag, KernelCall, LaunchShape, Limit, ListWord, MemKind, MemoryType, NodeKernel, NodeSpec, Op, OpKind,
+    OpWord, PoolAttr, Priority, StreamRef, Target, Timing, TimingSpec,
 };
+use crate::case::words::Word;
 use std::time::Instant;
 
 fn every_operation() -> Case {
@@ -88,26 +89,40 @@ fn every_operation() -> Case {
     ];
     let pt = || StreamRef::PerThread;
     let script = vec![
-        op(Some("held"), None, OpKind::LaunchGate { gate: name("g"), stream: s() }),
-        op(Some("k"), None, OpKind::LaunchSpin { ns: 1000, stream: t(), shape: LaunchShape::default() }),
+        op(Some("held"), None, OpKind::Launch { kernel: KernelCall::Gate { gate: name("g") }, stream: s() }),
+        op(
+            Some("k"),
+            None,
+            OpKind::Launch { kernel: KernelCall::Spin { ns: 1000, shape: LaunchShape::default() }, stream: t() },
+        ),
         op(
             None,
             None,
-            OpKind::LaunchSpin {
-                ns: 0,
-                stream: StreamRef::Legacy,
-                shape: LaunchShape {
-                    grid: Grid::Full,
-                    block: 32,
-                    trigger: true,
-                    programmatic: true,
-                    ..LaunchShape::default()
+            OpKind::Launch {
+                kernel: KernelCall::Spin {
+                    ns: 0,
+                    shape: LaunchShape {
+                        grid: Grid::Full,
+                        block: 32,
+                        trigger: true,
+                        programmatic: true,
+                        ..LaunchShape::default()
+                    },
                 },
+                stream: StreamRef::Legacy,
             },
         ),
-        op(None, None, OpKind::LaunchFill { buf: name("d"), value: 1, stream: s() }),
-        op(None, None, OpKind::LaunchTransform { buf: name("d"), mul: 2, add: 1, stream: s() }),
-        op(None, None, OpKind::LaunchCompare { a: name("d"), b: name("h"), into: name("m"), stream: s() }),
+        op(None, None, OpKind::Launch { kernel: KernelCall::Fill { buf: name("d"), value: 1 }, stream: s() }),
+        op(
+            None,
+            None,
+            OpKind::Launch { kernel: KernelCall::Transform { buf: name("d"), mul: 2, add: 1 }, stream: s() },
+        ),
+        op(
+            None,
+            None,
+            OpKind::Launch { kernel: KernelCall::Compare { a: name("d"), b: name("h"), into: name("m") }, stream: s() },
+        ),
         op(
             None,
             None,
@@ -138,7 +153,11 @@ fn every_operation() -> Case {
         op(Some("h2"), None, OpKind::HostFunc { stream: StreamRef::Legacy, snapshot: Some(name("d")), hold: None }),
         op(Some("cb"), None, OpKind::Callback { stream: StreamRef::Legacy }),
         op(None, Some("w"), OpKind::BeginCapture { stream: pt(), mode: CaptureMode::ThreadLocal }),
-        op(None, Some("w"), OpKind::LaunchSpin { ns: 0, stream: pt(), shape: LaunchShape::default() }),
+        op(
+            None,
+            Some("w"),
+            OpKind::Launch { kernel: KernelCall::Spin { ns: 0, shape: LaunchShape::default() }, stream: pt() },
+        ),
         op(None, Some("w"), OpKind::CaptureStatus { stream: pt(), status: CaptureStatus::Active }),
         op(None, Some("w"), OpKind::CaptureDeps { stream: pt(), count: 1, nodes: vec![] }),
         op(None, Some("w"), OpKind::ExchangeCaptureMode { mode: CaptureMode::Relaxed }),
@@ -250,8 +269,8 @@ fn every_operation() -> Case {
         op(None, None, OpKind::Upload { exec: name("E"), stream: s() }),
         op(None, None, OpKind::Destroy { name: name("e") }),
         op(None, None, OpKind::Malloc { bytes: 4096 }),
-        op(None, None, OpKind::LaunchLazySpin { ns: 1000, stream: s() }),
-        op(None, None, OpKind::LaunchFault { fault: Fault::IllegalAddress, stream: s() }),
+        op(None, None, OpKind::Launch { kernel: KernelCall::LazySpin { ns: 1000 }, stream: s() }),
+        op(None, None, OpKind::Launch { kernel: KernelCall::Fault { fault: Fault::IllegalAddress }, stream: s() }),
         op(None, None, OpKind::Create { name: name("late") }),
         op(None, None, OpKind::Create { name: name("late_pinned") }),
         op(None, None, OpKind::Create { name: name("u") }),
@@ -276,11 +295,16 @@ fn every_operation() -> Case {
         op(None, None, OpKind::SetLimit { limit: Limit::StackSize, value: 4096 }),
         op(None, None, OpKind::SetCacheConfig { config: CacheConfig::PreferShared }),
         op(None, None, OpKind::StreamPriority { stream: s(), priority: Priority::Greatest }),
+        op(None, None, OpKind::StreamFlags { stream: StreamRef::PerThread }),
         op(None, None, OpKind::PeekLastError),
         op(Some("gle"), Some("w"), OpKind::GetLastError),
         op(None, None, OpKind::Open { gate: name("g"), after_ns: None }),
         op(None, None, OpKind::Sleep { ns: 1_000_000 }),
-        op(Some("pageable-kernel"), None, OpKind::LaunchFill { buf: name("p"), value: 3, stream: StreamRef::Legacy }),
+        op(
+            Some("pageable-kernel"),
+            None,
+            OpKind::Launch { kernel: KernelCall::Fill { buf: name("p"), value: 3 }, stream: StreamRef::Legacy },
+        ),
         op(
             Some("too-big"),
             None,
@@ -294,29 +318,42 @@ fn every_operation() -> Case {
         op(
             Some("vecadd"),
             None,
-            OpKind::LaunchVecAdd {
-                a: name("d"),
-                b: name("part"),
-                into: name("d"),
+            OpKind::Launch {
+                kernel: KernelCall::VecAdd {
+                    a: name("d"),
+                    b: name("part"),
+                    into: name("d"),
+                    shape: ComputeShape::default(),
+                },
                 stream: s(),
-                shape: ComputeShape::default(),
             },
         ),
         op(
             None,
             None,
-            OpKind::LaunchSinCos {
-                buf: name("part"),
-                iterations: 10,
+            OpKind::Launch {
+                kernel: KernelCall::SinCos {
+                    buf: name("part"),
+                    iterations: 10,
+                    shape: ComputeShape { grid: Some(Grid::Full), block: Some(64) },
+                },
                 stream: t(),
-                shape: ComputeShape { grid: Some(Grid::Full), block: Some(64) },
             },
         ),
-        op(None, None, OpKind::LaunchSleep { cycles: 1000, stream: s(), shape: ComputeShape::default() }),
+        op(
+            None,
+            None,
+            OpKind::Launch { kernel: KernelCall::Sleep { cycles: 1000, shape: ComputeShape::default() }, stream: s() },
+        ),
         Op {
             repeat: 3,
-            ..op(Some("thrice"), None, OpKind::LaunchSpin { ns: 0, stream: s(), shape: LaunchShape::default() })
+            ..op(
+                Some("thrice"),
+                None,
+                OpKind::Launch { kernel: KernelCall::Spin { ns: 0, shape: LaunchShape::default() }, stream: s() },
+            )
         },
+        op(None, None, OpKind::PointerType { buf: name("d"), memory: MemoryType::Device }),
     ];
     let mut decls = decls;
     decls.push(Decl::Slice { name: name("part"), of: name("d"), offset: 1024, bytes: 1024 });
@@ -343,7 +380,8 @@ fn null_kernels() -> KernelTable {
 }
 
 /// The same, with every operation's device work bracketed by events: without a GPU nothing is timed, and nothing
-/// panics or hangs either; with one, every operation that ran has an interval.
+/// panics or hangs either; with one, every operation with device work that ran before the first capture began has
+/// its interval (later ones may be on a capturing stream, which records no timestamps, so they may have none).
 #[test]
 fn a_timed_case_runs_without_panic_or_hang() {
     let mut case = every_operation();
@@ -359,7 +397,53 @@ fn a_timed_case_runs_without_panic_or_hang() {
     if crate::gpu::probe(0).is_err() {
         assert!(obs.timed.is_empty());
         assert!(obs.notes.iter().any(|n| n.starts_with("timing:")), "{:?}", obs.notes);
+        return;
     }
+    let first_capture = case
+        .script
+        .iter()
+        .position(|o| matches!(o.kind, OpKind::BeginCapture { .. } | OpKind::BeginCaptureToGraph { .. }))
+        .expect("every_operation begins a capture");
+    let ran_with_device_work: Vec<usize> =
+        (0..first_capture).filter(|&i| case.is_timed(i) && obs.ops[i].not_run.is_none()).collect();
+    // Launches (failing harmlessly with null kernels), copies and memsets: a floor against an empty set.
+    assert!(ran_with_device_work.len() >= 10, "{ran_with_device_work:?}");
+    for i in ran_with_device_work {
+        assert!(obs.timed.iter().any(|t| t.op_index == i), "operation #{i} ran with device work and has no interval");
+    }
+}
+
+/// The three places a new operation must reach that no compiler error names: its row in `cases/README.md`, the
+/// parser's round-trip fixture (`VALID`) and `every_operation` above.
+#[test]
+fn every_operation_word_is_documented_parsed_and_run() {
+    let readme = include_str!("../../../cases/README.md");
+    let script_section = &readme[readme.find("## The script").unwrap()..readme.find("## Expectations").unwrap()];
+    // The syntax forms of the operation table: the first cell of each row, its forms separated by ` / `.
+    let forms: Vec<&str> = script_section
+        .lines()
+        .filter_map(|line| line.strip_prefix("| `"))
+        .filter_map(|row| row.split(" | ").next())
+        .flat_map(|cell| cell.split(" / `"))
+        .collect();
+    let valid = crate::case::parse_file("valid.case", crate::case::tests::VALID).unwrap();
+    let parsed: Vec<OpWord> = valid.cases.iter().flat_map(|c| &c.script).map(|o| o.kind.word()).collect();
+    let run: Vec<OpWord> = every_operation().script.iter().map(|o| o.kind.word()).collect();
+    let mut missing = Vec::new();
+    for &word in OpWord::ALL {
+        let w = word.word();
+        // A syntax form starts with the word: `memcpy DST ...`, or `device-sync` alone.
+        if !forms.iter().any(|f| f.strip_prefix(w).is_some_and(|rest| rest.starts_with([' ', '`']))) {
+            missing.push(format!("`{w}` has no row in cases/README.md (## The script)"));
+        }
+        if !parsed.contains(&word) {
+            missing.push(format!("`{w}` is not in VALID (case/tests.rs)"));
+        }
+        if !run.contains(&word) {
+            missing.push(format!("`{w}` is not in every_operation (exec/tests.rs)"));
+        }
+    }
+    assert!(missing.is_empty(), "{}", missing.join("\n"));
 }
 
 #[test]

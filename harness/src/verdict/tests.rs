@@ -1,7 +1,7 @@
 //! Verdicts on synthetic observations: one fixture run in which every predicate has something to look at.
 
 use super::*;
-use crate::case::ast::{CaptureStatus, Decl, Op, SourceMap, StreamRef, Target};
+use crate::case::ast::{CaptureStatus, Decl, KernelCall, Op, SourceMap, StreamRef, Target};
 use crate::observations::{
     BufferRecord, Contents, DeclRecord, GateOpener, GateRecord, GraphRecord, HostCallRecord, NodeRecord,
 };
@@ -17,10 +17,10 @@ fn op(label: &str, kind: OpKind) -> Op {
 /// The fixture script; `obs()` below is a run of it.
 fn script() -> Vec<Op> {
     vec![
-        op("held", OpKind::LaunchGate { gate: "g".into(), stream: s("s") }),
-        op("k1", OpKind::LaunchSpin { ns: 0, stream: s("s"), shape: Default::default() }),
-        op("k2", OpKind::LaunchSpin { ns: 0, stream: s("s"), shape: Default::default() }),
-        op("k3", OpKind::LaunchSpin { ns: 0, stream: s("t"), shape: Default::default() }),
+        op("held", OpKind::Launch { kernel: KernelCall::Gate { gate: "g".into() }, stream: s("s") }),
+        op("k1", OpKind::Launch { kernel: KernelCall::Spin { ns: 0, shape: Default::default() }, stream: s("s") }),
+        op("k2", OpKind::Launch { kernel: KernelCall::Spin { ns: 0, shape: Default::default() }, stream: s("s") }),
+        op("k3", OpKind::Launch { kernel: KernelCall::Spin { ns: 0, shape: Default::default() }, stream: s("t") }),
         op("q", OpKind::Query { target: Target::Stream(s("s")) }),
         op("sy", OpKind::Sync { target: Target::Stream(s("s")) }),
         op("h1", OpKind::HostFunc { stream: s("s"), snapshot: Some("b".into()), hold: None }),
