@@ -20,13 +20,14 @@
 use clap::{Parser, Subcommand};
 use cuda_conformance::{cases_dir, kernel_table, seed_programs_dir, BUILD_COMMIT};
 use harness::case::ast::Case;
-use harness::figures::{self, staging, Figures};
-use harness::gpu;
+use harness::device::gpu;
+use harness::figures::{self, staging};
+use harness::record::figures::{Figures, SeriesFigure, SMALLEST};
+use harness::record::{Provenance, Report};
 use harness::report::baseline::{Baseline, Key};
 use harness::report::compare::Comparison;
 use harness::report::fleet::{self, Expected, Fleet, Reference};
 use harness::report::matrix::Matrix;
-use harness::report::{Provenance, Report};
 use harness::runner::bench::{self, Mode};
 use harness::runner::select::{parse_devices, parse_shard, select_tier, Tier};
 use harness::runner::{self, ReportHeader, RunOptions};
@@ -286,7 +287,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let dir = cli.cases.unwrap_or_else(cases_dir);
     let load = || {
-        harness::suite::load_dir(&dir).map_err(|diagnostics| {
+        harness::case::suite::load_dir(&dir).map_err(|diagnostics| {
             for d in &diagnostics {
                 eprintln!("{d}");
             }
@@ -381,7 +382,7 @@ fn main() -> ExitCode {
             Err(e) => fail(e.to_string()),
         },
         Command::Run { filter, how, report, junit, baseline, no_figures } => {
-            let cases = harness::suite::load_dir(&dir).map_err(|diagnostics| {
+            let cases = harness::case::suite::load_dir(&dir).map_err(|diagnostics| {
                 for d in &diagnostics {
                     eprintln!("{d}");
                 }
@@ -430,8 +431,8 @@ fn seeds(
     if let Some(programs_dir) = programs_dir {
         // The programs use their process's device 0: make it the device the cases run on.
         let env = vec![("CUDA_VISIBLE_DEVICES".to_owned(), devices[0].uuid.clone())];
-        for program in &harness::programs::PROGRAMS {
-            let run = harness::programs::run(programs_dir, program, program_deadline, &env);
+        for program in &harness::claims::programs::PROGRAMS {
+            let run = harness::claims::programs::run(programs_dir, program, program_deadline, &env);
             eprintln!("===== {} ({:.1} s)", run.title(), run.wall_ms as f64 / 1000.0);
             eprint!("{}", run.output);
             if let Some(e) = &run.error {
@@ -469,7 +470,7 @@ fn seeds(
     }
     eprintln!("report: {}", path.display());
     if let Some(html) = &outputs.html {
-        if let Err(e) = harness::report::write_atomic(html, report.html().as_bytes()) {
+        if let Err(e) = harness::record::write_atomic(html, report.html().as_bytes()) {
             return fail(format!("cannot write {}: {e}", html.display()));
         }
         eprintln!("html: {}", html.display());
@@ -500,7 +501,7 @@ fn write_timelines(report: &Report, filter: Option<&str>, folder: &Path) -> Resu
     let mut written = 0;
     for (id, timeline) in report.timelines().filter(|(id, _)| filter.is_none_or(|f| id.contains(f))) {
         let path = folder.join(harness::report::timeline::file_name(id));
-        harness::report::write_atomic(&path, harness::report::timeline::svg(id, timeline).as_bytes())
+        harness::record::write_atomic(&path, harness::report::timeline::svg(id, timeline).as_bytes())
             .map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
         written += 1;
     }
@@ -538,7 +539,7 @@ fn bless(report: &Path, output: Option<&Path>) -> ExitCode {
     let key = b.bless(&r);
     let text = b.text();
     match output {
-        Some(p) => match harness::report::write_atomic(p, text.as_bytes()) {
+        Some(p) => match harness::record::write_atomic(p, text.as_bytes()) {
             Ok(()) => {
                 eprintln!(
                     "blessed [{key}] from {} ({} non-pass cases) into {}",
@@ -569,7 +570,7 @@ fn matrix(reports: &[PathBuf], markdown: Option<PathBuf>, json: Option<PathBuf>,
     }
     for (path, text) in outputs {
         if let Some(p) = path {
-            if let Err(e) = harness::report::write_atomic(p, text.as_bytes()) {
+            if let Err(e) = harness::record::write_atomic(p, text.as_bytes()) {
                 return fail(format!("{}: cannot write: {e}", p.display()));
             }
             eprintln!("wrote {}", p.display());
@@ -636,7 +637,7 @@ fn fleet_cmd(
     }
     for (path, text) in outputs {
         if let Some(p) = path {
-            if let Err(e) = harness::report::write_atomic(p, text.as_bytes()) {
+            if let Err(e) = harness::record::write_atomic(p, text.as_bytes()) {
                 return fail(format!("{}: cannot write: {e}", p.display()));
             }
             eprintln!("wrote {}", p.display());
@@ -661,7 +662,11 @@ fn prepare(dir: &Path, how: &RunArgs) -> Result<Prepared, String> {
         opts.mock = Some(spec);
         let devices = parse_devices(&how.devices, 2)?
             .into_iter()
-            .map(|o| harness::gpu::DeviceInfo { ordinal: o, uuid: format!("GPU-mock-{o}"), ..runner::mock_device() })
+            .map(|o| harness::device::gpu::DeviceInfo {
+                ordinal: o,
+                uuid: format!("GPU-mock-{o}"),
+                ..runner::mock_device()
+            })
             .collect::<Vec<_>>();
         opts.restrict_visibility = devices.len() > 1;
         return Ok((devices, opts, shard));
@@ -713,7 +718,7 @@ fn run(
             Err(e) => eprintln!("cannot write the report to {}: {e}", path.display()),
         }
         if let Some(j) = &junit {
-            if let Err(e) = harness::report::write_atomic(j, report.junit().as_bytes()) {
+            if let Err(e) = harness::record::write_atomic(j, report.junit().as_bytes()) {
                 eprintln!("cannot write the JUnit report to {}: {e}", j.display());
             }
         }
@@ -783,7 +788,7 @@ fn run(
     };
     let mut report = runner::run_to_report(&selected, &devices, &opts, &header, Some(&path), |result, error| {
         bar.set_message(result.id.clone());
-        if result.verdict.kind.is_failure() || result.verdict.kind == harness::verdict::VerdictKind::Flake {
+        if result.verdict.kind.is_failure() || result.verdict.kind == harness::record::verdict::VerdictKind::Flake {
             bar.println(format!("{} {}", result.verdict.kind, result.id));
         }
         if let Some(e) = error {
@@ -813,7 +818,7 @@ fn run(
     }
     eprintln!("report: {} ({:.1} s)", path.display(), report.wall_ms as f64 / 1000.0);
     if let Some(j) = junit {
-        if let Err(e) = harness::report::write_atomic(&j, report.junit().as_bytes()) {
+        if let Err(e) = harness::record::write_atomic(&j, report.junit().as_bytes()) {
             return fail(format!("cannot write the JUnit report to {}: {e}", j.display()));
         }
         eprintln!("junit: {}", j.display());
@@ -872,7 +877,7 @@ fn bench_cmd(
     }
     if let Some(p) = &json {
         let text = serde_json::to_string_pretty(&figures).unwrap_or_default();
-        if let Err(e) = harness::report::write_atomic(p, text.as_bytes()) {
+        if let Err(e) = harness::record::write_atomic(p, text.as_bytes()) {
             return fail(format!("cannot write {}: {e}", p.display()));
         }
     }
@@ -883,7 +888,7 @@ fn bench_cmd(
 fn measure_staging(ordinal: i32, deadline: Duration, json: bool, print_cases: bool) -> ExitCode {
     if print_cases {
         for series in staging::Series::ALL {
-            println!("{}", staging::case_text(series, staging::SMALLEST));
+            println!("{}", staging::case_text(series, SMALLEST));
         }
         return ExitCode::SUCCESS;
     }
@@ -904,7 +909,7 @@ fn measure_staging(ordinal: i32, deadline: Duration, json: bool, print_cases: bo
 }
 
 /// The staging series that `filter` selects, measured with a spinner naming the point being measured.
-fn measure_figures(device: &gpu::DeviceInfo, filter: Option<&str>, deadline: Duration) -> Vec<staging::SeriesFigure> {
+fn measure_figures(device: &gpu::DeviceInfo, filter: Option<&str>, deadline: Duration) -> Vec<SeriesFigure> {
     let series = staging::select(filter);
     if series.is_empty() {
         return Vec::new();

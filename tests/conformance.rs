@@ -18,10 +18,11 @@ mod runner_trials;
 
 use cuda_conformance::{cases_dir, kernel_table};
 use harness::case::ast::Case;
-use harness::gpu::{self, DeviceInfo};
-use harness::report::{trace::failure_text, CaseResult};
+use harness::device::gpu::{self, DeviceInfo};
+use harness::record::verdict::VerdictKind;
+use harness::record::CaseResult;
+use harness::report::trace::failure_text;
 use harness::runner::{self, DeviceRunner, RunOptions};
-use harness::verdict::VerdictKind;
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -33,7 +34,7 @@ fn main() {
     trials.extend(runner_trials::trials(&dir));
     trials.extend(fleet_trials::trials(&dir));
     // On invalid files the validation trials report the diagnostics, and no case can run.
-    if let Ok(cases) = harness::suite::load_dir(&dir) {
+    if let Ok(cases) = harness::case::suite::load_dir(&dir) {
         let gpu = Arc::new(Gpu {
             dir: dir.clone(),
             device: gpu::probe(0).map_err(|e| e.to_string()),
@@ -75,7 +76,7 @@ impl Gpu {
 fn baseline_section(device: &DeviceInfo) -> Option<std::collections::BTreeMap<String, String>> {
     use harness::report::baseline::{Baseline, Key};
     let path = std::env::var_os("CUDA_CONFORMANCE_BASELINE")?;
-    let provenance = harness::report::Provenance::new(device, "", String::new());
+    let provenance = harness::record::Provenance::new(device, "", String::new());
     let section = Baseline::read(std::path::Path::new(&path)).and_then(|b| b.section(&Key::of(&provenance)).cloned());
     match section {
         Ok(section) => Some(section),
@@ -112,7 +113,7 @@ fn validation_trials(dir: &std::path::Path) -> Vec<Trial> {
     let dir = dir.to_path_buf();
     trials.push(lint_trial(dir.clone()));
     trials.push(Trial::test("validate/suite", move || {
-        let cases = harness::suite::load_dir(&dir).map_err(diagnostics)?;
+        let cases = harness::case::suite::load_dir(&dir).map_err(diagnostics)?;
         if cases.is_empty() {
             return Err(format!("no cases in {}", dir.display()).into());
         }
@@ -125,7 +126,7 @@ fn validation_trials(dir: &std::path::Path) -> Vec<Trial> {
 /// warning, so a case that cannot fail never lands.
 fn lint_trial(dir: std::path::PathBuf) -> Trial {
     Trial::test("lint/suite", move || {
-        let cases = harness::suite::load_dir(&dir).map_err(diagnostics)?;
+        let cases = harness::case::suite::load_dir(&dir).map_err(diagnostics)?;
         let warnings = harness::case::lint::lint_all(&cases);
         if warnings.is_empty() {
             return Ok(());

@@ -7,7 +7,7 @@
 
 use cuda_conformance::{kernel_table, KERNEL_TARGETS};
 use cuda_sys as sys;
-use harness::gpu;
+use harness::device::gpu;
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
 use std::ffi::c_void;
 use std::ptr;

@@ -3,9 +3,9 @@
 //! touched, so these run in CI. Also the command line's trials (`cli/...`), on the `cuda-conformance` binary.
 
 use harness::case::ast::Case;
-use harness::report::{CaseResult, Report};
+use harness::record::verdict::VerdictKind;
+use harness::record::{CaseResult, Report};
 use harness::runner::{self, mock_device, ReportHeader, RunOptions};
-use harness::verdict::VerdictKind;
 use libtest_mimic::{Failed, Trial};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -56,7 +56,7 @@ fn kinds(results: &[CaseResult]) -> Vec<VerdictKind> {
 }
 
 pub fn trials(dir: &Path) -> Vec<Trial> {
-    let Ok(cases) = harness::suite::load_dir(dir) else { return Vec::new() };
+    let Ok(cases) = harness::case::suite::load_dir(dir) else { return Vec::new() };
     let fx = std::sync::Arc::new(Fixture { dir: dir.to_path_buf(), cases });
     type Body = fn(&Fixture) -> Result<(), Failed>;
     let bodies: Vec<(&str, Body)> = vec![

@@ -25,7 +25,7 @@
 use harness::case::ast::{Case, Decl, Expectation, NodeKernel, NodeSpec, OpKind, Predicate, StreamRef, Target};
 use harness::case::print;
 use harness::case::words::Word;
-use harness::observations::{
+use harness::record::observations::{
     BufferRecord, Contents, DeclRecord, GraphRecord, HostCallKind, HostCallRecord, KernelRecord, NodeRecord,
     Observations, OpRecord, OpValue,
 };
@@ -694,7 +694,8 @@ pub mod tests {
     use crate::lower::{lower, Variant};
     use crate::model::ModelMode;
     use crate::program::{BufKind, Edit, Op, Program, Update};
-    use harness::verdict::{judge, VerdictKind};
+    use harness::readings::verdict::judge;
+    use harness::record::verdict::VerdictKind;
 
     fn check(sim: Sim, p: &Program) -> Result<(), crate::checks::Failure> {
         check_program(p, &mut |c: &Case| sim.run(c), ModelMode::Faithful)

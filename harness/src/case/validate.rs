@@ -6,7 +6,7 @@ use super::ast::*;
 use super::diagnostic::{did_you_mean, Diagnostic};
 use super::placement::{current_devices, named_devices};
 use super::words::Word;
-use crate::gpu;
+use crate::device::gpu;
 use std::collections::{HashMap, HashSet};
 
 /// Every problem in `file`, in source order. Empty means valid.

@@ -1,9 +1,9 @@
 //! Claims from made-up results: each verdict from the figures that decide it, and a missing figure.
 
 use super::*;
-use crate::observations::MeasureRecord;
+use crate::record::observations::MeasureRecord;
+use crate::record::verdict::VerdictKind;
 use crate::report::test_support::{report, result};
-use crate::verdict::VerdictKind;
 
 /// A passed performance case that measured `figures`.
 fn measured(case: &str, figures: &[(&str, f64)]) -> CaseResult {
@@ -18,7 +18,8 @@ fn measured(case: &str, figures: &[(&str, f64)]) -> CaseResult {
             why: None,
         })
         .collect();
-    r.observations = Some(Observations { measures, ..Observations::default() });
+    r.observations = Some(Observations::default());
+    r.measures = measures;
     r
 }
 
@@ -113,7 +114,11 @@ fn bounds_put_the_suite_beside_the_program() {
         variant: String::new(),
         exit: Some(0),
         output: String::new(),
-        figures: vec![crate::programs::ProgramFigure { name: "pinned-h2d".into(), value: 55.0, unit: "GB/s".into() }],
+        figures: vec![crate::record::claims::ProgramFigure {
+            name: "pinned-h2d".into(),
+            value: 55.0,
+            unit: "GB/s".into(),
+        }],
         error: None,
         wall_ms: 1,
     };

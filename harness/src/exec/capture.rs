@@ -6,8 +6,8 @@ use super::sys_words::ToSys;
 use crate::case::ast::{Case, NodeWord};
 #[cfg(test)]
 use crate::case::ast::{OpKind, StreamRef};
-use crate::gpu::error_name;
-use crate::observations::{GraphRecord, NodeRecord};
+use crate::device::gpu::error_name;
+use crate::record::observations::{GraphRecord, NodeRecord};
 use cuda_sys as sys;
 use std::collections::HashMap;
 use std::ptr;

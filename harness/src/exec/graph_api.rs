@@ -7,7 +7,7 @@ use super::gates::GateSet;
 use super::objects::Objects;
 use super::sys_words::ToSys;
 use crate::case::ast::{Case, ConditionalKind, InstantiateResult, ListWord, NodeKernel, UpdateResult};
-use crate::kernels::{KernelTable, DATA_BLOCK_THREADS};
+use crate::device::kernels::{KernelTable, DATA_BLOCK_THREADS};
 use cuda_sys as sys;
 use std::ffi::c_void;
 

@@ -5,8 +5,8 @@
 
 use super::clock::CaseClock;
 use crate::case::ast::Case;
-use crate::gpu::error_name;
-use crate::observations::{Contents, HostCallKind, HostCallRecord};
+use crate::device::gpu::error_name;
+use crate::record::observations::{Contents, HostCallKind, HostCallRecord};
 use cuda_sys as sys;
 use std::ffi::c_void;
 use std::panic::{catch_unwind, AssertUnwindSafe};

@@ -22,9 +22,9 @@ use crate::case::ast::{
 };
 use crate::case::print::op_kind as op_text;
 use crate::case::words::Word;
-use crate::gpu::{error_name, DeviceInfo};
-use crate::kernels::KernelTable;
-use crate::observations::{Contents, GateOpener, HostCallKind, OpRecord, OpValue};
+use crate::device::gpu::{error_name, DeviceInfo};
+use crate::device::kernels::KernelTable;
+use crate::record::observations::{Contents, GateOpener, HostCallKind, OpRecord, OpValue};
 use cuda_sys as sys;
 use std::ffi::c_void;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -171,10 +171,10 @@ fn interpret(ctx: &Ctx, st: &mut Objects, index: usize, op: &Op, t: &mut Timed) 
                 let (mut n, mut p) = (*ns, stamp);
                 // SAFETY: see above; the arguments match cc_spin's (u64, u64*).
                 t.call(|| unsafe {
-                    crate::kernels::launch_programmatic(
+                    crate::device::kernels::launch_programmatic(
                         func,
                         shape,
-                        &mut [crate::kernels::arg(&mut n), crate::kernels::arg(&mut p)],
+                        &mut [crate::device::kernels::arg(&mut n), crate::device::kernels::arg(&mut p)],
                         s,
                     )
                 });

@@ -1,5 +1,5 @@
 //! The executor: runs one parsed case through cuda-sys on a real GPU and records what happened, as
-//! [`Observations`]. It never judges (that is [`crate::verdict`]) and never panics on a CUDA failure: every code is
+//! [`Observations`]. It never judges (that is [`crate::readings`]) and never panics on a CUDA failure: every code is
 //! recorded, and an operation whose objects do not exist is recorded as not run.
 //!
 //! A run, in order:
@@ -39,9 +39,9 @@ mod timing;
 
 use crate::case::ast::{Case, Decl};
 use crate::case::words::{KernelWord, Word};
-use crate::gpu::{error_name, DeviceInfo};
-use crate::kernels::KernelTable;
-use crate::observations::{GateOpener, Observations};
+use crate::device::gpu::{error_name, DeviceInfo};
+use crate::device::kernels::KernelTable;
+use crate::record::observations::{GateOpener, Observations};
 use clock::CaseClock;
 use cuda_sys as sys;
 use devices::CaseDevices;
@@ -222,9 +222,6 @@ pub fn run_case(case: &Case, kernels: &KernelTable, device: &DeviceInfo, opts: &
     // SAFETY: no arguments.
     let _ = unsafe { sys::cudaGetLastError() };
     obs.wall_ns = clock.now_ns();
-    // Derived from what was recorded, so a saved report carries them: the case's figures and its timeline.
-    obs.measures = crate::measure::compute(case, &obs);
-    obs.timeline = crate::timeline::build(case, &obs);
     obs
 }
 

@@ -7,8 +7,8 @@
 
 use super::resources::{check, DeviceMemory, HostMemory};
 use crate::case::ast::Case;
-use crate::gpu::error_name;
-use crate::observations::KernelRecord;
+use crate::device::gpu::error_name;
+use crate::record::observations::KernelRecord;
 use cuda_sys as sys;
 
 enum Memory {

@@ -11,8 +11,8 @@ use super::threads::CaseThreads;
 use crate::case::ast::CaptureStatus;
 use crate::case::ast::{Case, Decl, Expectation, Predicate, StreamRef};
 use crate::case::words::Word;
-use crate::gpu::error_name;
-use crate::observations::{BufferRecord, Contents};
+use crate::device::gpu::error_name;
+use crate::record::observations::{BufferRecord, Contents};
 use cuda_sys as sys;
 use std::sync::PoisonError;
 

@@ -11,8 +11,8 @@
 use super::capture::active_capture_id;
 use super::resources::{Event, Stream};
 use crate::case::ast::Case;
-use crate::gpu::error_name;
-use crate::observations::TimedOp;
+use crate::device::gpu::error_name;
+use crate::record::observations::TimedOp;
 use cuda_sys as sys;
 use std::collections::BTreeMap;
 use std::sync::{Mutex, PoisonError};

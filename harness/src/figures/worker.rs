@@ -12,11 +12,12 @@
 
 use super::parse_case_text;
 use crate::case::ast::Case;
-use crate::gpu;
-use crate::kernels::KernelTable;
+use crate::device::gpu;
+use crate::device::kernels::KernelTable;
+use crate::record::verdict::VerdictKind;
+use crate::record::CaseResult;
+use crate::runner;
 use crate::runner::process::Process;
-use crate::runner::{self, CaseResult};
-use crate::verdict::VerdictKind;
 use std::io::{BufRead, Write};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -138,7 +139,7 @@ fn failed(case: &Case, kind: VerdictKind, message: String, started: Instant) -> 
 mod tests {
     use super::super::staging::{case_text, Series};
     use super::*;
-    use crate::observations::Observations;
+    use crate::record::observations::Observations;
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Arc;
 

@@ -5,8 +5,8 @@
 
 use super::{run_suite, RunOptions, WRITTEN_GATE_DELAY};
 use crate::case::ast::Case;
-use crate::gpu::DeviceInfo;
-use crate::report::CaseResult;
+use crate::device::gpu::DeviceInfo;
+use crate::record::CaseResult;
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::time::Instant;

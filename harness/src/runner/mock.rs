@@ -21,8 +21,8 @@
 
 use super::worker::Reply;
 use crate::case::ast::Case;
-use crate::report::CaseResult;
-use crate::verdict::{Verdict, VerdictKind};
+use crate::record::verdict::{Verdict, VerdictKind};
+use crate::record::CaseResult;
 use std::collections::HashMap;
 use std::time::Duration;
 

@@ -38,16 +38,19 @@ pub(crate) mod process;
 pub mod select;
 pub mod worker;
 
-pub use crate::report::CaseResult;
+use crate::record::CaseResult;
 pub use worker::serve_child_request;
 
 use crate::case::ast::{Case, Expectation, OpKind, Predicate, Requirement};
+use crate::device::gpu::DeviceInfo;
+use crate::device::kernels::KernelTable;
+use crate::device::requirements::unmet_requirement;
 use crate::exec::{self, ExecOptions};
-use crate::gpu::DeviceInfo;
-use crate::kernels::KernelTable;
-use crate::report::{baseline, Attempt};
-use crate::requirements::unmet_requirement;
-use crate::verdict::{self, Verdict, VerdictKind};
+use crate::readings::{measure, timeline, verdict};
+use crate::record::observations::Observations;
+use crate::record::verdict::{Verdict, VerdictKind};
+use crate::record::Attempt;
+use crate::report::baseline;
 use std::collections::{BTreeMap, VecDeque};
 use std::io::Read;
 use std::path::PathBuf;
@@ -671,7 +674,7 @@ impl DeviceRunner<'_> {
 
 fn make_flake(result: &mut CaseResult, why: &str, attempts: &[Attempt]) {
     let runs: Vec<String> =
-        attempts.iter().map(|a| crate::report::outcome_text(a.kind, a.variant.as_deref())).collect();
+        attempts.iter().map(|a| crate::record::outcome_text(a.kind, a.variant.as_deref())).collect();
     result.verdict.messages.insert(0, format!("flake: {why} (runs: {})", runs.join(", ")));
     result.verdict.kind = VerdictKind::Flake;
 }
@@ -746,7 +749,8 @@ pub fn run_in_process(case: &Case, kernels: &KernelTable, device: &DeviceInfo) -
     run_in_process_with(case, kernels, device, &ExecOptions::default())
 }
 
-/// Runs `case` in this process with `opts`: requirements, execution, verdict.
+/// Runs `case` in this process with `opts`: requirements, execution, then the three readings of what it observed
+/// (verdict, measures, timeline).
 pub fn run_in_process_with(case: &Case, kernels: &KernelTable, device: &DeviceInfo, opts: &ExecOptions) -> CaseResult {
     let start = Instant::now();
     if let Some(reason) = unmet_requirement(case, device) {
@@ -754,7 +758,32 @@ pub fn run_in_process_with(case: &Case, kernels: &KernelTable, device: &DeviceIn
     }
     let observations = exec::run_case(case, kernels, device, opts);
     let verdict = verdict::judge(case, &observations);
-    CaseResult::new(case, verdict, Some(observations), start.elapsed())
+    let measures = measure::compute(case, &observations);
+    let timeline = timeline::build(case, &observations);
+    CaseResult { measures, timeline, ..CaseResult::new(case, verdict, Some(observations), start.elapsed()) }
+}
+
+// The result of a case is recorded data (`record/`, which knows no case); it is made here, where cases are run.
+impl CaseResult {
+    /// The result of `case` with its verdict and trace, before any reading of the trace or any second run.
+    pub fn new(case: &Case, verdict: Verdict, observations: Option<Observations>, wall: Duration) -> Self {
+        CaseResult {
+            id: case.id.clone(),
+            area: case.area().to_owned(),
+            rule: case.rule.clone(),
+            source: case.source.clone(),
+            location: format!("{}:{}", case.positions.file, case.positions.case_line),
+            verdict,
+            observations,
+            measures: Vec::new(),
+            timeline: None,
+            wall_ms: wall.as_millis() as u64,
+            device: None,
+            attempts: Vec::new(),
+            dirty: None,
+            baseline: None,
+        }
+    }
 }
 
 pub(crate) fn drain<R: Read + Send + 'static>(pipe: Option<R>) -> std::thread::JoinHandle<String> {
@@ -793,7 +822,7 @@ pub struct ReportHeader {
     pub shard: Option<String>,
     pub baseline: Option<String>,
     /// The probe kernels of the binary that runs the cases (the harness does not know how they were built).
-    pub kernel_image: crate::report::KernelImage,
+    pub kernel_image: crate::record::KernelImage,
 }
 
 /// [`run_suite`], with the report rewritten (atomically) at `path` after every case so that a run killed half-way
@@ -806,14 +835,14 @@ pub fn run_to_report(
     header: &ReportHeader,
     path: Option<&std::path::Path>,
     mut on_result: impl FnMut(&CaseResult, Option<std::io::Error>),
-) -> crate::report::Report {
+) -> crate::record::Report {
     let start = Instant::now();
     let mut provenance = match devices.first() {
-        Some(d) => crate::report::Provenance::new(d, &header.commit, header.started_at.clone()),
-        None => crate::report::Provenance::new(&mock_device(), &header.commit, header.started_at.clone()),
+        Some(d) => crate::record::Provenance::new(d, &header.commit, header.started_at.clone()),
+        None => crate::record::Provenance::new(&mock_device(), &header.commit, header.started_at.clone()),
     };
     provenance.kernel_image = header.kernel_image.clone();
-    let mut info = crate::report::RunInfo {
+    let mut info = crate::record::RunInfo {
         gate_delay_ms: opts.gate_delay_scale() * WRITTEN_GATE_DELAY.as_secs_f64() * 1000.0,
         reruns: opts.reruns,
         process_per_case: opts.process_per_case,
@@ -824,11 +853,11 @@ pub fn run_to_report(
         extra_runs: 0,
     };
     let mut done: Vec<(usize, CaseResult)> = Vec::new();
-    let assemble = |done: &[(usize, CaseResult)], info: &crate::report::RunInfo| {
+    let assemble = |done: &[(usize, CaseResult)], info: &crate::record::RunInfo| {
         let mut sorted: Vec<&(usize, CaseResult)> = done.iter().collect();
         sorted.sort_by_key(|(i, _)| *i);
         let results = sorted.into_iter().map(|(_, r)| r.clone()).collect();
-        let mut report = crate::report::Report::new(
+        let mut report = crate::record::Report::new(
             provenance.clone(),
             header.filter.clone(),
             start.elapsed().as_millis() as u64,
@@ -909,7 +938,7 @@ mod queue_tests {
     #[test]
     fn measuring_cases_come_first_and_one_at_a_time() {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases");
-        let all = crate::suite::load_dir(&dir).unwrap_or_else(|d| panic!("{d:?}"));
+        let all = crate::case::suite::load_dir(&dir).unwrap_or_else(|d| panic!("{d:?}"));
         let measuring: Vec<&Case> = all.iter().filter(|c| measures(c)).take(2).collect();
         let ordinary = all.iter().find(|c| !measures(c)).unwrap_or_else(|| panic!("no ordinary case"));
         assert_eq!(measuring.len(), 2, "the suite has measuring cases");

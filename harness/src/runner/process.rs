@@ -4,7 +4,7 @@
 //! (`crate::figures::worker`).
 
 use super::{drain, tail};
-use crate::verdict::VerdictKind;
+use crate::record::verdict::VerdictKind;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};

@@ -22,11 +22,11 @@ use super::mock::{self, Mock};
 use super::process::Process;
 use super::verdict_of;
 use crate::case::ast::Case;
+use crate::device::gpu::{self, DeviceInfo};
+use crate::device::kernels::KernelTable;
 use crate::exec::{self, ExecOptions};
-use crate::gpu::{self, DeviceInfo};
-use crate::kernels::KernelTable;
-use crate::report::CaseResult;
-use crate::verdict::VerdictKind;
+use crate::record::verdict::VerdictKind;
+use crate::record::CaseResult;
 use cuda_sys as sys;
 use serde::{Deserialize, Serialize};
 use std::io::{BufRead, Write};
@@ -107,7 +107,7 @@ pub fn serve_child_request(kernels: impl FnOnce() -> KernelTable) {
 }
 
 fn serve(dir: &Path, ordinal: i32, kernels: impl FnOnce() -> KernelTable, mock: Option<Mock>) -> Result<(), String> {
-    let cases = crate::suite::load_dir(dir).map_err(|diags| {
+    let cases = crate::case::suite::load_dir(dir).map_err(|diags| {
         let lines: Vec<String> = diags.iter().map(|d| d.to_string()).collect();
         lines.join("\n")
     })?;

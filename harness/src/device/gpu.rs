@@ -1,8 +1,9 @@
 //! What GPU (if any) this process can use, and the facts a report needs about it: name, UUID, compute capability,
 //! the properties cases require, driver and runtime versions, link mode and the CUDA_* environment.
 
+use crate::record::{PeerLink, VisibleDevice};
 use cuda_sys as sys;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use std::ffi::CStr;
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -71,34 +72,6 @@ impl DeviceInfo {
     pub fn link(&self, from: i32, to: i32) -> Option<&PeerLink> {
         self.links.iter().find(|l| l.from == from && l.to == to)
     }
-}
-
-/// One device of the host, as a report lists it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct VisibleDevice {
-    pub ordinal: i32,
-    pub name: String,
-    pub uuid: String,
-    /// cudaDeviceGetPCIBusId, e.g. `0000:19:00.0` (empty if the call failed).
-    pub pci_bus_id: String,
-}
-
-/// What the runtime says about the link from one device to another (cudaDeviceCanAccessPeer and
-/// cudaDeviceGetP2PAttribute). A value the runtime refused to give is `None`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PeerLink {
-    pub from: i32,
-    pub to: i32,
-    /// cudaDeviceCanAccessPeer(from, to): `from` may map `to`'s memory (cudaDeviceEnablePeerAccess).
-    pub can_access_peer: Option<bool>,
-    /// cudaDevP2PAttrAccessSupported.
-    pub access_supported: Option<bool>,
-    /// cudaDevP2PAttrPerformanceRank: lower is faster, 0 the best link of the host.
-    pub performance_rank: Option<i32>,
-    /// cudaDevP2PAttrNativeAtomicSupported.
-    pub native_atomics: Option<bool>,
-    /// cudaDevP2PAttrCudaArrayAccessSupported.
-    pub cuda_array_access: Option<bool>,
 }
 
 /// The visible devices and the links between them, probed once per process: cheap queries that make no context
