@@ -22,7 +22,7 @@ use crate::case::ast::{
 };
 use crate::case::print::op_kind as op_text;
 use crate::case::words::Word;
-use crate::device::gpu::{error_name, DeviceInfo};
+use crate::device::gpu::DeviceInfo;
 use crate::device::kernels::KernelTable;
 use crate::record::observations::{Contents, GateOpener, HostCallKind, OpRecord, OpValue};
 use cuda_sys as sys;
@@ -117,7 +117,7 @@ impl Timed<'_> {
             code = f();
         }
         self.record.end_ns = self.clock.now_ns();
-        self.record.code = Some(error_name(code));
+        self.record.code = Some(code.to_string());
         code == SUCCESS
     }
 
@@ -974,7 +974,7 @@ fn interpret(ctx: &Ctx, st: &mut Objects, index: usize, op: &Op, t: &mut Timed) 
         OpKind::Read { buf } => {
             let needs_reader = st.buffer(buf)?.host_words().is_none();
             let reader = if needs_reader {
-                st.reader().map_err(|code| format!("creating the read stream returned {}", error_name(code)))?
+                st.reader().map_err(|code| format!("creating the read stream returned {}", code))?
             } else {
                 std::ptr::null_mut()
             };
