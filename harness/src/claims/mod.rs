@@ -379,13 +379,7 @@ impl Inputs<'_> {
                 row.bound = Some(Quantity::new(synchronous, "ms", "cudaMemcpy on the default stream"));
                 let ratio = asynchronous / synchronous;
                 row.ratio = finite(ratio);
-                row.verdict = if (ratio - 1.0).abs() <= 0.10 {
-                    ClaimVerdict::Holds
-                } else if (ratio - 1.0).abs() <= 0.25 {
-                    ClaimVerdict::HoldsPartly
-                } else {
-                    ClaimVerdict::DoesNotHold
-                };
+                row.verdict = ClaimVerdict::by_ratio((ratio - 1.0).abs(), 0.10, 0.25);
             }
             (Err(why), _) | (_, Err(why)) => row.not_measured(why),
         }
@@ -588,13 +582,7 @@ impl Inputs<'_> {
                 ));
                 let ratio = graph / eager;
                 row.ratio = finite(ratio);
-                row.verdict = if ratio <= 0.10 {
-                    ClaimVerdict::Holds
-                } else if ratio < 1.0 {
-                    ClaimVerdict::HoldsPartly
-                } else {
-                    ClaimVerdict::DoesNotHold
-                };
+                row.verdict = ClaimVerdict::by_ratio(ratio, 0.10, 1.0);
             }
             (Err(why), _) | (_, Err(why)) => row.not_measured(why),
         }
@@ -624,13 +612,7 @@ impl Inputs<'_> {
                 row.bound = Some(Quantity::new(eager, "%", "spread of 5 batches launched one by one"));
                 let ratio = if eager > 0.0 { graph / eager } else { f64::INFINITY };
                 row.ratio = finite(ratio);
-                row.verdict = if ratio <= 0.5 {
-                    ClaimVerdict::Holds
-                } else if ratio < 1.0 {
-                    ClaimVerdict::HoldsPartly
-                } else {
-                    ClaimVerdict::DoesNotHold
-                };
+                row.verdict = ClaimVerdict::by_ratio(ratio, 0.5, 1.0);
             }
             (Err(why), _) | (_, Err(why)) => row.not_measured(why),
         }
@@ -694,13 +676,22 @@ impl ClaimRow {
         self.figure = Some(Quantity::new(time, "ms", what));
         self.bound = Some(Quantity::new(bound, "ms", bound_what));
         self.ratio = finite(time / bound);
-        self.verdict = if time <= 1.10 * bound {
+        self.verdict = ClaimVerdict::by_ratio(time / bound, 1.10, serial / bound);
+    }
+}
+
+// The rule lives with the claims that use it, apart from the plain record in `record/claims.rs`.
+impl ClaimVerdict {
+    /// The verdict on a figure over its bound where less is better: holds up to `holds_at` (inclusive), holds partly
+    /// below `partly_below`, does not hold from there on (and for a ratio that is not a number).
+    fn by_ratio(ratio: f64, holds_at: f64, partly_below: f64) -> ClaimVerdict {
+        if ratio <= holds_at {
             ClaimVerdict::Holds
-        } else if time < serial {
+        } else if ratio < partly_below {
             ClaimVerdict::HoldsPartly
         } else {
             ClaimVerdict::DoesNotHold
-        };
+        }
     }
 }
 
