@@ -22,7 +22,7 @@ use crate::record::verdict::VerdictKind;
 use crate::record::CaseResult;
 use std::time::Duration;
 
-/// The smallest and largest sizes of the power-of-two sweep.
+/// Bisection stops once the bracket is at most 1/8 of the early size (the power-of-two step it started from)...
 const RESOLUTION_DIVISOR: u64 = 8;
 /// ...or after this many points. Three halvings reach 1/8 of a doubling; the cap matters only when the bracket is
 /// wider because a power of two in it was undecided.

@@ -12,9 +12,10 @@ pub struct Figures {
     pub staging: Vec<SeriesFigure>,
 }
 
+/// The smallest and largest sizes of the staging sweep's powers of two: a figure's text tells "at every size" by
+/// them.
 pub const SMALLEST: u64 = 4 << 10;
 pub const LARGEST: u64 = 64 << 20;
-/// Bisection stops once the bracket is at most 1/8 of the early size (the power-of-two step it started from)...
 
 /// One measured size.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
