@@ -43,8 +43,8 @@
 //! the label it is about) in `case/words.rs`, then the `Predicate` variant in `case/ast.rs`. The compiler names
 //! `case/parse.rs`, `case/print.rs`, `case/validate.rs` (`predicate`: labels of the right operations) and
 //! `readings/verdict.rs` (`holds`). If it needs data the executor does not record yet, add an `OpValue` variant in
-//! `record/observations.rs` (the compiler names its trace text in `report/trace.rs`). `case/lint.rs` knows only the predicates it can prove
-//! vacuous; a new one defaults to "depends on the GPU".
+//! `record/observations.rs` (the compiler names its trace text in `report/trace.rs`). `case/lint.rs` knows only
+//! the predicates it can prove vacuous; a new one defaults to "depends on the GPU".
 //!
 //! **A requirement** (e.g. `memory-pools`): a `RequirementWord`, a `Requirement` variant; the compiler names
 //! `Requirement::word`, `case/parse.rs`, `case/print.rs` and `device/requirements.rs` (`unmet`). A device fact it

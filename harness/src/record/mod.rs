@@ -187,11 +187,16 @@ impl Report {
     pub fn read(path: &Path) -> Result<Report, String> {
         let text =
             std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read the report: {e}", path.display()))?;
-        let mut json: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+        let positioned = |e: serde_json::Error| {
             format!("{}:{}:{}: not a cuda-conformance report: {e}", path.display(), e.line(), e.column())
-        })?;
+        };
+        let mut json: serde_json::Value = serde_json::from_str(&text).map_err(positioned)?;
         lift_readings_of_older_report(&mut json);
-        serde_json::from_value(json).map_err(|e| format!("{}: not a cuda-conformance report: {e}", path.display()))
+        serde_json::from_value(json).map_err(|e| {
+            // JSON that is not a report: parsed again from the text, for the line and column of what is wrong.
+            serde_json::from_str::<Report>(&text)
+                .map_or_else(positioned, |_| format!("{}: not a cuda-conformance report: {e}", path.display()))
+        })
     }
 
     /// Writes the report as JSON, atomically: to a temporary file beside `path`, then renamed over it, so a
@@ -226,4 +231,35 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     std::fs::rename(&tmp, path).inspect_err(|_| {
         let _ = std::fs::remove_file(&tmp);
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::test_support::{report, result};
+
+    #[test]
+    fn an_older_report_keeps_its_measures_and_timeline_inside_the_observations_and_reads_like_a_new_one() {
+        let mut older =
+            serde_json::to_value(report("GPU", 13000, vec![result("perf/one", VerdictKind::Pass, None)])).unwrap();
+        let measure = serde_json::json!([{ "name": "h2d", "of": "bandwidth c", "value": 5.0, "unit": "GB/s" }]);
+        let timeline = serde_json::json!({ "clock": "events", "lanes": ["s"], "bars": [], "marks": [], "span_ns": 7,
+            "notes": [] });
+        older["cases"][0]["observations"] = serde_json::json!({ "measures": measure, "timeline": timeline });
+        let obs = serde_json::to_value(Observations::default()).unwrap();
+        for (key, value) in obs.as_object().unwrap() {
+            older["cases"][0]["observations"][key] = value.clone();
+        }
+        let dir = std::env::temp_dir().join(format!("older-report-{}", std::process::id()));
+        let path = dir.join("report.json");
+        write_atomic(&path, older.to_string().as_bytes()).unwrap();
+        let read = Report::read(&path).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        let case = &read.cases[0];
+        assert_eq!((case.measures.len(), case.measures[0].value), (1, Some(5.0)));
+        assert_eq!(case.timeline.as_ref().map(|t| t.span_ns), Some(7));
+        let written = serde_json::to_value(&read).unwrap();
+        assert!(written["cases"][0]["observations"].get("timeline").is_none(), "{written}");
+        assert_eq!(written["cases"][0]["timeline"]["span_ns"], 7);
+    }
 }
