@@ -11,7 +11,9 @@ pub const NODE_VAR: &str = "CUDA_CONFORMANCE_NODE";
 /// The Kubernetes Job's name (the manifests set it from the pod's `batch.kubernetes.io/job-name` label).
 pub const K8S_JOB_VAR: &str = "CUDA_CONFORMANCE_JOB";
 
+// The constructors live with the facts they collect, apart from the plain record in `record/provenance.rs`.
 impl Provenance {
+    /// Where a run on `device` comes from: this host, this build, this environment and scheduler task.
     pub fn new(device: &DeviceInfo, commit: &str, started_at: String) -> Self {
         let hostname = hostname();
         Provenance {
