@@ -51,7 +51,8 @@ svg_dir, page_png, pipeline_png = sys.argv[3], sys.argv[4], sys.argv[5]
 kinds = {"kernel", "gate", "copy-h2d", "copy-d2h", "copy-d2d", "copy-h2h", "memset", "graph"}
 want = {}
 for case in report["cases"]:
-    t = (case.get("observations") or {}).get("timeline")
+    # On the case since the readings left the observations; inside them in older reports.
+    t = case.get("timeline") or (case.get("observations") or {}).get("timeline")
     if t:
         want[case["id"]] = t
 

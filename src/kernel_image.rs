@@ -160,7 +160,7 @@ pub fn old_driver_problems(image: &[u8]) -> Vec<String> {
 }
 
 /// The image as a report records it: compiler, PTX ISA, architectures.
-pub fn describe(image: &[u8], compiler: &str) -> harness::report::KernelImage {
+pub fn describe(image: &[u8], compiler: &str) -> harness::record::KernelImage {
     let mut ptx_isa = Vec::new();
     let mut architectures = String::new();
     match entries(image) {
@@ -188,7 +188,7 @@ pub fn describe(image: &[u8], compiler: &str) -> harness::report::KernelImage {
         Err(why) => architectures = format!("unreadable: {why}"),
     }
     ptx_isa.dedup();
-    harness::report::KernelImage {
+    harness::record::KernelImage {
         compiler: compiler.to_owned(),
         ptx_isa: if ptx_isa.is_empty() { "none".into() } else { ptx_isa.join(", ") },
         architectures,

@@ -1,4 +1,4 @@
-//! The root package's library: the probe kernels compiled by `build.rs`, as the [`harness::kernels::KernelTable`] the
+//! The root package's library: the probe kernels compiled by `build.rs`, as the [`harness::device::kernels::KernelTable`] the
 //! harness launches them through. The harness never learns how kernels were built; this is the only link.
 
 use std::ffi::c_void;
@@ -31,15 +31,15 @@ pub const KERNEL_TARGETS: &str = env!("CUDA_CONFORMANCE_KERNEL_TARGETS");
 pub const KERNEL_COMPILER: &str = env!("CUDA_CONFORMANCE_KERNEL_COMPILER");
 
 /// The registered kernel image as reports record it (compiler, PTX ISA, architectures), read from the image itself.
-pub fn kernel_image() -> harness::report::KernelImage {
+pub fn kernel_image() -> harness::record::KernelImage {
     kernel_image::describe(kernel_image::embedded(), KERNEL_COMPILER)
 }
 
-/// Handles of the probe kernels, with the ABI documented in [`harness::kernels`].
-pub fn kernel_table() -> harness::kernels::KernelTable {
+/// Handles of the probe kernels, with the ABI documented in [`harness::device::kernels`].
+pub fn kernel_table() -> harness::device::kernels::KernelTable {
     // SAFETY: the functions take nothing, touch no state and return static addresses.
     unsafe {
-        harness::kernels::KernelTable {
+        harness::device::kernels::KernelTable {
             gate: cc_kernel_gate(),
             spin: cc_kernel_spin(),
             lazy_spin: cc_kernel_lazy_spin(),

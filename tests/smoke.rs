@@ -7,7 +7,7 @@
 
 use cuda_conformance::{kernel_table, KERNEL_TARGETS};
 use cuda_sys as sys;
-use harness::gpu;
+use harness::device::gpu;
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
 use std::ffi::c_void;
 use std::ptr;
@@ -270,7 +270,7 @@ fn gate_closed_holds_stream_until_opened() -> Outcome {
         thread::sleep(Duration::from_millis(50));
         let q = s.query();
         if q != sys::cudaError::cudaErrorNotReady {
-            bail!("query {i} of a stream behind a closed gate returned {}", gpu::error_name(q));
+            bail!("query {i} of a stream behind a closed gate returned {}", q);
         }
     }
     gate.open();
@@ -315,7 +315,7 @@ fn check(code: sys::cudaError_t, what: &str) -> Outcome {
     if code == sys::cudaError::cudaSuccess {
         Ok(())
     } else {
-        Err(format!("{what} returned {}", gpu::error_name(code)).into())
+        Err(format!("{what} returned {}", code).into())
     }
 }
 
@@ -326,7 +326,7 @@ fn launched(code: sys::cudaError_t, kernel: &str) -> Outcome {
 /// Drop paths cannot fail a trial; they say what went wrong instead.
 fn warn(code: sys::cudaError_t, what: &str) {
     if code != sys::cudaError::cudaSuccess {
-        eprintln!("warning: {what} returned {}", gpu::error_name(code));
+        eprintln!("warning: {what} returned {}", code);
     }
 }
 

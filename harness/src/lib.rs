@@ -1,11 +1,22 @@
-//! The conformance engine. Data flows one way:
-//! case file → [`case::parse`] → [`case::validate`] → [`exec`] (cuda-sys calls) → [`observations`] →
-//! [`verdict`] → [`report`]. [`figures`] records what the docs leave open (measured with generated cases, never
-//! asserted). A case's `measure`s ([`measure`]) and its [`timeline`] are derived from its observations; [`claims`]
-//! judges the seeds' performance claims against bounds measured in the same run, beside the seeds' own programs
-//! ([`programs`]). The harness does not know how kernels were built: it receives a
-//! [`kernels::KernelTable`] from the root package. [`runner`] runs cases in worker processes and [`report`] writes
-//! what they found.
+//! The conformance engine, one folder per stage of the pipeline. A case file is parsed and validated ([`case`]),
+//! run on the GPU ([`exec`], on the machine [`device`] describes), read into a verdict, measures and a timeline
+//! ([`readings`]) by the [`runner`], which writes a [`record::Report`] that [`report`] turns into text. Each folder
+//! may use only the folders listed above it (`harness/tests/layers.rs` checks this):
+//!
+//! | folder | what it is |
+//! |---|---|
+//! | [`record`] | what a run records: plain serde data that crosses stages, processes and files (the report's schema) |
+//! | [`case`] | the case language: words, syntax tree, parser, validator, printer, lint; loading a folder of cases |
+//! | [`device`] | the machine: probing a GPU, the probe kernels' table, a case's requirements, the host's facts |
+//! | [`exec`] | one case on the GPU through cuda-sys, recording [`record::observations::Observations`]; never judges |
+//! | [`readings`] | pure reads of one run: the verdict, the `measure` figures, the timeline |
+//! | [`report`] | saved reports as text: tables, Markdown, JUnit, traces, SVG and HTML, comparisons, fleets |
+//! | [`claims`] | wing: the seeds' performance claims judged against bounds measured in the run, and their programs |
+//! | [`runner`] | cases in worker processes: scheduling, confirmation and flake policy, assembling the report |
+//! | [`figures`] | wing: what the docs leave open, measured with generated cases through the runner, never asserted |
+//!
+//! The harness does not know how kernels were built: it receives a [`device::kernels::KernelTable`] from the root
+//! package.
 //!
 //! # Extending
 //!
@@ -38,38 +49,35 @@
 //! **A predicate** (e.g. `L value >= N`): a `PredicateWord` (it starts the predicate) or a `Verb` (it follows
 //! the label it is about) in `case/words.rs`, then the `Predicate` variant in `case/ast.rs`. The compiler names
 //! `case/parse.rs`, `case/print.rs`, `case/validate.rs` (`predicate`: labels of the right operations) and
-//! `verdict.rs` (`holds`). If it needs data the executor does not record yet, add an `OpValue` variant in
-//! `observations.rs` (the compiler names its trace text). `case/lint.rs` knows only the predicates it can prove
-//! vacuous; a new one defaults to "depends on the GPU".
+//! `readings/verdict.rs` (`holds`). If it needs data the executor does not record yet, add an `OpValue` variant in
+//! `record/observations.rs` (the compiler names its trace text in `report/trace.rs`). `case/lint.rs` knows only
+//! the predicates it can prove vacuous; a new one defaults to "depends on the GPU".
 //!
 //! **A requirement** (e.g. `memory-pools`): a `RequirementWord`, a `Requirement` variant; the compiler names
-//! `Requirement::word`, `case/parse.rs`, `case/print.rs` and `requirements.rs` (`unmet`). A device fact it
-//! needs is a `gpu::DeviceInfo` field (the compiler names every `DeviceInfo` literal: `gpu.rs` and the test
-//! fixtures).
+//! `Requirement::word`, `case/parse.rs`, `case/print.rs` and `device/requirements.rs` (`unmet`). A device fact it
+//! needs is a `gpu::DeviceInfo` field (the compiler names every `DeviceInfo` literal: `device/gpu.rs` and the
+//! test fixtures).
 //!
 //! **A probe kernel** (e.g. `countdown`): the kernel and its `cc_kernel_*` handle function in
 //! `kernels/probes.cu`, the `extern` declaration and field in the root `src/lib.rs`, the `KernelWord` in
-//! `case/words.rs`. The compiler names `KernelTable` literals and `KernelTable::get` (`kernels.rs`), and the
+//! `case/words.rs`. The compiler names `KernelTable` literals and `KernelTable::get` (`device/kernels.rs`), and the
 //! grammar (`launch` in `case/parse.rs`, or `NodeKernel` for graph kernel nodes). A kernel `launch` runs is a
 //! `KernelCall` variant in `case/ast.rs` (its arguments; the compiler then names `KernelCall::word` and
-//! `KernelCall::operands` there, the printer, and `exec/interpret/launches.rs`). Its ABI goes in the `kernels.rs`
-//! docs; `exec/mod.rs` preloads every kernel but `lazy-spin` by walking `KernelTable::all`.
+//! `KernelCall::operands` there, the printer, and `exec/interpret/launches.rs`). Its ABI goes in the
+//! `device/kernels.rs` docs; `exec/mod.rs` preloads every kernel but `lazy-spin` by walking `KernelTable::all`.
 //!
-//! **A report format** (e.g. JUnit): a module in `report/` that renders [`report::Report`] (plain serde data, so it
+//! **A report format** (e.g. JUnit): a module in `report/` that renders [`record::Report`] (plain serde data, so it
 //! works from a saved JSON report too), and a flag or a `summary --format` value in `src/cli/reports.rs`.
 
+pub mod record;
+
 pub mod case;
-pub mod claims;
+pub mod device;
 pub mod exec;
-pub mod figures;
-pub mod gpu;
-pub mod kernels;
-pub mod measure;
-pub mod observations;
-pub mod programs;
+pub mod readings;
 pub mod report;
-pub mod requirements;
+
+pub mod claims;
 pub mod runner;
-pub mod suite;
-pub mod timeline;
-pub mod verdict;
+
+pub mod figures;

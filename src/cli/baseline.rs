@@ -2,8 +2,8 @@
 
 use super::output::emit;
 use super::status::{Outcome, Status};
+use harness::record::Report;
 use harness::report::baseline::Baseline;
-use harness::report::Report;
 use std::path::PathBuf;
 
 #[derive(clap::Subcommand)]
@@ -28,7 +28,7 @@ impl BaselineCommand {
         let key = b.bless(&r);
         let text = b.text();
         let Some(p) = output else { return Ok(emit(&text)) };
-        harness::report::write_atomic(&p, text.as_bytes())
+        harness::record::write_atomic(&p, text.as_bytes())
             .map_err(|e| format!("{}: cannot write the baseline: {e}", p.display()))?;
         eprintln!(
             "blessed [{key}] from {} ({} non-pass cases) into {}",

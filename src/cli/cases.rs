@@ -17,7 +17,7 @@ pub struct ListCmd {
 
 /// The cases under `dir`; on invalid files, every diagnostic printed and the count as the message.
 pub fn load(dir: &Path) -> Result<Vec<Case>, String> {
-    harness::suite::load_dir(dir).map_err(|diagnostics| {
+    harness::case::suite::load_dir(dir).map_err(|diagnostics| {
         for d in &diagnostics {
             eprintln!("{d}");
         }

@@ -4,8 +4,8 @@ use super::now_rfc3339;
 use super::output::emit;
 use super::status::Outcome;
 use cuda_conformance::BUILD_COMMIT;
-use harness::gpu;
-use harness::report::Provenance;
+use harness::device::gpu;
+use harness::record::Provenance;
 
 #[derive(clap::Args)]
 pub struct InfoCmd {

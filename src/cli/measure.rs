@@ -1,8 +1,9 @@
 //! `measure`: one figure (recorded, never asserted), printed; and the figures `run` measures after the cases.
 
 use super::status::{Outcome, Status};
-use harness::figures::{staging, Figures};
-use harness::gpu::{self, DeviceInfo};
+use harness::device::gpu::{self, DeviceInfo};
+use harness::figures::staging;
+use harness::record::figures::{Figures, SeriesFigure, SMALLEST};
 use indicatif::ProgressBar;
 use std::time::Duration;
 
@@ -35,7 +36,7 @@ impl MeasureCmd {
         let FigureName::Staging = self.figure;
         if self.print_cases {
             for series in staging::Series::ALL {
-                println!("{}", staging::case_text(series, staging::SMALLEST));
+                println!("{}", staging::case_text(series, SMALLEST));
             }
             return Ok(Status::Ok);
         }
@@ -51,7 +52,7 @@ impl MeasureCmd {
 }
 
 /// The staging series that `filter` selects, measured with a spinner naming the point being measured.
-pub fn measure_figures(device: &DeviceInfo, filter: Option<&str>, deadline: Duration) -> Vec<staging::SeriesFigure> {
+pub fn measure_figures(device: &DeviceInfo, filter: Option<&str>, deadline: Duration) -> Vec<SeriesFigure> {
     let series = staging::select(filter);
     if series.is_empty() {
         return Vec::new();

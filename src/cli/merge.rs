@@ -2,10 +2,10 @@
 
 use super::output::write_outputs;
 use super::status::{Outcome, Status};
+use harness::record::Report;
 use harness::report::baseline::Baseline;
 use harness::report::fleet::{self, Expected, Fleet, Reference};
 use harness::report::matrix::Matrix;
-use harness::report::Report;
 use std::path::PathBuf;
 
 #[derive(clap::Args)]

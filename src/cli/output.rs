@@ -31,7 +31,7 @@ pub fn write_outputs(outputs: [TextOutput; 3]) -> Result<Status, String> {
     }
     for (path, text) in outputs {
         if let Some(p) = path {
-            harness::report::write_atomic(p, text().as_bytes())
+            harness::record::write_atomic(p, text().as_bytes())
                 .map_err(|e| format!("{}: cannot write: {e}", p.display()))?;
             eprintln!("wrote {}", p.display());
         }

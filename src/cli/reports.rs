@@ -2,8 +2,8 @@
 
 use super::output::emit;
 use super::status::{Outcome, Status};
+use harness::record::Report;
 use harness::report::compare::Comparison;
-use harness::report::Report;
 use harness::runner::session::write_timelines;
 use std::path::PathBuf;
 

@@ -6,10 +6,10 @@ use super::status::{Outcome, Status};
 use super::{cases, now_rfc3339};
 use cuda_conformance::BUILD_COMMIT;
 use harness::case::ast::Case;
-use harness::figures::Figures;
-use harness::gpu::{self, DeviceInfo};
+use harness::device::gpu::{self, DeviceInfo};
+use harness::record::figures::Figures;
+use harness::record::{Provenance, Report};
 use harness::report::baseline::{Baseline, Key};
-use harness::report::{Provenance, Report};
 use harness::runner::bench::{self, Mode};
 use harness::runner::select::{parse_devices, parse_shard, select_tier, Tier};
 use harness::runner::session::{Outputs, Purpose, ReportHeader, Session};
@@ -103,7 +103,7 @@ impl RunArgs {
 /// The cases under `dir` for a session: invalid files are a could-not-run report there, whose reason names the
 /// first diagnostic (all of them are printed).
 pub fn load_for_session(dir: &Path) -> Result<Vec<Case>, String> {
-    harness::suite::load_dir(dir).map_err(|diagnostics| {
+    harness::case::suite::load_dir(dir).map_err(|diagnostics| {
         for d in &diagnostics {
             eprintln!("{d}");
         }
@@ -183,7 +183,7 @@ impl RunCmd {
         };
         let mut report = session.run(&selected, &devices, &opts, &path, |result, error| {
             bar.set_message(result.id.clone());
-            if result.verdict.kind.is_failure() || result.verdict.kind == harness::verdict::VerdictKind::Flake {
+            if result.verdict.kind.is_failure() || result.verdict.kind == harness::record::verdict::VerdictKind::Flake {
                 bar.println(format!("{} {}", result.verdict.kind, result.id));
             }
             if let Some(e) = error {
@@ -289,7 +289,7 @@ impl BenchCmd {
         }
         if let Some(p) = &self.json {
             let text = serde_json::to_string_pretty(&figures).unwrap_or_default();
-            harness::report::write_atomic(p, text.as_bytes())
+            harness::record::write_atomic(p, text.as_bytes())
                 .map_err(|e| format!("cannot write {}: {e}", p.display()))?;
         }
         Ok(emit(&bench::table(&figures)))

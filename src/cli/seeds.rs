@@ -73,9 +73,9 @@ impl SeedsCmd {
             let programs_dir = self.programs.clone().unwrap_or_else(seed_programs_dir);
             // The programs use their process's device 0: make it the device the cases run on.
             let env = vec![("CUDA_VISIBLE_DEVICES".to_owned(), devices[0].uuid.clone())];
-            for program in &harness::programs::PROGRAMS {
+            for program in &harness::claims::programs::PROGRAMS {
                 let deadline = Duration::from_secs(self.program_deadline);
-                let run = harness::programs::run(&programs_dir, program, deadline, &env);
+                let run = harness::claims::programs::run(&programs_dir, program, deadline, &env);
                 eprintln!("===== {} ({:.1} s)", run.title(), run.wall_ms as f64 / 1000.0);
                 eprint!("{}", run.output);
                 if let Some(e) = &run.error {

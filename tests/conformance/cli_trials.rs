@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub fn trials(dir: &Path) -> Vec<Trial> {
-    let Ok(cases) = harness::suite::load_dir(dir) else { return Vec::new() };
+    let Ok(cases) = harness::case::suite::load_dir(dir) else { return Vec::new() };
     let fx = Arc::new(Fixture { cases });
     type Body = fn(&Fixture) -> Result<(), Failed>;
     let bodies: Vec<(&str, Body)> = vec![

@@ -2,7 +2,7 @@
 //! start still writes its report (with the task's scheduler identity), `--tier smoke` selects the smoke cases, and
 //! `fleet` merges reports against the expected tasks with the exit statuses automation keys off.
 
-use harness::report::Report;
+use harness::record::Report;
 use harness::runner::select::SMOKE;
 use libtest_mimic::{Failed, Trial};
 use std::path::{Path, PathBuf};
@@ -158,7 +158,7 @@ fn smoke_tier() -> Result<(), Failed> {
 fn merge(dir: &Path) -> Result<(), Failed> {
     let tmp = scratch("fleet-merge")?;
     let reports = tmp.join("4242");
-    let cases = harness::suite::load_dir(dir).map_err(|_| "cases do not load")?;
+    let cases = harness::case::suite::load_dir(dir).map_err(|_| "cases do not load")?;
     let failing = &cases.iter().find(|c| SMOKE.contains(&c.id.as_str())).ok_or("no smoke case")?.id;
     let mock_fail = format!("{failing}=fail");
     // Mock runs all report the mock GPU: one task per node keeps them from being one GPU tested twice.

@@ -21,14 +21,15 @@ mod runner_trials;
 
 use cuda_conformance::{cases_dir, kernel_table, BUILD_COMMIT};
 use harness::case::ast::Case;
-use harness::gpu::{self, DeviceInfo};
-use harness::report::{trace::failure_text, CaseResult};
+use harness::device::gpu::{self, DeviceInfo};
+use harness::record::verdict::VerdictKind;
+use harness::record::CaseResult;
+use harness::report::trace::failure_text;
 use harness::runner::device_runner::DeviceRunner;
 use harness::runner::select::Tier;
 use harness::runner::session::{self, Outputs, Purpose, ReportHeader, Session};
 use harness::runner::suite::SuiteStats;
 use harness::runner::{self, RunOptions};
-use harness::verdict::VerdictKind;
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -45,7 +46,7 @@ fn main() {
     trials.extend(fleet_trials::trials(&dir));
     // The GPU trials whose results go into the session's report, and where that report is.
     let mut recording: Option<(Arc<Gpu>, PathBuf)> = None;
-    match harness::suite::load_dir(&dir) {
+    match harness::case::suite::load_dir(&dir) {
         // The validation trials report the diagnostics, and no case can run.
         Err(diagnostics) => {
             if let Some(session) = &session {
@@ -148,7 +149,7 @@ impl Gpu {
 fn baseline_section(device: &DeviceInfo) -> Option<std::collections::BTreeMap<String, String>> {
     use harness::report::baseline::{Baseline, Key};
     let path = std::env::var_os("CUDA_CONFORMANCE_BASELINE")?;
-    let provenance = harness::report::Provenance::new(device, "", String::new());
+    let provenance = harness::record::Provenance::new(device, "", String::new());
     let section = Baseline::read(std::path::Path::new(&path)).and_then(|b| b.section(&Key::of(&provenance)).cloned());
     match section {
         Ok(section) => Some(section),
@@ -185,7 +186,7 @@ fn validation_trials(dir: &std::path::Path) -> Vec<Trial> {
     let dir = dir.to_path_buf();
     trials.push(lint_trial(dir.clone()));
     trials.push(Trial::test("validate/suite", move || {
-        let cases = harness::suite::load_dir(&dir).map_err(diagnostics)?;
+        let cases = harness::case::suite::load_dir(&dir).map_err(diagnostics)?;
         if cases.is_empty() {
             return Err(format!("no cases in {}", dir.display()).into());
         }
@@ -198,7 +199,7 @@ fn validation_trials(dir: &std::path::Path) -> Vec<Trial> {
 /// warning, so a case that cannot fail never lands.
 fn lint_trial(dir: std::path::PathBuf) -> Trial {
     Trial::test("lint/suite", move || {
-        let cases = harness::suite::load_dir(&dir).map_err(diagnostics)?;
+        let cases = harness::case::suite::load_dir(&dir).map_err(diagnostics)?;
         let warnings = harness::case::lint::lint_all(&cases);
         if warnings.is_empty() {
             return Ok(());

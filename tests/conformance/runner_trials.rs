@@ -3,13 +3,13 @@
 //! touched, so these run in CI.
 
 use harness::case::ast::Case;
-use harness::report::{CaseResult, Report};
+use harness::record::verdict::VerdictKind;
+use harness::record::{CaseResult, Report};
 use harness::runner::mock::mock_device;
 use harness::runner::policy::{has_delayed_open, needs_all_devices, needs_own_process};
 use harness::runner::session::{self, ReportHeader};
 use harness::runner::suite::{run_suite, SuiteStats};
 use harness::runner::{self, RunOptions};
-use harness::verdict::VerdictKind;
 use libtest_mimic::{Failed, Trial};
 use std::path::Path;
 use std::time::Duration;
@@ -60,7 +60,7 @@ fn kinds(results: &[CaseResult]) -> Vec<VerdictKind> {
 }
 
 pub fn trials(dir: &Path) -> Vec<Trial> {
-    let Ok(cases) = harness::suite::load_dir(dir) else { return Vec::new() };
+    let Ok(cases) = harness::case::suite::load_dir(dir) else { return Vec::new() };
     let fx = std::sync::Arc::new(Fixture { cases });
     type Body = fn(&Fixture) -> Result<(), Failed>;
     let bodies: Vec<(&str, Body)> = vec![

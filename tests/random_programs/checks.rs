@@ -2,7 +2,7 @@
 //!
 //! For each program three cases run (see lower.rs): eager once, captured and launched N times (updated after the
 //! first launch when the program has an update), eager N times. Each is judged by the harness's own verdict
-//! (`harness::verdict::judge`) on the case `lower.rs` wrote, so a failure saved under `cases/` is judged by the
+//! (`harness::readings::verdict::judge`) on the case `lower.rs` wrote, so a failure saved under `cases/` is judged by the
 //! code that found it: the buffers and uniform snapshots the interpreter computed, `before` and `host-order` for
 //! what the model orders, `host-runs`, the graph's node count, node kinds, paths and no-paths, the update's result
 //! and return code, and every operation's return code and the final synchronize.
@@ -19,8 +19,9 @@ use crate::lower::{self, rep_label, Variant};
 use crate::model::{HappensBefore, ModelMode};
 use crate::program::{buffer_name, label, label_index, Op, Program};
 use harness::case::ast::Case;
-use harness::observations::{Contents, Observations};
-use harness::verdict::{judge, VerdictKind};
+use harness::readings::verdict::judge;
+use harness::record::observations::{Contents, Observations};
+use harness::record::verdict::VerdictKind;
 use std::fmt;
 
 /// Whatever runs a case: the GPU executor (`harness::exec::run_case`) or the simulator.

@@ -33,7 +33,7 @@ mod sim;
 use checks::{check_eager_program, check_program, Check, Failure};
 use generate::Programs;
 use harness::case::ast::Case;
-use harness::observations::Observations;
+use harness::record::observations::Observations;
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
 use model::{Closure, HappensBefore, ModelMode};
 use program::{Flavor, Op, Program};
@@ -518,7 +518,7 @@ static GPU: Mutex<()> = Mutex::new(());
 
 /// The GPU executor (the harness's, in this process), or the reason to ignore GPU properties.
 fn gpu() -> Result<impl FnMut(&Case) -> Observations, String> {
-    let device = harness::gpu::probe(0).map_err(|e| e.to_string())?;
+    let device = harness::device::gpu::probe(0).map_err(|e| e.to_string())?;
     let kernels = cuda_conformance::kernel_table();
     let opts = harness::exec::ExecOptions::default();
     Ok(move |case: &Case| harness::exec::run_case(case, &kernels, &device, &opts))
@@ -527,10 +527,10 @@ fn gpu() -> Result<impl FnMut(&Case) -> Observations, String> {
 /// The GPU executor for programs over two devices, or why this host cannot run them: the requirements a lowered
 /// two-device case states (`devices >= 2`, `peer-access`), judged as the runner judges them.
 fn two_device_gpu() -> Result<impl FnMut(&Case) -> Observations, String> {
-    let device = harness::gpu::probe(0).map_err(|e| e.to_string())?;
+    let device = harness::device::gpu::probe(0).map_err(|e| e.to_string())?;
     let sample =
         lower::lower(&lower::tests::two_device_sample(), lower::Variant::Eager { reps: 1 }, ModelMode::Faithful);
-    if let Some(reason) = harness::requirements::unmet_requirement(&sample, &device) {
+    if let Some(reason) = harness::device::requirements::unmet_requirement(&sample, &device) {
         return Err(reason);
     }
     gpu()

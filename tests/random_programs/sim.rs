@@ -27,7 +27,7 @@ use harness::case::ast::{
 };
 use harness::case::print;
 use harness::case::words::Word;
-use harness::observations::{
+use harness::record::observations::{
     BufferRecord, Contents, DeclRecord, GraphRecord, HostCallKind, HostCallRecord, KernelRecord, NodeRecord,
     Observations, OpRecord, OpValue,
 };
@@ -698,7 +698,8 @@ pub mod tests {
     use crate::lower::{lower, Variant};
     use crate::model::ModelMode;
     use crate::program::{BufKind, Edit, Op, Program, Update};
-    use harness::verdict::{judge, VerdictKind};
+    use harness::readings::verdict::judge;
+    use harness::record::verdict::VerdictKind;
 
     fn check(sim: Sim, p: &Program) -> Result<(), crate::checks::Failure> {
         check_program(p, &mut |c: &Case| sim.run(c), ModelMode::Faithful)

@@ -8,6 +8,7 @@ pub mod lint;
 mod parse;
 pub mod placement;
 pub mod print;
+pub mod suite;
 mod tokens;
 mod validate;
 pub mod words;

@@ -6,7 +6,7 @@ use super::ast::*;
 use super::diagnostic::{did_you_mean, Diagnostic};
 use super::placement::current_devices;
 use super::words::Word;
-use crate::gpu;
+use cuda_sys::cudaError;
 use std::collections::{HashMap, HashSet};
 
 /// Every problem in `file`, in source order. Empty means valid.
@@ -251,8 +251,8 @@ impl<'c, 'o> Checker<'c, 'o> {
     }
 
     fn code(&mut self, line: u32, code: &str) {
-        if gpu::error_code(code).is_none() {
-            let hint = did_you_mean(code, gpu::error_names().keys().map(String::as_str));
+        if cudaError::from_name(code).is_none() {
+            let hint = did_you_mean(code, cudaError::named().map(|(name, _)| name));
             self.report(line, format!("`{code}` is not a cudaError name of this runtime{hint}"));
         }
     }

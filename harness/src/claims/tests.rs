@@ -1,9 +1,9 @@
 //! Claims from made-up results: each verdict from the figures that decide it, and a missing figure.
 
 use super::*;
-use crate::observations::MeasureRecord;
+use crate::record::observations::MeasureRecord;
+use crate::record::verdict::VerdictKind;
 use crate::report::test_support::{report, result};
-use crate::verdict::VerdictKind;
 
 /// A passed performance case that measured `figures`.
 fn measured(case: &str, figures: &[(&str, f64)]) -> CaseResult {
@@ -18,7 +18,8 @@ fn measured(case: &str, figures: &[(&str, f64)]) -> CaseResult {
             why: None,
         })
         .collect();
-    r.observations = Some(Observations { measures, ..Observations::default() });
+    r.observations = Some(Observations::default());
+    r.measures = measures;
     r
 }
 
@@ -113,7 +114,11 @@ fn bounds_put_the_suite_beside_the_program() {
         variant: String::new(),
         exit: Some(0),
         output: String::new(),
-        figures: vec![crate::programs::ProgramFigure { name: "pinned-h2d".into(), value: 55.0, unit: "GB/s".into() }],
+        figures: vec![crate::record::claims::ProgramFigure {
+            name: "pinned-h2d".into(),
+            value: 55.0,
+            unit: "GB/s".into(),
+        }],
         error: None,
         wall_ms: 1,
     };
@@ -135,4 +140,56 @@ fn claims_round_trip_through_json() {
     assert_eq!(claim(&c, "seed001/priority").figure.as_ref().unwrap().value, None);
     let json = serde_json::to_string(&c).unwrap();
     assert_eq!(serde_json::from_str::<SeedClaims>(&json).unwrap(), c);
+}
+
+/// The claims name their cases and measures as strings; this holds them to the real `cases/` folder. Every case the
+/// claims read gets a result with a value for each `measure` it declares (and an `observe` seen), so that a claim
+/// or bound left unmeasured can only be one that names a case or measure that does not exist.
+#[test]
+fn every_case_and_measure_the_claims_name_exists() {
+    use crate::case::ast::Expectation;
+    use crate::record::verdict::Verdict;
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases");
+    let cases = crate::case::suite::load_dir(&dir).unwrap_or_else(|d| panic!("{d:?}"));
+    let ids: Vec<&str> = cases.iter().map(|c| c.id.as_str()).collect();
+    let missing: Vec<&&str> = OTHER_CASES.iter().filter(|id| !ids.contains(id)).collect();
+    assert!(missing.is_empty(), "OTHER_CASES naming no case (renamed?): {missing:?}");
+    let results: Vec<CaseResult> = cases
+        .iter()
+        .filter(|c| reads_case(&c.id))
+        .map(|case| {
+            let verdict =
+                Verdict { kind: VerdictKind::Pass, variant: None, observed: Some("seen".into()), messages: vec![] };
+            let mut r = CaseResult::new(case, verdict, Some(Observations::default()), std::time::Duration::ZERO);
+            r.measures = case
+                .expects
+                .iter()
+                .filter_map(|e| match e {
+                    Expectation::Measure(m) => Some(MeasureRecord {
+                        name: m.name.clone(),
+                        of: String::new(),
+                        value: Some(1.0),
+                        unit: m.of.unit().to_owned(),
+                        why: None,
+                    }),
+                    _ => None,
+                })
+                .collect();
+            r
+        })
+        .collect();
+    assert!(results.iter().any(|r| r.id.starts_with(AREA)), "no performance case found in {}", dir.display());
+    let claims = evaluate(&results, &[], &report("GPU", 13000, vec![]).provenance);
+    let unmeasured: Vec<String> = claims
+        .claims
+        .iter()
+        .filter(|c| c.verdict == ClaimVerdict::NotMeasured)
+        .map(|c| format!("{}: {}", c.id, c.why))
+        .chain(claims.bounds.iter().filter(|b| b.suite.is_none()).map(|b| format!("bound {}: {}", b.what, b.source)))
+        .collect();
+    assert!(
+        unmeasured.is_empty(),
+        "claims or bounds naming a case or measure that does not exist:\n{}",
+        unmeasured.join("\n")
+    );
 }

@@ -1,7 +1,7 @@
 //! Case buffers by memory kind: where each lives, which pointer kernels, copies and memsets get, and how the final
 //! contents are read back. Every buffer starts zeroed.
 
-use super::resources::{check, DeviceMemory, HostMemory};
+use super::resources::{check, Destroy, DeviceMemory, HostMemory};
 use crate::case::ast::MemKind;
 use cuda_sys as sys;
 use std::ffi::c_void;
@@ -243,9 +243,16 @@ impl Buffer {
         }
     }
 
+    /// Gives up the memory without freeing it, for when a late host function might still read it (a failed
+    /// final synchronize leaves no guarantee that callbacks are done).
+    pub fn leak(self) {
+        std::mem::forget(self);
+    }
+}
+
+impl Destroy for Buffer {
     /// `destroy BUF`: cudaFree / cudaFreeHost now; on success nothing is left to free.
-    pub fn destroy_storage(&mut self) -> sys::cudaError_t {
-        use super::resources::Destroy as _;
+    fn destroy(&mut self) -> sys::cudaError_t {
         match &mut self.storage {
             Storage::Device(m) => m.destroy(),
             Storage::Pinned(m) | Storage::Mapped(m, _) => m.destroy(),
@@ -253,12 +260,6 @@ impl Buffer {
             // The validator refuses `destroy SLICE`: a view has nothing of its own to free.
             Storage::View { .. } => sys::cudaError::cudaErrorInvalidValue,
         }
-    }
-
-    /// Gives up the memory without freeing it, for when a late host function might still read it (a failed
-    /// final synchronize leaves no guarantee that callbacks are done).
-    pub fn leak(self) {
-        std::mem::forget(self);
     }
 }
 

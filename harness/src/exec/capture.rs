@@ -6,8 +6,7 @@ use super::sys_words::ToSys;
 use crate::case::ast::{Case, NodeWord};
 #[cfg(test)]
 use crate::case::ast::{OpKind, StreamRef};
-use crate::gpu::error_name;
-use crate::observations::{GraphRecord, NodeRecord};
+use crate::record::observations::{GraphRecord, NodeRecord};
 use cuda_sys as sys;
 use std::collections::HashMap;
 use std::ptr;
@@ -117,9 +116,7 @@ impl NodeMap {
             self.by_op.insert(op_index, node);
             self.by_handle.insert(node, op_index);
         }
-        replaced.then(|| {
-            format!("cudaStreamGetCaptureInfo after it returned {}, which replaced the last error", error_name(code))
-        })
+        replaced.then(|| format!("cudaStreamGetCaptureInfo after it returned {}, which replaced the last error", code))
     }
 
     /// Operation `op_index` added `node` through the graph API.
@@ -198,7 +195,7 @@ type Topology = (Vec<sys::cudaGraphNode_t>, Vec<String>, Vec<[usize; 2]>);
 
 /// Nodes (handle and kind) and edges (as node indices) of `graph`.
 fn topology(graph: sys::cudaGraph_t) -> Result<Topology, String> {
-    let failed = |what: &str, code| format!("{what} returned {}", error_name(code));
+    let failed = |what: &str, code| format!("{what} returned {}", code);
     let mut count = 0usize;
     // SAFETY: graph is a live graph; a null node array asks for the count only.
     let (code, _) = quietly(|| unsafe { sys::cudaGraphGetNodes(graph, ptr::null_mut(), &mut count) });

@@ -4,7 +4,7 @@
 //! could name several.
 
 use crate::case::ast::Case;
-use crate::gpu::{error_name, DeviceInfo};
+use crate::device::gpu::DeviceInfo;
 use cuda_sys as sys;
 
 /// The ordinal of each device index of a case: index 0 is the case's own device.
@@ -76,7 +76,7 @@ impl CaseDevices {
                 if !self.is_single() {
                     notes.push(format!(
                         "the cudaDeviceSynchronize of device {index} (ordinal {ordinal}) returned {}",
-                        error_name(code)
+                        code
                     ));
                 }
             }

@@ -5,7 +5,7 @@
 
 use super::clock::CaseClock;
 use super::resources::HostMemory;
-use crate::observations::{GateOpener, GateRecord};
+use crate::record::observations::{GateOpener, GateRecord};
 use cuda_sys as sys;
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicU8, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};

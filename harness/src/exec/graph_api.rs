@@ -7,7 +7,7 @@ use super::gates::GateSet;
 use super::objects::Objects;
 use super::sys_words::ToSys;
 use crate::case::ast::{Case, ConditionalKind, InstantiateResult, ListWord, NodeKernel, UpdateResult};
-use crate::kernels::{KernelTable, DATA_BLOCK_THREADS};
+use crate::device::kernels::{KernelTable, DATA_BLOCK_THREADS};
 use cuda_sys as sys;
 use std::ffi::c_void;
 
@@ -34,7 +34,7 @@ enum ArgValue {
 }
 
 /// The parameters of the kernel node `kernel`: one thread for gate and condition kernels, one data block otherwise
-/// (the launch shapes of `kernels.rs`). Kernel nodes carry no stamp slot (a null stamp pointer).
+/// (the launch shapes of `device/kernels.rs`). Kernel nodes carry no stamp slot (a null stamp pointer).
 pub fn kernel_node(
     kernels: &KernelTable,
     gates: &GateSet,

@@ -5,8 +5,7 @@
 
 use super::clock::CaseClock;
 use crate::case::ast::Case;
-use crate::gpu::error_name;
-use crate::observations::{Contents, HostCallKind, HostCallRecord};
+use crate::record::observations::{Contents, HostCallKind, HostCallRecord};
 use cuda_sys as sys;
 use std::ffi::c_void;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -44,7 +43,7 @@ impl HostLog {
                 label: case.script.get(c.op_index).and_then(|op| op.label.clone()),
                 kind: c.kind,
                 at_ns: c.at_ns,
-                status: c.status.map(|s| error_name(sys::cudaError(s))),
+                status: c.status.map(|s| sys::cudaError(s).to_string()),
                 snapshot: c.snapshot.as_deref().map(|words| Contents::of(words, &[])),
             })
             .collect()

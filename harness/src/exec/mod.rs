@@ -1,5 +1,5 @@
 //! The executor: runs one parsed case through cuda-sys on a real GPU and records what happened, as
-//! [`Observations`]. It never judges (that is [`crate::verdict`]) and never panics on a CUDA failure: every code is
+//! [`Observations`]. It never judges (that is [`crate::readings`]) and never panics on a CUDA failure: every code is
 //! recorded, and an operation whose objects do not exist is recorded as not run.
 //!
 //! A run, in order:
@@ -39,9 +39,9 @@ mod timing;
 
 use crate::case::ast::{Case, Decl};
 use crate::case::words::{KernelWord, Word};
-use crate::gpu::{error_name, DeviceInfo};
-use crate::kernels::KernelTable;
-use crate::observations::{GateOpener, Observations};
+use crate::device::gpu::DeviceInfo;
+use crate::device::kernels::KernelTable;
+use crate::record::observations::{GateOpener, Observations};
 use clock::CaseClock;
 use cuda_sys as sys;
 use devices::CaseDevices;
@@ -114,7 +114,7 @@ pub fn run_case(case: &Case, kernels: &KernelTable, device: &DeviceInfo, opts: &
     // Buffers and stamps were zeroed with cudaMemset on the legacy streams: finish that before the script.
     let (code, _) = devices.synchronize_all();
     if code != sys::cudaError::cudaSuccess {
-        obs.notes.push(format!("the cudaDeviceSynchronize before the script returned {}", error_name(code)));
+        obs.notes.push(format!("the cudaDeviceSynchronize before the script returned {}", code));
     }
     obs.notes.extend(prepare_host_thread(device.ordinal));
 
@@ -178,7 +178,7 @@ pub fn run_case(case: &Case, kernels: &KernelTable, device: &DeviceInfo, opts: &
     // Every gate is open and no case thread runs: this waits only for finite work, on each device of the case.
     let (sync, notes) = devices.synchronize_all();
     obs.notes.extend(notes);
-    obs.final_sync = Some(error_name(sync));
+    obs.final_sync = Some(sync.to_string());
     let healthy = sync == sys::cudaError::cudaSuccess;
     if !healthy {
         let (again, _) = devices.synchronize_all();
@@ -186,10 +186,10 @@ pub fn run_case(case: &Case, kernels: &KernelTable, device: &DeviceInfo, opts: &
             format!(
                 "the final cudaDeviceSynchronize returned {}, and so did a second one: the error persists (a sticky \
                  error, or no usable device), so this process cannot run CUDA work any more",
-                error_name(sync)
+                sync
             )
         } else {
-            format!("the final cudaDeviceSynchronize returned {}, a second one {}", error_name(sync), error_name(again))
+            format!("the final cudaDeviceSynchronize returned {}, a second one {}", sync, again)
         });
     }
     let (kernel_records, origin, error) = resources.stamps.read(case);
@@ -210,10 +210,10 @@ pub fn run_case(case: &Case, kernels: &KernelTable, device: &DeviceInfo, opts: &
         obs.notes.extend(st.release(!healthy));
     }
     if let Some(code) = resources.stamps.release() {
-        obs.notes.push(format!("cleanup: releasing the stamp pool returned {}", error_name(code)));
+        obs.notes.push(format!("cleanup: releasing the stamp pool returned {}", code));
     }
     for (gate, code) in resources.gates.release() {
-        obs.notes.push(format!("cleanup: releasing gate {gate} returned {}", error_name(code)));
+        obs.notes.push(format!("cleanup: releasing gate {gate} returned {}", code));
     }
     // The next case on this thread must not see this case's last error, nor a device the script made current.
     if !devices.is_single() {
@@ -222,9 +222,6 @@ pub fn run_case(case: &Case, kernels: &KernelTable, device: &DeviceInfo, opts: &
     // SAFETY: no arguments.
     let _ = unsafe { sys::cudaGetLastError() };
     obs.wall_ns = clock.now_ns();
-    // Derived from what was recorded, so a saved report carries them: the case's figures and its timeline.
-    obs.measures = crate::measure::compute(case, &obs);
-    obs.timeline = crate::timeline::build(case, &obs);
     obs
 }
 
@@ -244,7 +241,7 @@ fn prepare_host_thread(ordinal: i32) -> Vec<String> {
     // SAFETY: plain calls without pointers.
     let code = unsafe { sys::cudaSetDevice(ordinal) };
     if code != sys::cudaError::cudaSuccess {
-        notes.push(format!("cudaSetDevice({ordinal}) returned {}", error_name(code)));
+        notes.push(format!("cudaSetDevice({ordinal}) returned {}", code));
     }
     // SAFETY: no arguments.
     let _ = unsafe { sys::cudaGetLastError() };
@@ -263,7 +260,7 @@ fn load_kernels(kernels: &KernelTable) -> Vec<String> {
         // SAFETY: func is a kernel handle from the table; attributes is a valid out-pointer.
         let code = unsafe { sys::cudaFuncGetAttributes(&mut attributes, func) };
         if code != sys::cudaError::cudaSuccess {
-            notes.push(format!("loading the {name} kernel (cudaFuncGetAttributes) returned {}", error_name(code)));
+            notes.push(format!("loading the {name} kernel (cudaFuncGetAttributes) returned {}", code));
         }
     }
     // A failed load leaves a last error; the script must not see it.

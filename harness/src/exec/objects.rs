@@ -11,8 +11,8 @@ use super::pools;
 use super::resources::{Destroy, DeviceMemory, Event, Graph, GraphExec, MemPool, Stream};
 use crate::case::ast::{Case, Decl, EventFlags, OpKind, Priority, StreamRef};
 use crate::case::words::{DeclWord, Word};
-use crate::gpu::{error_name, DeviceInfo};
-use crate::observations::{DeclRecord, GraphRecord};
+use crate::device::gpu::DeviceInfo;
+use crate::record::observations::{DeclRecord, GraphRecord};
 use cuda_sys as sys;
 use std::collections::BTreeMap;
 use std::ptr;
@@ -125,7 +125,7 @@ pub fn create(
     // streams than queues, and a read never waits behind a gated stream that happens to share its queue.
     if case.script.iter().any(|op| matches!(op.kind, OpKind::Read { .. })) {
         if let Err(code) = state.reader() {
-            state.notes.push(format!("creating the stream `read` copies on returned {}", error_name(code)));
+            state.notes.push(format!("creating the stream `read` copies on returned {}", code));
         }
     }
     let gate_names: Vec<&str> =
@@ -164,7 +164,7 @@ pub fn create(
                     (Some(sys::cudaError::cudaSuccess), &[][..])
                 }
                 Err(code) => {
-                    state.pools.insert(name.clone(), Slot::NotCreated(error_name(code)));
+                    state.pools.insert(name.clone(), Slot::NotCreated(code.to_string()));
                     (Some(code), &[][..])
                 }
             },
@@ -185,7 +185,7 @@ pub fn create(
             name,
             kind: decl_kind(decl).to_owned(),
             line: case.positions.decl_lines.get(i).copied().unwrap_or(0),
-            code: code.map(error_name),
+            code: code.map(|c| c.to_string()),
             acceptable: acceptable(expect),
         });
     }
@@ -210,7 +210,7 @@ fn fill<T>(
 ) -> sys::cudaError_t {
     let (slot, code) = match created {
         Ok(object) => (Slot::Ready(object), sys::cudaError::cudaSuccess),
-        Err(code) => (Slot::NotCreated(error_name(code)), code),
+        Err(code) => (Slot::NotCreated(code.to_string()), code),
     };
     slots.insert(name.to_owned(), slot);
     code
@@ -520,10 +520,7 @@ impl Objects {
             // SAFETY: no pointers.
             let code = devices.on(from, || unsafe { sys::cudaDeviceDisablePeerAccess(to) });
             if code != sys::cudaError::cudaSuccess {
-                notes.push(format!(
-                    "cleanup: disabling the peer access of ordinal {from} to {to} returned {}",
-                    error_name(code)
-                ));
+                notes.push(format!("cleanup: disabling the peer access of ordinal {from} to {to} returned {}", code));
             }
         }
         let placement = std::mem::take(&mut self.placement);
@@ -532,7 +529,7 @@ impl Objects {
         };
         let mut check = |what: String, code: sys::cudaError_t| {
             if code != sys::cudaError::cudaSuccess {
-                notes.push(format!("cleanup: releasing {what} returned {}", error_name(code)));
+                notes.push(format!("cleanup: releasing {what} returned {}", code));
             }
         };
         for (name, exec) in take_ready(&mut self.execs) {

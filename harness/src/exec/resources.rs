@@ -138,12 +138,6 @@ owned!(
     HostMemory(*mut c_void), freed by sys::cudaFreeHost
 );
 
-impl Destroy for super::buffers::Buffer {
-    fn destroy(&mut self) -> sys::cudaError_t {
-        self.destroy_storage()
-    }
-}
-
 impl Stream {
     pub fn create(flags: u32, priority: i32) -> Result<Stream, sys::cudaError_t> {
         let mut raw = ptr::null_mut();

@@ -7,8 +7,7 @@
 
 use super::resources::{check, DeviceMemory, HostMemory};
 use crate::case::ast::Case;
-use crate::gpu::error_name;
-use crate::observations::KernelRecord;
+use crate::record::observations::KernelRecord;
 use cuda_sys as sys;
 
 enum Memory {
@@ -53,7 +52,7 @@ impl StampPool {
         match memory {
             Ok(m) => (StampPool { memory: Some(m), owners }, None),
             Err(code) => {
-                let note = format!("no kernel stamps: allocating the stamp pool returned {}", error_name(code));
+                let note = format!("no kernel stamps: allocating the stamp pool returned {}", code);
                 (StampPool { memory: None, owners }, Some(note))
             }
         }
@@ -84,7 +83,7 @@ impl StampPool {
                 // SAFETY: raw has owners.len() * 16 bytes, as does the pool.
                 let code = unsafe { sys::cudaMemcpy(raw.as_mut_ptr().cast(), m.raw(), raw.len() * 16, kind) };
                 if code != sys::cudaError::cudaSuccess {
-                    error = Some(format!("reading the kernel stamps returned {}", error_name(code)));
+                    error = Some(format!("reading the kernel stamps returned {}", code));
                     raw.iter_mut().for_each(|pair| *pair = [0, 0]);
                 }
             }

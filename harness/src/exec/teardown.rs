@@ -11,8 +11,7 @@ use super::threads::CaseThreads;
 use crate::case::ast::CaptureStatus;
 use crate::case::ast::{Case, Decl, Expectation, Predicate, StreamRef};
 use crate::case::words::Word;
-use crate::gpu::error_name;
-use crate::observations::{BufferRecord, Contents};
+use crate::record::observations::{BufferRecord, Contents};
 use cuda_sys as sys;
 use std::sync::PoisonError;
 
@@ -64,8 +63,8 @@ fn end_capture_if_open(ctx: &Ctx, stream: &StreamRef) -> Option<String> {
          its graph {}",
         stream.name(),
         CaptureStatus::name_of(status),
-        error_name(ended),
-        error_name(released)
+        ended,
+        released
     ))
 }
 
@@ -81,7 +80,7 @@ pub fn restore_capture_modes<'env>(ctx: &'env Ctx<'env>, threads: &CaseThreads<'
         });
         match restored {
             Ok(code) if code == sys::cudaError::cudaSuccess => {}
-            Ok(code) => notes.push(format!("restoring a thread's capture mode returned {}", error_name(code))),
+            Ok(code) => notes.push(format!("restoring a thread's capture mode returned {}", code)),
             Err(why) => notes.push(format!("could not restore a thread's capture mode: {why}")),
         }
     }
@@ -110,7 +109,7 @@ pub fn read_buffers(case: &Case, st: &Objects) -> Vec<BufferRecord> {
                 Err(why) => (None, Some(why)),
                 Ok(buffer) => match st.devices.on(st.device_of(name), || buffer.read()) {
                     Ok(words) => (Some(Contents::of(&words, &probe_indices(case, name))), None),
-                    Err(code) => (None, Some(format!("reading it back returned {}", error_name(code)))),
+                    Err(code) => (None, Some(format!("reading it back returned {}", code))),
                 },
             };
             BufferRecord { name: name.clone(), kind: kind.word().to_owned(), bytes, contents, read_error }

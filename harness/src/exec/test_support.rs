@@ -1,7 +1,7 @@
 //! Builders shared by the executor's and the verdict's tests.
 
 use crate::case::ast::{Case, Decl, Expectation, Op, OpKind, SourceMap};
-use crate::gpu::DeviceInfo;
+use crate::device::gpu::DeviceInfo;
 
 /// The H100 of TOOLCHAIN.md, as `gpu::probe` would describe it.
 pub fn h100() -> DeviceInfo {
@@ -20,7 +20,7 @@ pub fn h100() -> DeviceInfo {
         device_count: 1,
         driver_version: 13000,
         runtime_version: 13000,
-        visible: vec![crate::gpu::VisibleDevice {
+        visible: vec![crate::record::VisibleDevice {
             ordinal: 0,
             name: "NVIDIA H100 80GB HBM3".into(),
             uuid: "GPU-00000000-0000-0000-0000-000000000000".into(),
@@ -33,13 +33,13 @@ pub fn h100() -> DeviceInfo {
 /// Device `ordinal` of a host with two H200s joined by NVLink (peer access both ways), as `gpu::probe` would
 /// describe it.
 pub fn h200_pair(ordinal: i32) -> DeviceInfo {
-    let device = |o: i32| crate::gpu::VisibleDevice {
+    let device = |o: i32| crate::record::VisibleDevice {
         ordinal: o,
         name: "NVIDIA H200".into(),
         uuid: format!("GPU-00000000-0000-0000-0000-00000000000{o}"),
         pci_bus_id: format!("0000:{:02x}:00.0", 0x19 + o),
     };
-    let link = |from: i32, to: i32| crate::gpu::PeerLink {
+    let link = |from: i32, to: i32| crate::record::PeerLink {
         from,
         to,
         can_access_peer: Some(true),

@@ -394,7 +394,7 @@ fn a_timed_case_runs_without_panic_or_hang() {
         assert!(case.script[t.op_index].kind.has_device_work(), "{t:?}");
         assert!(t.start_ms <= t.end_ms, "{t:?}");
     }
-    if crate::gpu::probe(0).is_err() {
+    if crate::device::gpu::probe(0).is_err() {
         assert!(obs.timed.is_empty());
         assert!(obs.notes.iter().any(|n| n.starts_with("timing:")), "{:?}", obs.notes);
         return;
@@ -474,17 +474,17 @@ fn every_operation_is_recorded_without_panic_or_hang() {
     assert!(obs.final_sync.is_some());
     assert!(obs.watchdog_fired_ns.is_none(), "{:?}", obs.notes);
 
-    let verdict = crate::verdict::judge(&case, &obs);
+    let verdict = crate::readings::verdict::judge(&case, &obs);
     let json = serde_json::to_string(&obs).unwrap();
     assert_eq!(serde_json::from_str::<Observations>(&json).unwrap(), obs);
 
-    if crate::gpu::probe(0).is_ok() {
+    if crate::device::gpu::probe(0).is_ok() {
         assert!(h2_not_run.contains("a snapshot needs host-visible memory; d is device memory"), "{h2_not_run}");
     } else {
         // No driver: nothing could be created, every call failed with cudaErrorInsufficientDriver, and the verdict
         // says the case cannot run here (the first operation that returned it, not accepted by the case).
         assert_eq!(h2_not_run, "buffer d was not created (cudaErrorInsufficientDriver)");
-        assert_eq!(verdict.kind, crate::verdict::VerdictKind::NotSupported, "{:?}", verdict.messages);
+        assert_eq!(verdict.kind, crate::record::verdict::VerdictKind::NotSupported, "{:?}", verdict.messages);
         assert!(verdict.messages[0].contains("cudaErrorInsufficientDriver"), "{:?}", verdict.messages);
         let stream_s = &obs.decls[0];
         assert_ne!(stream_s.code.as_deref(), Some("cudaSuccess"));

@@ -11,8 +11,7 @@
 use super::capture::active_capture_id;
 use super::resources::{Event, Stream};
 use crate::case::ast::Case;
-use crate::gpu::error_name;
-use crate::observations::TimedOp;
+use crate::record::observations::TimedOp;
 use cuda_sys as sys;
 use std::collections::BTreeMap;
 use std::sync::{Mutex, PoisonError};
@@ -41,7 +40,7 @@ impl EventTiming {
         match Stream::create(sys::cudaStreamNonBlocking, 0).and_then(|s| Ok((s, Event::create(0)?))) {
             Ok(origin) => timing.origin = Some(origin),
             Err(code) => {
-                notes.push(format!("timing: creating the origin event returned {}; no device times", error_name(code)));
+                notes.push(format!("timing: creating the origin event returned {}; no device times", code));
                 return (timing, notes);
             }
         }
@@ -51,7 +50,7 @@ impl EventTiming {
                 Err(code) => notes.push(format!(
                     "timing: creating the events of `{}` returned {}; it has no device time",
                     crate::case::print::op_kind(&op.kind),
-                    error_name(code)
+                    code
                 )),
             }
         }
@@ -64,7 +63,7 @@ impl EventTiming {
         // SAFETY: live event and stream.
         let code = unsafe { sys::cudaEventRecord(event.raw(), stream.raw()) };
         (code != sys::cudaError::cudaSuccess)
-            .then(|| format!("timing: recording the origin event returned {}; no device times", error_name(code)))
+            .then(|| format!("timing: recording the origin event returned {}; no device times", code))
     }
 
     /// Records the event before operation `index` on `stream`, if the operation is timed and the stream is not
@@ -110,7 +109,7 @@ impl EventTiming {
         let mut notes = Vec::new();
         let mut check = |what: &str, code: sys::cudaError_t| {
             if code != sys::cudaError::cudaSuccess {
-                notes.push(format!("cleanup: releasing {what} returned {}", error_name(code)));
+                notes.push(format!("cleanup: releasing {what} returned {}", code));
             }
         };
         for (_, (before, after)) in self.pairs {
@@ -153,6 +152,6 @@ fn elapsed_ms(origin: &Event, event: &Event) -> Result<f64, String> {
     if code == sys::cudaError::cudaSuccess {
         Ok(f64::from(ms))
     } else {
-        Err(error_name(code))
+        Err(code.to_string())
     }
 }

@@ -9,32 +9,9 @@
 //! - [`staging`]: the pageable staging threshold (issue 7 item 6), per kind of pageable copy.
 
 pub mod staging;
+pub mod summary;
 
 use crate::case::{self, ast::Case};
-use serde::{Deserialize, Serialize};
-
-/// Every figure of a run. Serialised into the report as `figures`; a report without it (an older one, or a run with
-/// `--no-figures`) simply has none.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct Figures {
-    /// The pageable staging threshold: one entry per kind of copy measured.
-    #[serde(default)]
-    pub staging: Vec<staging::SeriesFigure>,
-}
-
-impl Figures {
-    /// For the console summary of `run` and for `measure`.
-    pub fn console(&self) -> String {
-        staging::console(&self.staging)
-    }
-
-    /// A Markdown section for the report's summary.
-    pub fn markdown(&self) -> String {
-        let mut out = String::from("\n## Figures (measured, not asserted)\n");
-        out.push_str(&staging::markdown(&self.staging));
-        out
-    }
-}
 
 /// The file name generated cases are parsed under (their `location` in a result). Its stem is the area, as the
 /// validator requires of case files: every generated id starts with `figures/`.
@@ -47,48 +24,37 @@ pub fn parse_case_text(text: &str) -> Result<Case, String> {
         .map_err(|diagnostics| diagnostics.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"))
 }
 
-/// `65536` as `64 KiB`, `67108864` as `64 MiB`; a size that is not a whole number of KiB stays in bytes.
-pub fn size_text(bytes: u64) -> String {
-    const KIB: u64 = 1 << 10;
-    const MIB: u64 = 1 << 20;
-    if bytes >= MIB && bytes % MIB == 0 {
-        format!("{} MiB", bytes / MIB)
-    } else if bytes >= KIB && bytes % KIB == 0 {
-        format!("{} KiB", bytes / KIB)
-    } else {
-        format!("{bytes} B")
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::record::figures::{Figures, Point, SeriesFigure};
+    use crate::report::figures::size_text;
 
     /// A device as `gpu::probe` would describe an H100, for tests that need one without a GPU.
-    pub(super) fn device() -> crate::gpu::DeviceInfo {
+    pub(super) fn device() -> crate::device::gpu::DeviceInfo {
         crate::exec::test_support::h100()
     }
 
-    fn report(figures: Option<Figures>) -> crate::report::Report {
-        let provenance = crate::report::Provenance::new(&device(), "commit", "2026-01-01T00:00:00Z".into());
-        let mut report = crate::report::Report::new(provenance, String::new(), 1, Vec::new());
+    fn report(figures: Option<Figures>) -> crate::record::Report {
+        let provenance = crate::record::Provenance::new(&device(), "commit", "2026-01-01T00:00:00Z".into());
+        let mut report = crate::record::Report::new(provenance, String::new(), 1, Vec::new());
         report.figures = figures;
         report
     }
 
     fn measured() -> Figures {
-        let points = staging::sweep(|bytes| staging::Point {
+        let points = staging::sweep(|bytes| Point {
             returned_early: Some(bytes <= 64 << 10),
-            ..staging::Point::undecided(bytes, String::new())
+            ..Point::undecided(bytes, String::new())
         });
-        Figures { staging: vec![staging::SeriesFigure::new(staging::Series::H2dAsync, points, Vec::new())] }
+        Figures { staging: vec![SeriesFigure::new(staging::Series::H2dAsync, points, Vec::new())] }
     }
 
     #[test]
     fn reports_without_figures_still_parse() {
         let mut json = serde_json::to_value(report(Some(measured()))).unwrap();
         json.as_object_mut().unwrap().remove("figures");
-        let read: crate::report::Report = serde_json::from_value(json).unwrap();
+        let read: crate::record::Report = serde_json::from_value(json).unwrap();
         assert_eq!(read.figures, None);
         assert!(!read.markdown().contains("Figures"));
         // And a report without figures writes no `figures` key.
@@ -98,7 +64,7 @@ mod tests {
     #[test]
     fn reports_carry_figures_into_both_summaries() {
         let written = serde_json::to_string(&report(Some(measured()))).unwrap();
-        let read: crate::report::Report = serde_json::from_str(&written).unwrap();
+        let read: crate::record::Report = serde_json::from_str(&written).unwrap();
         assert_eq!(read.figures, Some(measured()));
         let markdown = read.markdown();
         assert!(markdown.contains("## Figures (measured, not asserted)"), "{markdown}");

@@ -12,18 +12,16 @@
 //! largest size that returned early and the smallest larger size that waited, down to 1/8 of that power-of-two
 //! step: more points where the behaviour changes.
 
-use super::{parse_case_text, size_text};
-use crate::gpu::DeviceInfo;
-use crate::report::CaseResult;
+use super::parse_case_text;
+use super::summary::bracket;
+use crate::device::gpu::DeviceInfo;
+use crate::device::requirements::unmet_requirement;
+use crate::record::figures::{Point, SeriesFigure, LARGEST, SMALLEST};
+use crate::record::verdict::VerdictKind;
+use crate::record::CaseResult;
 use crate::runner::worker::{ChildSpec, Worker};
-use crate::verdict::VerdictKind;
-use serde::{Deserialize, Serialize};
-use std::fmt::Write as _;
 use std::time::Duration;
 
-/// The smallest and largest sizes of the power-of-two sweep.
-pub const SMALLEST: u64 = 4 << 10;
-pub const LARGEST: u64 = 64 << 20;
 /// Bisection stops once the bracket is at most 1/8 of the early size (the power-of-two step it started from)...
 const RESOLUTION_DIVISOR: u64 = 8;
 /// ...or after this many points. Three halvings reach 1/8 of a doubling; the cap matters only when the bracket is
@@ -147,30 +145,6 @@ end
     )
 }
 
-/// One measured size.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Point {
-    pub bytes: u64,
-    /// True: the call returned before the gate opened; false: after. `None`: undecided (`problem` says why).
-    pub returned_early: Option<bool>,
-    /// The copy's return code; `None` when it did not run.
-    pub code: Option<String>,
-    /// How long the call took (host ns).
-    pub call_ns: Option<u64>,
-    /// When the gate opened, host ns after the call started: the margin an early return had.
-    pub gate_open_ns: Option<i64>,
-    /// Why the point is undecided: the verdict and its messages.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub problem: Option<String>,
-}
-
-impl Point {
-    /// A point that was not measured, or whose case could not run.
-    pub fn undecided(bytes: u64, problem: String) -> Self {
-        Point { bytes, returned_early: None, code: None, call_ns: None, gate_open_ns: None, problem: Some(problem) }
-    }
-}
-
 /// The point a generated case's result shows. Only the verdict decides: a *pass* that observed `returns-early` or
 /// `waits`. Anything else (a failed code, data out of order, a gate timeout, a timeout, a crash) leaves the point
 /// undecided, since the oracle's answer means nothing for a copy that failed or misbehaved.
@@ -226,126 +200,6 @@ pub fn sweep(mut measure: impl FnMut(u64) -> Point) -> Vec<Point> {
     points
 }
 
-/// The largest size that returned early and the smallest larger size that waited, when both exist.
-fn bracket(points: &[Point]) -> Option<(u64, u64)> {
-    let early = largest_early(points)?;
-    Some((early, smallest_waiting(points, Some(early))?))
-}
-
-fn largest_early(points: &[Point]) -> Option<u64> {
-    points.iter().filter(|p| p.returned_early == Some(true)).map(|p| p.bytes).max()
-}
-
-/// The smallest size that waited, above `above` if given.
-fn smallest_waiting(points: &[Point], above: Option<u64>) -> Option<u64> {
-    points
-        .iter()
-        .filter(|p| p.returned_early == Some(false) && above.is_none_or(|a| p.bytes > a))
-        .map(|p| p.bytes)
-        .min()
-}
-
-/// The figure of one series: the threshold and the points it rests on.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SeriesFigure {
-    /// `figures/staging/h2d-async`.
-    pub id: String,
-    /// The call measured, in words.
-    pub call: String,
-    /// The largest size at which the call returned before the gate opened.
-    pub largest_early_bytes: Option<u64>,
-    /// The smallest size above that (or at all, when none returned early) at which the call waited for the gate.
-    pub smallest_waiting_bytes: Option<u64>,
-    /// Every point, in the order measured (the powers of two, then the bisection).
-    pub points: Vec<Point>,
-    /// What a reader should know: a series not measured and why, undecided points, sizes that break monotonicity.
-    #[serde(default)]
-    pub notes: Vec<String>,
-}
-
-impl SeriesFigure {
-    pub fn new(series: Series, points: Vec<Point>, mut notes: Vec<String>) -> Self {
-        let largest_early = largest_early(&points);
-        let smallest_waiting = smallest_waiting(&points, largest_early);
-        if let Some(early) = largest_early {
-            let mut below: Vec<u64> =
-                points.iter().filter(|p| p.returned_early == Some(false) && p.bytes < early).map(|p| p.bytes).collect();
-            below.sort_unstable();
-            if !below.is_empty() {
-                let sizes: Vec<String> = below.into_iter().map(size_text).collect();
-                notes.push(format!(
-                    "not monotone in size: waited at {} although {} returned early",
-                    sizes.join(", "),
-                    size_text(early)
-                ));
-            }
-        }
-        for p in points.iter().filter(|p| p.returned_early.is_none()) {
-            // One line per note (a crash message carries the worker's stderr), so that summaries stay readable.
-            let problem = p.problem.as_deref().unwrap_or("?").lines().collect::<Vec<_>>().join(" / ");
-            notes.push(format!("undecided at {}: {problem}", size_text(p.bytes)));
-        }
-        SeriesFigure {
-            id: series.id(),
-            call: series.call().to_owned(),
-            largest_early_bytes: largest_early,
-            smallest_waiting_bytes: smallest_waiting,
-            points,
-            notes,
-        }
-    }
-
-    /// The threshold in words, e.g. `64 KiB (waits at 72 KiB)`.
-    pub fn figure(&self) -> String {
-        match (self.largest_early_bytes, self.smallest_waiting_bytes) {
-            (Some(e), Some(w)) => format!("{} (waits at {})", size_text(e), size_text(w)),
-            (Some(e), None) if e >= LARGEST => format!("≥ {} (returned early at every size)", size_text(e)),
-            (Some(e), None) => format!("≥ {} (no larger size decided)", size_text(e)),
-            (None, Some(w)) if w <= SMALLEST => format!("none (waited at every size from {})", size_text(w)),
-            (None, Some(w)) => format!("< {} (no smaller size decided)", size_text(w)),
-            (None, None) => "not measured".to_owned(),
-        }
-    }
-
-    /// The points by size, as runs of equal outcomes: `early 4 KiB … 96 KiB (6), waited 104 KiB … 64 MiB (12)`.
-    pub fn points_text(&self) -> String {
-        let mut sorted: Vec<&Point> = self.points.iter().collect();
-        sorted.sort_by_key(|p| p.bytes);
-        let outcome = |p: &Point| match p.returned_early {
-            Some(true) => "early",
-            Some(false) => "waited",
-            None => "undecided",
-        };
-        let mut runs: Vec<(&str, u64, u64, usize)> = Vec::new();
-        for p in sorted {
-            match runs.last_mut() {
-                Some((o, _, last, n)) if *o == outcome(p) => (*last, *n) = (p.bytes, *n + 1),
-                _ => runs.push((outcome(p), p.bytes, p.bytes, 1)),
-            }
-        }
-        let parts: Vec<String> = runs
-            .into_iter()
-            .map(|(o, first, last, n)| match n {
-                1 => format!("{o} {}", size_text(first)),
-                _ => format!("{o} {} … {} ({n})", size_text(first), size_text(last)),
-            })
-            .collect();
-        parts.join(", ")
-    }
-
-    /// The slowest early return and the earliest gate opening among early points: how much margin the oracle had.
-    pub fn margin_text(&self) -> Option<String> {
-        let early = || self.points.iter().filter(|p| p.returned_early == Some(true));
-        let slowest = early().filter_map(|p| p.call_ns).max()?;
-        let gate = early().filter_map(|p| p.gate_open_ns).min()?;
-        Some(format!(
-            "early calls took at most {:.2} ms; their gates opened at {:.0} ms or later",
-            slowest as f64 / 1e6,
-            gate as f64 / 1e6
-        ))
-    }
-}
-
 /// Measures `series` on `device`, each in its own worker process (so one series' crash or driver state cannot
 /// touch the next), each point's case given at most `deadline`. `progress` hears the id of each point before it
 /// runs.
@@ -366,7 +220,7 @@ fn measure_series(
 ) -> SeriesFigure {
     // Every point of a series has the same declarations and operations, so one case decides whether any can run.
     let unmet = match parse_case_text(&case_text(series, SMALLEST)) {
-        Ok(case) => crate::requirements::unmet_requirement(&case, device),
+        Ok(case) => unmet_requirement(&case, device),
         Err(diagnostics) => Some(format!("the generated case is invalid: {diagnostics}")),
     };
     if let Some(reason) = unmet {
@@ -406,58 +260,13 @@ fn measure_series(
     SeriesFigure::new(series, points, Vec::new())
 }
 
-/// The console lines for `run` and `measure staging`.
-pub fn console(figures: &[SeriesFigure]) -> String {
-    if figures.is_empty() {
-        return String::new();
-    }
-    let mut out = String::from(
-        "pageable staging threshold: the largest size at which the call returned before earlier gated work on its \
-         stream completed (measured, not asserted)\n",
-    );
-    for f in figures {
-        let _ = writeln!(out, "  {:<58} {}", f.call, f.figure());
-        let _ = writeln!(out, "  {:<58}   {}", "", f.points_text());
-        for note in &f.notes {
-            let _ = writeln!(out, "  {:<58}   note: {note}", "");
-        }
-    }
-    out
-}
-
-/// The Markdown section for the report's summary.
-pub fn markdown(figures: &[SeriesFigure]) -> String {
-    if figures.is_empty() {
-        return String::new();
-    }
-    let mut out = String::from(
-        "\n### Pageable staging threshold\n\nThe largest size at which the call returned before earlier gated work \
-         on its stream completed (decided by the blocking oracle; powers of two from 4 KiB to 64 MiB, bisected to \
-         1/8 step where the behaviour changes).\n\n| series | call | threshold | points |\n|---|---|---|---|\n",
-    );
-    for f in figures {
-        let series = f.id.rsplit('/').next().unwrap_or(&f.id);
-        let _ = writeln!(out, "| `{series}` | {} | {} | {} |", f.call, f.figure(), f.points_text());
-    }
-    for f in figures {
-        let margin = f.margin_text();
-        if f.notes.is_empty() && margin.is_none() {
-            continue;
-        }
-        let _ = writeln!(out, "\n`{}`:", f.id);
-        for line in margin.iter().chain(&f.notes) {
-            let _ = writeln!(out, "- {line}");
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::case::ast::Expectation;
-    use crate::observations::{GateRecord, Observations, OpRecord};
-    use crate::verdict::Verdict;
+    use crate::record::observations::{GateRecord, Observations, OpRecord};
+    use crate::record::verdict::Verdict;
+    use crate::report::figures::{staging_console as console, staging_markdown as markdown};
 
     /// An oracle for a driver that returns early up to `threshold` bytes.
     fn threshold_oracle(threshold: u64) -> impl FnMut(u64) -> Point {
@@ -640,6 +449,8 @@ mod tests {
             location: String::new(),
             verdict: Verdict { kind, variant: None, observed: observed.map(Into::into), messages: vec!["why".into()] },
             observations: Some(observations),
+            measures: Vec::new(),
+            timeline: None,
             wall_ms: 0,
             device: None,
             attempts: Vec::new(),
@@ -675,6 +486,6 @@ mod tests {
         let row =
             "| `h2d-async` | cudaMemcpyAsync pageable host → device, blocking stream | 64 KiB (waits at 72 KiB) |";
         assert!(markdown.contains(row), "{markdown}");
-        assert_eq!(super::console(&[]), "");
+        assert_eq!(crate::report::figures::staging_console(&[]), "");
     }
 }

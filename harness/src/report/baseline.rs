@@ -14,8 +14,8 @@
 //! baseline lists as failing that does not fail is `unexpected-pass` (which fails the run, so the baseline gets
 //! updated); any other difference from the baseline is noted in the case's messages.
 
-use super::{outcome_text, CaseResult, Provenance, Report};
-use crate::verdict::VerdictKind;
+use crate::record::verdict::VerdictKind;
+use crate::record::{outcome_text, CaseResult, Provenance, Report};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -195,7 +195,7 @@ mod tests {
     #[test]
     fn shipped_baselines_read_and_name_existing_cases() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-        let cases = crate::suite::load_dir(&root.join("cases")).unwrap_or_else(|e| panic!("{e:?}"));
+        let cases = crate::case::suite::load_dir(&root.join("cases")).unwrap_or_else(|e| panic!("{e:?}"));
         let mut files = 0;
         for entry in std::fs::read_dir(root.join("baselines")).unwrap() {
             let path = entry.unwrap().path();
@@ -204,7 +204,7 @@ mod tests {
                 for (id, outcome) in section {
                     assert!(cases.iter().any(|c| &c.id == id), "{}: [{key}] names no case {id}", path.display());
                     let kind = outcome.split_whitespace().next().unwrap_or_default();
-                    assert!(crate::verdict::VerdictKind::from_word(kind).is_some(), "{id}: `{outcome}`");
+                    assert!(crate::record::verdict::VerdictKind::from_word(kind).is_some(), "{id}: `{outcome}`");
                 }
             }
             files += 1;

@@ -4,7 +4,7 @@
 //! differences of environment (GPU, driver, runtime, build, CUDA_* variables, gate delay). CI uses the exit status:
 //! regressions fail it.
 
-use super::{CaseResult, Report};
+use crate::record::{CaseResult, Report};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
@@ -144,7 +144,7 @@ fn plain(v: &serde_json::Value) -> String {
 mod tests {
     use super::super::test_support::{report, result};
     use super::Comparison;
-    use crate::verdict::VerdictKind::*;
+    use crate::record::verdict::VerdictKind::*;
 
     #[test]
     fn regressions_fixes_variants_new_removed_and_environment() {

@@ -12,13 +12,13 @@
 //! Tasks that deviate come first. The exit status is for automation: 0 all as expected, 1 deviations (or failures,
 //! duplicates, unexpected reports), 2 missing, could-not-run or incomplete tasks.
 //!
-//! Reports are told apart by the scheduler's identity they carry ([`super::Task`]) and by node name and GPU UUID,
+//! Reports are told apart by the scheduler's identity they carry ([`crate::record::Task`]) and by node name and GPU UUID,
 //! never by hostname alone: simulated nodes (and containers) share hostnames.
 
 use super::baseline::{Baseline, Key};
 use super::matrix::Matrix;
-use super::{CaseResult, Report, Task};
-use crate::verdict::VerdictKind;
+use crate::record::verdict::VerdictKind;
+use crate::record::{CaseResult, Report, Task};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -716,7 +716,7 @@ impl CaseResult {
 mod tests {
     use super::super::test_support::{report, result};
     use super::*;
-    use crate::verdict::VerdictKind::*;
+    use crate::record::verdict::VerdictKind::*;
 
     /// A report from task `index` of array job 100 on `node`, GPU `gpu` with UUID `uuid`.
     fn ran(gpu: &str, node: &str, index: u32, uuid: &str, cases: Vec<CaseResult>) -> Input {

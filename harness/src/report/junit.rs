@@ -5,8 +5,10 @@
 //! A run that could not start is one `<testcase name="could-not-run">` with an `<error>` saying why, so that a
 //! dashboard shows the host rather than an empty suite.
 
-use super::{trace, Report};
-use crate::verdict::VerdictKind;
+use super::escape::xml;
+use super::trace;
+use crate::record::verdict::VerdictKind;
+use crate::record::Report;
 use std::fmt::Write as _;
 
 impl Report {
@@ -90,28 +92,10 @@ impl Report {
     }
 }
 
-/// Text as XML character data or attribute value; characters XML 1.0 cannot hold at all become U+FFFD.
-pub(crate) fn xml(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for ch in text.chars() {
-        match ch {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            '\n' | '\t' | '\r' => out.push(ch),
-            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => out.push('\u{FFFD}'),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::test_support::{report, result};
-    use crate::verdict::VerdictKind;
+    use crate::record::verdict::VerdictKind;
 
     #[test]
     fn failures_carry_the_cargo_test_text_and_skips_their_reason() {

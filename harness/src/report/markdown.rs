@@ -1,11 +1,11 @@
 //! The Markdown summary of a report (`cuda-conformance summary REPORT`).
 
-use super::{CaseResult, Report};
-use crate::verdict::VerdictKind;
+use crate::record::verdict::VerdictKind;
+use crate::record::{CaseResult, Report};
 use std::fmt::Write as _;
 
 /// `0→1 peer access, rank 0, native atomics`: what the runtime says about one link (`?` for a refused query).
-fn link_text(l: &crate::gpu::PeerLink) -> String {
+fn link_text(l: &crate::record::PeerLink) -> String {
     let yes_no = |v: Option<bool>, what: &str| match v {
         Some(true) => what.to_owned(),
         Some(false) => format!("no {what}"),
@@ -179,7 +179,7 @@ impl Report {
 
 #[cfg(test)]
 mod tests {
-    use crate::report::{Provenance, Report};
+    use crate::record::{Provenance, Report};
 
     /// A run on a host with several GPUs lists them and their links; a saved report from before has neither and
     /// still reads.

@@ -7,8 +7,7 @@
 //! to view it), whose table the page's script builds from the embedded JSON.
 
 use super::baseline::Key;
-use super::junit::xml;
-use super::Report;
+use crate::record::Report;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -248,16 +247,11 @@ document.body.dataset.rendered = "true";
     }
 }
 
-/// `text` escaped for HTML (used by callers that add their own notes to a page).
-pub fn html_escape(text: &str) -> String {
-    xml(text)
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::test_support::{report, result};
     use super::Matrix;
-    use crate::verdict::VerdictKind::*;
+    use crate::record::verdict::VerdictKind::*;
 
     #[test]
     fn columns_rows_and_disagreements_first() {

@@ -1,7 +1,7 @@
 //! The console summary of a report: one row per area, one column per verdict, then every case that did not pass.
 
-use super::Report;
-use crate::verdict::VerdictKind;
+use crate::record::verdict::VerdictKind;
+use crate::record::Report;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 

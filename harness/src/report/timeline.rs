@@ -7,9 +7,9 @@
 //! the browser drew for each bar and lane into `data-box` (x,y,width,height), so a headless browser's DOM says what
 //! was drawn where (`scripts/timeline-browser-test.sh`).
 
-use super::junit::xml;
-use super::Report;
-use crate::timeline::{BarKind, MarkKind, Timeline};
+use super::escape::xml;
+use crate::record::timeline::{BarKind, MarkKind, Timeline};
+use crate::record::Report;
 use std::fmt::Write as _;
 
 const WIDTH: f64 = 1100.0;
@@ -197,7 +197,7 @@ pub fn file_name(id: &str) -> String {
 impl Report {
     /// Every case that has a timeline, with it, in report order.
     pub fn timelines(&self) -> impl Iterator<Item = (&str, &Timeline)> {
-        self.cases.iter().filter_map(|c| Some((c.id.as_str(), c.observations.as_ref()?.timeline.as_ref()?)))
+        self.cases.iter().filter_map(|c| Some((c.id.as_str(), c.timeline.as_ref()?)))
     }
 
     /// One self-contained HTML page: provenance, the seed claims (when the run has them) and every case's timeline
@@ -227,7 +227,8 @@ impl Report {
             out.push_str("<h2>The seeds' performance claims</h2>\n<p>Figures judged against the bound measured in the same run: quality verdicts, never pass or fail.</p>\n");
             out.push_str("<table class=\"claims\"><tr><th>claim</th><th>seed's words</th><th>figure</th><th>bound</th><th>ratio</th><th>verdict</th><th>seed's program as written</th></tr>\n");
             for c in &seeds.claims {
-                let shown = |q: &Option<crate::claims::Quantity>| q.as_ref().map_or("—".to_owned(), |q| q.shown());
+                let shown =
+                    |q: &Option<crate::record::claims::Quantity>| q.as_ref().map_or("—".to_owned(), |q| q.shown());
                 let verdict = c.verdict.to_string();
                 let _ = writeln!(
                     out,
@@ -260,8 +261,7 @@ impl Report {
         }
         out.push_str("<h2>Timelines</h2>\n");
         for case in &self.cases {
-            let Some(obs) = &case.observations else { continue };
-            let Some(timeline) = &obs.timeline else { continue };
+            let Some(timeline) = &case.timeline else { continue };
             let _ = writeln!(
                 out,
                 "<section class=\"case\" data-case=\"{}\"><h3><code>{}</code> — {}</h3><p class=\"rule\">{}</p>",
@@ -270,9 +270,9 @@ impl Report {
                 xml(&case.outcome()),
                 xml(&case.rule)
             );
-            if !obs.measures.is_empty() {
+            if !case.measures.is_empty() {
                 out.push_str("<table class=\"measures\"><tr><th>measure</th><th>of</th><th>value</th></tr>");
-                for m in &obs.measures {
+                for m in &case.measures {
                     let value =
                         m.value.map_or_else(|| m.why.clone().unwrap_or_default(), |v| format!("{v:.3} {}", m.unit));
                     let _ = write!(
@@ -303,7 +303,7 @@ impl Report {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::timeline::{Bar, Mark};
+    use crate::record::timeline::{Bar, Mark};
 
     fn timeline() -> Timeline {
         let bar = |lane, start_ns, end_ns, kind, label: &str| Bar {
@@ -363,10 +363,9 @@ mod tests {
     #[test]
     fn the_page_holds_every_timeline_and_the_script_that_measures_it() {
         use crate::report::test_support::{report, result};
-        let mut with = result("perf/one", crate::verdict::VerdictKind::Pass, None);
-        with.observations =
-            Some(crate::observations::Observations { timeline: Some(timeline()), ..Default::default() });
-        let without = result("perf/two", crate::verdict::VerdictKind::Pass, None);
+        let mut with = result("perf/one", crate::record::verdict::VerdictKind::Pass, None);
+        with.timeline = Some(timeline());
+        let without = result("perf/two", crate::record::verdict::VerdictKind::Pass, None);
         let r = report("GPU", 13000, vec![with, without]);
         assert_eq!(r.timelines().count(), 1);
         let page = r.html();

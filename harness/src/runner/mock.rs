@@ -21,9 +21,9 @@
 
 use super::protocol::{started_warm, MemoryLoss, Reply, RESULT_PREFIX};
 use crate::case::ast::Case;
-use crate::gpu::DeviceInfo;
-use crate::report::CaseResult;
-use crate::verdict::{Verdict, VerdictKind};
+use crate::device::gpu::DeviceInfo;
+use crate::record::verdict::{Verdict, VerdictKind};
+use crate::record::CaseResult;
 use std::collections::HashMap;
 use std::time::Duration;
 

@@ -1,16 +1,19 @@
-//! One case in this process: requirements, execution, verdict, as a [`CaseResult`]. A worker process runs each case
-//! it is sent through it.
+//! One case in this process: requirements, execution, then the three readings of what it observed (verdict,
+//! measures, timeline), as a [`CaseResult`]. A worker process runs each case it is sent through it.
 
 use crate::case::ast::Case;
+use crate::device::gpu::DeviceInfo;
+use crate::device::kernels::KernelTable;
+use crate::device::requirements::unmet_requirement;
 use crate::exec::{self, ExecOptions};
-use crate::gpu::DeviceInfo;
-use crate::kernels::KernelTable;
-use crate::report::CaseResult;
-use crate::requirements::unmet_requirement;
-use crate::verdict::{self, Verdict, VerdictKind};
-use std::time::Instant;
+use crate::readings::{measure, timeline, verdict};
+use crate::record::observations::Observations;
+use crate::record::verdict::{Verdict, VerdictKind};
+use crate::record::CaseResult;
+use std::time::{Duration, Instant};
 
-/// Runs `case` in this process with `opts`: requirements, execution, verdict.
+/// Runs `case` in this process with `opts`: requirements, execution, then the three readings of what it observed
+/// (verdict, measures, timeline).
 pub fn run_in_process_with(case: &Case, kernels: &KernelTable, device: &DeviceInfo, opts: &ExecOptions) -> CaseResult {
     let start = Instant::now();
     if let Some(reason) = unmet_requirement(case, device) {
@@ -18,10 +21,35 @@ pub fn run_in_process_with(case: &Case, kernels: &KernelTable, device: &DeviceIn
     }
     let observations = exec::run_case(case, kernels, device, opts);
     let verdict = verdict::judge(case, &observations);
-    CaseResult::new(case, verdict, Some(observations), start.elapsed())
+    let measures = measure::compute(case, &observations);
+    let timeline = timeline::build(case, &observations);
+    CaseResult { measures, timeline, ..CaseResult::new(case, verdict, Some(observations), start.elapsed()) }
 }
 
 /// A verdict with no observations behind it: an unmet requirement, or a case the worker did not answer for.
 pub fn verdict_of(kind: VerdictKind, message: String) -> Verdict {
     Verdict { kind, variant: None, observed: None, messages: vec![message] }
+}
+
+// The result of a case is recorded data (`record/`, which knows no case); it is made here, where cases are run.
+impl CaseResult {
+    /// The result of `case` with its verdict and trace, before any reading of the trace or any second run.
+    pub fn new(case: &Case, verdict: Verdict, observations: Option<Observations>, wall: Duration) -> Self {
+        CaseResult {
+            id: case.id.clone(),
+            area: case.area().to_owned(),
+            rule: case.rule.clone(),
+            source: case.source.clone(),
+            location: format!("{}:{}", case.positions.file, case.positions.case_line),
+            verdict,
+            observations,
+            measures: Vec::new(),
+            timeline: None,
+            wall_ms: wall.as_millis() as u64,
+            device: None,
+            attempts: Vec::new(),
+            dirty: None,
+            baseline: None,
+        }
+    }
 }

@@ -4,8 +4,8 @@
 //! applies them; the module documentation of [`super`] says why they are what they are.
 
 use crate::case::ast::{Case, Expectation, OpKind, Predicate, Requirement};
-use crate::report::{Attempt, CaseResult};
-use crate::verdict::{Verdict, VerdictKind};
+use crate::record::verdict::{Verdict, VerdictKind};
+use crate::record::{Attempt, CaseResult};
 use std::collections::BTreeMap;
 
 /// A case that must not share its process: process-wide `env:` settings, or a sticky error on purpose.
@@ -95,7 +95,7 @@ pub(super) fn must_reproduce(result: &CaseResult, baseline: Option<&BTreeMap<Str
 /// Makes `result` a flake: its runs (`attempts`) did not agree, for the reason `why`.
 pub(super) fn make_flake(result: &mut CaseResult, why: &str, attempts: &[Attempt]) {
     let runs: Vec<String> =
-        attempts.iter().map(|a| crate::report::outcome_text(a.kind, a.variant.as_deref())).collect();
+        attempts.iter().map(|a| crate::record::outcome_text(a.kind, a.variant.as_deref())).collect();
     result.verdict.messages.insert(0, format!("flake: {why} (runs: {})", runs.join(", ")));
     result.verdict.kind = VerdictKind::Flake;
 }

@@ -2,7 +2,7 @@
 //! (so that stray output, a driver message, cannot pass for one), its stderr kept for the crash message. The
 //! parent's side of a worker ([`super::worker::Worker`]) runs on it.
 
-use crate::verdict::VerdictKind;
+use crate::record::verdict::VerdictKind;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};

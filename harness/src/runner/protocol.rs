@@ -18,7 +18,7 @@
 //!   `timeout` verdict; the parent kills it and starts a fresh one at the next case.
 
 use crate::case::ast::Case;
-use crate::report::CaseResult;
+use crate::record::CaseResult;
 use serde::{Deserialize, Serialize};
 
 /// Set (to the device ordinal the child uses) in a worker's environment: it tells the re-executed binary to serve

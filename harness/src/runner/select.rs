@@ -168,7 +168,7 @@ mod tests {
     #[test]
     fn shards_cover_the_selection_once() {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases");
-        let cases = crate::suite::load_dir(&dir).unwrap();
+        let cases = crate::case::suite::load_dir(&dir).unwrap();
         let all = select(&cases, None, None);
         let mut seen: Vec<&str> =
             (1..=3).flat_map(|i| select(&cases, None, Some((i, 3)))).map(|c| c.id.as_str()).collect();
@@ -182,7 +182,7 @@ mod tests {
     #[test]
     fn the_smoke_tier_names_real_cases_in_every_area() {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases");
-        let cases = crate::suite::load_dir(&dir).unwrap();
+        let cases = crate::case::suite::load_dir(&dir).unwrap();
         let smoke = select_tier(&cases, Tier::Smoke, None, None);
         let mut listed: Vec<&str> = SMOKE.to_vec();
         listed.sort();

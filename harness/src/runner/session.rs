@@ -16,9 +16,9 @@ use super::select::Tier;
 use super::suite::{run_suite, SuiteStats};
 use super::{RunOptions, WRITTEN_GATE_DELAY};
 use crate::case::ast::Case;
-use crate::gpu::DeviceInfo;
-use crate::programs::ProgramRun;
-use crate::report::{write_atomic, CaseResult, KernelImage, Provenance, Report, RunInfo};
+use crate::device::gpu::DeviceInfo;
+use crate::record::claims::ProgramRun;
+use crate::record::{write_atomic, CaseResult, KernelImage, Provenance, Report, RunInfo};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 

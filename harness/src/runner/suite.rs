@@ -8,9 +8,9 @@ use super::policy::{needs_all_devices, needs_own_process};
 use super::protocol::Ready;
 use super::RunOptions;
 use crate::case::ast::{Case, Expectation};
-use crate::gpu::DeviceInfo;
-use crate::report::CaseResult;
-use crate::verdict::VerdictKind;
+use crate::device::gpu::DeviceInfo;
+use crate::record::verdict::VerdictKind;
+use crate::record::CaseResult;
 use std::collections::VecDeque;
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -315,7 +315,7 @@ mod tests {
     #[test]
     fn measuring_cases_come_first_and_one_at_a_time() {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases");
-        let all = crate::suite::load_dir(&dir).unwrap_or_else(|d| panic!("{d:?}"));
+        let all = crate::case::suite::load_dir(&dir).unwrap_or_else(|d| panic!("{d:?}"));
         let measuring: Vec<&Case> = all.iter().filter(|c| measures(c)).take(2).collect();
         let ordinary = all.iter().find(|c| !measures(c)).unwrap_or_else(|| panic!("no ordinary case"));
         assert_eq!(measuring.len(), 2, "the suite has measuring cases");

@@ -14,11 +14,11 @@ use super::protocol::{
     MemoryLoss, Ready, Reply, Request, CHILD_ALL_DEVICES, CHILD_DEVICE, CHILD_WARM, READY_PREFIX, RESULT_PREFIX,
 };
 use crate::case::ast::Case;
+use crate::device::gpu::{self, DeviceInfo};
+use crate::device::kernels::KernelTable;
 use crate::exec::{self, ExecOptions};
-use crate::gpu::{self, DeviceInfo};
-use crate::kernels::KernelTable;
-use crate::report::CaseResult;
-use crate::verdict::VerdictKind;
+use crate::record::verdict::VerdictKind;
+use crate::record::CaseResult;
 use cuda_sys as sys;
 use std::io::{BufRead, Write};
 use std::path::PathBuf;

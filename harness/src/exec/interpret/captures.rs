@@ -8,7 +8,7 @@ use crate::exec::graph_api;
 use crate::exec::objects::CaptureBegun;
 use crate::exec::resources::Graph;
 use crate::exec::sys_words::ToSys;
-use crate::observations::OpValue;
+use crate::record::observations::OpValue;
 use cuda_sys as sys;
 
 // Every `unsafe` below is one CUDA call whose pointers were just resolved from live objects of this case (buffers,

@@ -5,7 +5,7 @@ use super::Step;
 use crate::case::ast::{CacheConfig, Limit, StreamRef};
 use crate::exec::devices;
 use crate::exec::sys_words::ToSys;
-use crate::observations::OpValue;
+use crate::record::observations::OpValue;
 use cuda_sys as sys;
 
 // Every `unsafe` below is one CUDA call whose pointers were just resolved from live objects of this case (buffers,

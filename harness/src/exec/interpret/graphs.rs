@@ -10,7 +10,7 @@ use crate::exec::graph_api;
 use crate::exec::host_calls::{host_func_entry, HostCallContext};
 use crate::exec::resources::{Graph, GraphExec};
 use crate::exec::sys_words::ToSys;
-use crate::observations::{HostCallKind, OpValue};
+use crate::record::observations::{HostCallKind, OpValue};
 use cuda_sys as sys;
 
 // Every `unsafe` below is one CUDA call whose pointers were just resolved from live objects of this case (buffers,

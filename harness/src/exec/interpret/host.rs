@@ -4,7 +4,7 @@ use super::Step;
 use crate::case::ast::StreamRef;
 use crate::exec::host_calls::{host_func_entry, stream_callback_entry, HostCallContext};
 use crate::exec::objects::Objects;
-use crate::observations::{GateOpener, HostCallKind};
+use crate::record::observations::{GateOpener, HostCallKind};
 use cuda_sys as sys;
 use std::ffi::c_void;
 use std::time::{Duration, Instant};

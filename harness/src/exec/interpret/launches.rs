@@ -2,7 +2,7 @@
 
 use super::{Ctx, Step, Timed, SUCCESS};
 use crate::case::ast::{ComputeShape, Fault, Grid, KernelCall, StreamRef};
-use crate::observations::OpValue;
+use crate::record::observations::OpValue;
 use cuda_sys as sys;
 use std::ffi::c_void;
 
@@ -40,10 +40,10 @@ pub(super) fn launch(x: Step, kernel: &KernelCall, stream: &StreamRef) -> Result
                 let (mut n, mut p) = (*ns, stamp);
                 // SAFETY: see above; the arguments match cc_spin's (u64, u64*).
                 t.call(|| unsafe {
-                    crate::kernels::launch_programmatic(
+                    crate::device::kernels::launch_programmatic(
                         func,
                         shape,
-                        &mut [crate::kernels::arg(&mut n), crate::kernels::arg(&mut p)],
+                        &mut [crate::device::kernels::arg(&mut n), crate::device::kernels::arg(&mut p)],
                         s,
                     )
                 });

@@ -8,8 +8,7 @@ use crate::exec::capture::active_capture_id;
 use crate::exec::devices;
 use crate::exec::resources::{DeviceMemory, Graph};
 use crate::exec::sys_words::ToSys;
-use crate::gpu::error_name;
-use crate::observations::{Contents, OpValue};
+use crate::record::observations::{Contents, OpValue};
 use cuda_sys as sys;
 
 // Every `unsafe` below is one CUDA call whose pointers were just resolved from live objects of this case (buffers,
@@ -209,7 +208,7 @@ pub(super) fn read(x: Step, buf: &str) -> Result<(), String> {
     let Step { st, t, .. } = x;
     let needs_reader = st.buffer(buf)?.host_words().is_none();
     let reader = if needs_reader {
-        st.reader().map_err(|code| format!("creating the read stream returned {}", error_name(code)))?
+        st.reader().map_err(|code| format!("creating the read stream returned {code}"))?
     } else {
         std::ptr::null_mut()
     };

@@ -23,9 +23,9 @@ use super::timing::EventTiming;
 use super::ExecOptions;
 use crate::case::ast::{Case, Op, OpKind};
 use crate::case::print::op_kind as op_text;
-use crate::gpu::{error_name, DeviceInfo};
-use crate::kernels::KernelTable;
-use crate::observations::{OpRecord, OpValue};
+use crate::device::gpu::DeviceInfo;
+use crate::device::kernels::KernelTable;
+use crate::record::observations::{OpRecord, OpValue};
 use cuda_sys as sys;
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -116,7 +116,7 @@ impl Timed<'_> {
             code = f();
         }
         self.record.end_ns = self.clock.now_ns();
-        self.record.code = Some(error_name(code));
+        self.record.code = Some(code.to_string());
         code == SUCCESS
     }
 

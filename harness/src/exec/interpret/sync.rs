@@ -3,7 +3,7 @@
 use super::{Step, Timed};
 use crate::case::ast::{StreamRef, Target};
 use crate::exec::objects::Objects;
-use crate::observations::OpValue;
+use crate::record::observations::OpValue;
 use cuda_sys as sys;
 
 // Every `unsafe` below is one CUDA call whose pointers were just resolved from live objects of this case (buffers,

@@ -2,12 +2,12 @@
 //! Decided before any GPU work; an unmet requirement makes the verdict *not-supported*.
 
 use crate::case::ast::{Case, Decl, KernelCall, OpKind, Requirement};
-use crate::gpu::{version_string, DeviceInfo};
+use crate::device::gpu::{version_string, DeviceInfo};
 
 /// Why `case` cannot run on `device`, or `None` if it can.
 pub fn unmet_requirement(case: &Case, device: &DeviceInfo) -> Option<String> {
-    let connections = crate::gpu::max_connections(&case.env);
-    unmet_requirement_in(case, device, crate::gpu::launch_blocking(), connections)
+    let connections = crate::device::gpu::max_connections(&case.env);
+    unmet_requirement_in(case, device, crate::device::gpu::launch_blocking(), connections)
 }
 
 /// As [`unmet_requirement`], with the CUDA_LAUNCH_BLOCKING and CUDA_DEVICE_MAX_CONNECTIONS settings given (so tests

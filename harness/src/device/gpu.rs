@@ -1,36 +1,11 @@
 //! What GPU (if any) this process can use, and the facts a report needs about it: name, UUID, compute capability,
 //! the properties cases require, driver and runtime versions, link mode and the CUDA_* environment.
 
+use crate::record::{PeerLink, VisibleDevice};
 use cuda_sys as sys;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use std::ffi::CStr;
 use std::sync::atomic::{AtomicU32, Ordering};
-
-/// Name of a CUDA error code, e.g. `cudaErrorNotReady`.
-pub fn error_name(code: sys::cudaError_t) -> String {
-    // SAFETY: cudaGetErrorName returns a static NUL-terminated string for any input.
-    unsafe { CStr::from_ptr(sys::cudaGetErrorName(code)) }.to_string_lossy().into_owned()
-}
-
-/// The error code called `name` (`cudaSuccess`, `cudaErrorNotReady`, ...), looked up through cudaGetErrorName so
-/// that it always agrees with the linked runtime. `None` for a name the runtime does not know.
-pub fn error_code(name: &str) -> Option<sys::cudaError_t> {
-    error_names().get(name).map(|&c| sys::cudaError(c))
-}
-
-/// Every error name the linked runtime knows, with its code (looked up once).
-pub fn error_names() -> &'static std::collections::HashMap<String, u32> {
-    static BY_NAME: std::sync::OnceLock<std::collections::HashMap<String, u32>> = std::sync::OnceLock::new();
-    BY_NAME.get_or_init(|| {
-        // Codes are dense below 1000 plus a few sparse ones (cudaErrorApiFailureBase = 10000); the codes the runtime
-        // does not know all share one "unrecognized error code" name, which is left out.
-        (0..1000u32)
-            .chain([10000])
-            .map(|c| (error_name(sys::cudaError(c)), c))
-            .filter(|(name, _)| name.starts_with("cuda"))
-            .collect()
-    })
-}
 
 /// The device a run uses and everything about it that cases require or reports record.
 #[derive(Debug, Clone, Serialize)]
@@ -71,34 +46,6 @@ impl DeviceInfo {
     pub fn link(&self, from: i32, to: i32) -> Option<&PeerLink> {
         self.links.iter().find(|l| l.from == from && l.to == to)
     }
-}
-
-/// One device of the host, as a report lists it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct VisibleDevice {
-    pub ordinal: i32,
-    pub name: String,
-    pub uuid: String,
-    /// cudaDeviceGetPCIBusId, e.g. `0000:19:00.0` (empty if the call failed).
-    pub pci_bus_id: String,
-}
-
-/// What the runtime says about the link from one device to another (cudaDeviceCanAccessPeer and
-/// cudaDeviceGetP2PAttribute). A value the runtime refused to give is `None`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PeerLink {
-    pub from: i32,
-    pub to: i32,
-    /// cudaDeviceCanAccessPeer(from, to): `from` may map `to`'s memory (cudaDeviceEnablePeerAccess).
-    pub can_access_peer: Option<bool>,
-    /// cudaDevP2PAttrAccessSupported.
-    pub access_supported: Option<bool>,
-    /// cudaDevP2PAttrPerformanceRank: lower is faster, 0 the best link of the host.
-    pub performance_rank: Option<i32>,
-    /// cudaDevP2PAttrNativeAtomicSupported.
-    pub native_atomics: Option<bool>,
-    /// cudaDevP2PAttrCudaArrayAccessSupported.
-    pub cuda_array_access: Option<bool>,
 }
 
 /// The visible devices and the links between them, probed once per process: cheap queries that make no context
@@ -189,7 +136,7 @@ fn check(code: sys::cudaError_t, what: &str) -> Result<(), NoDevice> {
     if code == sys::cudaError::cudaSuccess {
         Ok(())
     } else {
-        Err(NoDevice(format!("no CUDA device: {what} returned {}", error_name(code))))
+        Err(NoDevice(format!("no CUDA device: {what} returned {code}")))
     }
 }
 
@@ -206,7 +153,7 @@ pub fn probe(ordinal: i32) -> Result<DeviceInfo, NoDevice> {
     // SAFETY: count is a valid out-pointer.
     let code = unsafe { sys::cudaGetDeviceCount(&mut count) };
     if code != sys::cudaError::cudaSuccess {
-        return Err(NoDevice(format!("no CUDA device: {}", error_name(code))));
+        return Err(NoDevice(format!("no CUDA device: {code}")));
     }
     if count <= ordinal {
         return Err(NoDevice(format!("no CUDA device: device {ordinal} requested, {count} present")));

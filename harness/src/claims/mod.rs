@@ -4,88 +4,17 @@
 //! never change a case's verdict or a run's exit status.
 //!
 //! The figures are the `measure`s of `cases/performance.case` (and the verdicts of a few correctness cases the
-//! claims also speak to); the seeds' own programs ([`crate::programs`]) are shown beside them. Every threshold is
+//! claims also speak to); the seeds' own programs ([`programs`]) are shown beside them. Every threshold is
 //! fixed here, before any run, from the claim's own words (e.g. "about max(copy, compute), not their sum": within
 //! 10% of the bound holds, between the bound and the sum holds partly); none is tuned to a GPU.
 
-use crate::observations::Observations;
-use crate::programs::{ProgramRun, EAGER};
-use crate::report::{CaseResult, Provenance};
-use crate::verdict::VerdictKind;
-use serde::{Deserialize, Serialize};
-use std::fmt::Write as _;
+pub mod programs;
 
-/// Everything `cuda-conformance seeds` found: the programs' runs, the bounds, the claims.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct SeedClaims {
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub programs: Vec<ProgramRun>,
-    pub bounds: Vec<BoundRow>,
-    pub claims: Vec<ClaimRow>,
-}
-
-/// A bound measured by the suite, beside the same measurement by a C++ program where there is one.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct BoundRow {
-    pub what: String,
-    pub unit: String,
-    pub suite: Option<f64>,
-    /// The C++ program's figure for the same work (`seeds/bandwidth.cu`, `seeds/004_dag_graph.cu`).
-    pub program: Option<f64>,
-    /// Where the suite's figure comes from: `performance/bound-pinned-h2d: h2d`.
-    pub source: String,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ClaimRow {
-    /// `seed000/pipeline`: the seed and a name for the claim.
-    pub id: String,
-    /// The seed's words, as written.
-    pub words: String,
-    /// What they claim, in English.
-    pub claim: String,
-    pub figure: Option<Quantity>,
-    pub bound: Option<Quantity>,
-    /// figure / bound.
-    pub ratio: Option<f64>,
-    pub verdict: ClaimVerdict,
-    /// How the verdict follows from the figures (the thresholds, stated before any run).
-    pub why: String,
-    /// What the seed's program as written printed, beside the suite's figure.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub program: Option<String>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Quantity {
-    /// `None` for an observation that is not a number (then `what` says what was seen).
-    #[serde(default)]
-    pub value: Option<f64>,
-    pub unit: String,
-    /// What was measured: `pipeline time (seed000-pipeline: elapsed start..stop)`.
-    pub what: String,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ClaimVerdict {
-    Holds,
-    HoldsPartly,
-    DoesNotHold,
-    /// A figure it needs was not measured (the case did not run or recorded nothing).
-    NotMeasured,
-}
-
-impl std::fmt::Display for ClaimVerdict {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            ClaimVerdict::Holds => "holds",
-            ClaimVerdict::HoldsPartly => "holds partly",
-            ClaimVerdict::DoesNotHold => "does not hold",
-            ClaimVerdict::NotMeasured => "not measured",
-        })
-    }
-}
+use crate::record::claims::{BoundRow, ClaimRow, ClaimVerdict, ProgramRun, Quantity, SeedClaims};
+use crate::record::observations::Observations;
+use crate::record::verdict::VerdictKind;
+use crate::record::{CaseResult, Provenance};
+use programs::EAGER;
 
 /// The cases the claims read besides `performance/`: correctness cases whose verdicts a claim speaks to.
 pub const OTHER_CASES: [&str; 6] = [
@@ -171,8 +100,8 @@ impl Inputs<'_> {
     /// Measure `name` of `performance/CASE`.
     fn m(&self, case: &str, name: &str) -> Need<f64> {
         let id = format!("{AREA}{case}");
-        let obs = self.observations(&id)?;
-        match obs.measures.iter().find(|m| m.name == name) {
+        self.observations(&id)?;
+        match self.case(&id)?.measures.iter().find(|m| m.name == name) {
             Some(m) => m.value.ok_or_else(|| format!("{id}: {name}: {}", m.why.as_deref().unwrap_or("no value"))),
             None => Err(format!("{id} has no measure {name}")),
         }
@@ -450,13 +379,7 @@ impl Inputs<'_> {
                 row.bound = Some(Quantity::new(synchronous, "ms", "cudaMemcpy on the default stream"));
                 let ratio = asynchronous / synchronous;
                 row.ratio = finite(ratio);
-                row.verdict = if (ratio - 1.0).abs() <= 0.10 {
-                    ClaimVerdict::Holds
-                } else if (ratio - 1.0).abs() <= 0.25 {
-                    ClaimVerdict::HoldsPartly
-                } else {
-                    ClaimVerdict::DoesNotHold
-                };
+                row.verdict = ClaimVerdict::by_ratio((ratio - 1.0).abs(), 0.10, 0.25);
             }
             (Err(why), _) | (_, Err(why)) => row.not_measured(why),
         }
@@ -659,13 +582,7 @@ impl Inputs<'_> {
                 ));
                 let ratio = graph / eager;
                 row.ratio = finite(ratio);
-                row.verdict = if ratio <= 0.10 {
-                    ClaimVerdict::Holds
-                } else if ratio < 1.0 {
-                    ClaimVerdict::HoldsPartly
-                } else {
-                    ClaimVerdict::DoesNotHold
-                };
+                row.verdict = ClaimVerdict::by_ratio(ratio, 0.10, 1.0);
             }
             (Err(why), _) | (_, Err(why)) => row.not_measured(why),
         }
@@ -695,13 +612,7 @@ impl Inputs<'_> {
                 row.bound = Some(Quantity::new(eager, "%", "spread of 5 batches launched one by one"));
                 let ratio = if eager > 0.0 { graph / eager } else { f64::INFINITY };
                 row.ratio = finite(ratio);
-                row.verdict = if ratio <= 0.5 {
-                    ClaimVerdict::Holds
-                } else if ratio < 1.0 {
-                    ClaimVerdict::HoldsPartly
-                } else {
-                    ClaimVerdict::DoesNotHold
-                };
+                row.verdict = ClaimVerdict::by_ratio(ratio, 0.5, 1.0);
             }
             (Err(why), _) | (_, Err(why)) => row.not_measured(why),
         }
@@ -765,118 +676,28 @@ impl ClaimRow {
         self.figure = Some(Quantity::new(time, "ms", what));
         self.bound = Some(Quantity::new(bound, "ms", bound_what));
         self.ratio = finite(time / bound);
-        self.verdict = if time <= 1.10 * bound {
-            ClaimVerdict::Holds
-        } else if time < serial {
-            ClaimVerdict::HoldsPartly
-        } else {
-            ClaimVerdict::DoesNotHold
-        };
+        self.verdict = ClaimVerdict::by_ratio(time / bound, 1.10, serial / bound);
     }
 }
 
-impl Quantity {
-    fn new(value: f64, unit: &str, what: &str) -> Quantity {
-        Quantity { value: Some(value), unit: unit.into(), what: what.into() }
-    }
-
-    /// An observation without a number.
-    fn text(what: &str) -> Quantity {
-        Quantity { value: None, unit: String::new(), what: what.into() }
-    }
-
-    /// `5.123 ms`, or the text of an observation.
-    pub fn shown(&self) -> String {
-        let Some(value) = self.value else { return self.what.clone() };
-        let digits = match self.unit.as_str() {
-            "GB/s" | "%" => 1,
-            "us" | "×" => 2,
-            _ => 3,
-        };
-        format!("{:.*} {}", digits, value, self.unit)
+// The rule lives with the claims that use it, apart from the plain record in `record/claims.rs`.
+impl ClaimVerdict {
+    /// The verdict on a figure over its bound where less is better: holds up to `holds_at` (inclusive), holds partly
+    /// below `partly_below`, does not hold from there on (and for a ratio that is not a number).
+    fn by_ratio(ratio: f64, holds_at: f64, partly_below: f64) -> ClaimVerdict {
+        if ratio <= holds_at {
+            ClaimVerdict::Holds
+        } else if ratio < partly_below {
+            ClaimVerdict::HoldsPartly
+        } else {
+            ClaimVerdict::DoesNotHold
+        }
     }
 }
 
 /// A ratio JSON can hold (it has no infinity or NaN): `None` for a division by zero.
 fn finite(ratio: f64) -> Option<f64> {
     ratio.is_finite().then_some(ratio)
-}
-
-/// `1.23×` or `—`.
-fn ratio_text(r: Option<f64>) -> String {
-    r.filter(|r| r.is_finite()).map_or("—".into(), |r| format!("{r:.2}×"))
-}
-
-fn escape(cell: &str) -> String {
-    cell.replace('|', "\\|").replace('\n', " ")
-}
-
-impl SeedClaims {
-    /// The Markdown section of a report's summary: the bounds, then the claims.
-    pub fn markdown(&self) -> String {
-        let mut out =
-            String::from("\n## The seeds' performance claims (figures, judged against the bound; never pass/fail)\n\n");
-        out.push_str("### Bounds measured in this run\n\n| bound | suite | C++ program | suite / program | measured by |\n|---|---|---|---|---|\n");
-        for b in &self.bounds {
-            let shown = |v: Option<f64>| v.map_or("—".into(), |v| Quantity::new(v, &b.unit, "").shown());
-            let ratio = match (b.suite, b.program) {
-                (Some(s), Some(p)) if p > 0.0 => format!("{:.3}", s / p),
-                _ => "—".into(),
-            };
-            let _ =
-                writeln!(out, "| {} | {} | {} | {ratio} | `{}` |", b.what, shown(b.suite), shown(b.program), b.source);
-        }
-        out.push_str("\n### Claims\n\n| claim | seed's words | figure | bound | ratio | verdict | seed's program as written |\n|---|---|---|---|---|---|---|\n");
-        for c in &self.claims {
-            let shown = |q: &Option<Quantity>| q.as_ref().map_or("—".into(), |q| escape(&q.shown()));
-            let _ = writeln!(
-                out,
-                "| `{}`: {} | {} | {} | {} | {} | **{}** | {} |",
-                c.id,
-                escape(&c.claim),
-                escape(&c.words),
-                shown(&c.figure),
-                shown(&c.bound),
-                ratio_text(c.ratio),
-                c.verdict,
-                escape(c.program.as_deref().unwrap_or("—"))
-            );
-        }
-        out.push_str("\nHow each verdict is decided, and what the figures are:\n\n");
-        for c in &self.claims {
-            let what = |q: &Option<Quantity>| q.as_ref().filter(|q| q.value.is_some()).map(|q| q.what.clone());
-            let detail: Vec<String> =
-                [what(&c.figure).map(|w| format!("figure: {w}")), what(&c.bound).map(|w| format!("bound: {w}"))]
-                    .into_iter()
-                    .flatten()
-                    .collect();
-            let detail = if detail.is_empty() { String::new() } else { format!(" ({})", detail.join("; ")) };
-            let _ = writeln!(out, "- `{}` — {}{detail}", c.id, c.why);
-        }
-        for p in self.programs.iter().filter(|p| p.error.is_some()) {
-            let _ = writeln!(out, "\n`{}`: {}", p.title(), p.error.as_deref().unwrap_or_default());
-        }
-        out
-    }
-
-    /// For the console: one line per claim.
-    pub fn console(&self) -> String {
-        let mut out =
-            String::from("seed claims (figure against the bound measured in this run; quality, never pass/fail)\n");
-        for c in &self.claims {
-            let shown = |q: &Option<Quantity>| q.as_ref().map_or("—".into(), Quantity::shown);
-            let _ = writeln!(
-                out,
-                "  {:<26} {:<14} figure {}, bound {}, ratio {}",
-                c.id,
-                c.verdict.to_string(),
-                shown(&c.figure),
-                shown(&c.bound),
-                ratio_text(c.ratio)
-            );
-        }
-        out
-    }
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::case::ast::{CaptureStatus, Decl, KernelCall, Op, SourceMap, StreamRef, Target};
-use crate::observations::{
+use crate::record::observations::{
     BufferRecord, Contents, DeclRecord, GateOpener, GateRecord, GraphRecord, HostCallRecord, NodeRecord,
 };
 

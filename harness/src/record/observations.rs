@@ -45,13 +45,6 @@ pub struct Observations {
     /// order (those not bracketed, e.g. captured ones, are absent).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub timed: Vec<TimedOp>,
-    /// The case's `measure` figures, in the order written: recorded, never judged.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub measures: Vec<MeasureRecord>,
-    /// The case's device work on one clock, one lane per stream, for a picture (`cuda-conformance timeline`); absent
-    /// when nothing has device times.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub timeline: Option<crate::timeline::Timeline>,
 }
 
 /// The device interval of one operation under `timing: events`: milliseconds from the origin event recorded just
@@ -388,127 +381,10 @@ impl Observations {
         self.timed.iter().find(|t| t.op_index == op_index)
     }
 
-    /// The value of measure `name`, if it was computed.
-    pub fn measure(&self, name: &str) -> Option<f64> {
-        self.measures.iter().find(|m| m.name == name).and_then(|m| m.value)
-    }
-
     /// Host calls of the operation labelled `label`, in the order they ran.
     pub fn host_calls_of<'a>(&'a self, label: &'a str) -> impl Iterator<Item = &'a HostCallRecord> + 'a {
         self.host_calls.iter().filter(move |c| c.label.as_deref() == Some(label))
     }
-
-    /// A readable trace for failure messages: one line per operation, then stamps, gates, host calls, buffers,
-    /// graphs and notes. Every line starts with `indent`.
-    pub fn trace_text(&self, indent: &str) -> String {
-        let mut out = String::new();
-        for d in self.decls.iter().filter(|d| d.code.as_deref().is_some_and(|c| c != "cudaSuccess")) {
-            let _ =
-                writeln!(out, "{indent}line {:>3}  {} {}: {}", d.line, d.kind, d.name, d.code.as_deref().unwrap_or(""));
-        }
-        for o in &self.ops {
-            let label = o.label.as_deref().map(|l| format!("{l}: ")).unwrap_or_default();
-            let thread = o.thread.as_deref().map(|t| format!("@{t} ")).unwrap_or_default();
-            let outcome = match (&o.code, &o.not_run) {
-                (Some(code), _) => code.clone(),
-                (None, Some(why)) => format!("not run: {why}"),
-                (None, None) => "not run".to_owned(),
-            };
-            let value = o.value.as_ref().map(|v| format!("  [{}]", value_text(v))).unwrap_or_default();
-            let _ = writeln!(
-                out,
-                "{indent}line {:>3}  {:>12} .. {:>12} ns  {label}{thread}{} => {outcome}{value}",
-                o.line, o.start_ns, o.end_ns, o.text
-            );
-        }
-        for k in &self.kernels {
-            let name = k.label.clone().unwrap_or_else(|| format!("op #{}", k.op_index));
-            match (k.entry_ns, k.exit_ns) {
-                (Some(a), Some(b)) => {
-                    let _ = writeln!(out, "{indent}kernel {name}: device {a} .. {b} ns");
-                }
-                _ => {
-                    let _ = writeln!(out, "{indent}kernel {name}: no stamps (never ran)");
-                }
-            }
-        }
-        for g in &self.gates {
-            let opened = match (g.opened_ns, g.opened_by) {
-                (Some(t), Some(by)) => format!("opened at {t} ns by {by:?}"),
-                _ => "never opened".to_owned(),
-            };
-            let timeout = if g.timed_out { ", TIMED OUT" } else { "" };
-            let _ = writeln!(out, "{indent}gate {}: {opened}{timeout}", g.name);
-        }
-        for c in &self.host_calls {
-            let name = c.label.clone().unwrap_or_else(|| format!("op #{}", c.op_index));
-            let status = c.status.as_deref().map(|s| format!(" status {s}")).unwrap_or_default();
-            let snap = c.snapshot.as_ref().map(|s| format!(" saw {}", s.summary)).unwrap_or_default();
-            let _ = writeln!(out, "{indent}host call {name} at {} ns{status}{snap}", c.at_ns);
-        }
-        for b in &self.buffers {
-            let what = match (&b.contents, &b.read_error) {
-                (Some(c), _) => c.summary.clone(),
-                (None, Some(e)) => format!("unread: {e}"),
-                (None, None) => "unread".to_owned(),
-            };
-            let _ = writeln!(out, "{indent}buffer {} ({} {} B): {what}", b.name, b.kind, b.bytes);
-        }
-        for g in &self.graphs {
-            let _ = writeln!(out, "{indent}graph {}: {}", g.name, graph_text(g));
-        }
-        if let Some(code) = &self.final_sync {
-            let _ = writeln!(out, "{indent}final cudaDeviceSynchronize: {code}");
-        }
-        for n in &self.notes {
-            let _ = writeln!(out, "{indent}note: {n}");
-        }
-        out
-    }
-}
-
-fn value_text(v: &OpValue) -> String {
-    match v {
-        OpValue::ElapsedMs(ms) => format!("{ms} ms"),
-        OpValue::CaptureStatus(s) => format!("status {s}"),
-        OpValue::CaptureDeps { status, count, nodes, edge_types } => {
-            format!("status {status}, {count} dependencies [{}], edges [{}]", nodes.join(" "), edge_types.join(" "))
-        }
-        OpValue::PreviousCaptureMode(m) => format!("previous mode {m}"),
-        OpValue::PointerType(t) => format!("memory type {t}"),
-        OpValue::StreamPriority { value, greatest, least } => {
-            format!("priority {value} (range greatest {greatest}, least {least})")
-        }
-        OpValue::Snapshot(contents) => format!("contents {}", contents.summary),
-        OpValue::Device(d) => format!("device {d}"),
-        OpValue::GridBlocks(n) => format!("{n} blocks"),
-        OpValue::Number(n) => format!("value {n}"),
-        OpValue::Listed { count, null_padded } => {
-            format!("count {count}{}", if *null_padded { ", rest NULL" } else { "" })
-        }
-        OpValue::Address(a) => format!("address {a:#x}"),
-        OpValue::Result { result, error_node, error_from } => format!(
-            "result {result}, error node {}, error-from node {}",
-            error_node.as_deref().unwrap_or("none"),
-            error_from.as_deref().unwrap_or("none")
-        ),
-    }
-}
-
-fn graph_text(g: &GraphRecord) -> String {
-    if g.null {
-        return "NULL".to_owned();
-    }
-    let name = |i: usize| {
-        g.nodes
-            .get(i)
-            .map(|n| n.label.clone().unwrap_or_else(|| format!("{}#{i}", n.kind)))
-            .unwrap_or_else(|| format!("#{i}"))
-    };
-    let nodes: Vec<String> = (0..g.nodes.len()).map(|i| format!("{}:{}", name(i), g.nodes[i].kind)).collect();
-    let edges: Vec<String> = g.edges.iter().map(|[a, b]| format!("{} -> {}", name(*a), name(*b))).collect();
-    let error = g.error.as_deref().map(|e| format!(" ({e})")).unwrap_or_default();
-    format!("nodes [{}], edges [{}]{error}", nodes.join(", "), edges.join(", "))
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 
 use crate::case::ast::{Case, Decl, Expectation, MeasureOf, MemKind, Op, OpKind};
 use crate::case::print::measure_of;
-use crate::observations::{MeasureRecord, Observations, OpValue};
+use crate::record::observations::{MeasureRecord, Observations, OpValue};
 
 /// Every `measure` of `case`, in the order written.
 pub fn compute(case: &Case, obs: &Observations) -> Vec<MeasureRecord> {
@@ -190,7 +190,7 @@ fn union_length(sorted: &[(f64, f64)]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::observations::{KernelRecord, OpRecord, TimedOp};
+    use crate::record::observations::{KernelRecord, OpRecord, TimedOp};
 
     const CASE: &str = "\
 case perf/one

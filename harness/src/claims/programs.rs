@@ -4,7 +4,7 @@
 //! run in a process of its own; its output is kept whole in the report, and the figures are read from the lines the
 //! seed prints (the seeds' own wording, e.g. `Pipelined execution time: 5.5 ms`).
 
-use serde::{Deserialize, Serialize};
+use crate::record::claims::{ProgramFigure, ProgramRun};
 use std::io::Read as _;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -44,47 +44,6 @@ pub const PROGRAMS: [Program; 10] = [
 const EAGER_LOADING: (&str, &str) = ("CUDA_MODULE_LOADING", "EAGER");
 /// The variant name of a run with [`EAGER_LOADING`].
 pub const EAGER: &str = "CUDA_MODULE_LOADING=EAGER";
-
-/// A number a program printed.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ProgramFigure {
-    pub name: String,
-    pub value: f64,
-    pub unit: String,
-}
-
-/// One run of one program.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ProgramRun {
-    pub name: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub variant: String,
-    /// Its exit status; `None` when it did not start, was killed at the deadline or died of a signal.
-    pub exit: Option<i32>,
-    /// Its standard output and error, as printed.
-    pub output: String,
-    pub figures: Vec<ProgramFigure>,
-    /// Why it has no figures or did not finish.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-    pub wall_ms: u64,
-}
-
-impl ProgramRun {
-    /// The figure `name`, if the program printed it.
-    pub fn figure(&self, name: &str) -> Option<f64> {
-        self.figures.iter().find(|f| f.name == name).map(|f| f.value)
-    }
-
-    /// `NAME` or `NAME (VARIANT)`.
-    pub fn title(&self) -> String {
-        if self.variant.is_empty() {
-            self.name.clone()
-        } else {
-            format!("{} ({})", self.name, self.variant)
-        }
-    }
-}
 
 /// Runs `program` from `dir` with a deadline, with `env` added to its environment (e.g. `CUDA_VISIBLE_DEVICES`, so
 /// it runs on the device the suite's cases ran on).

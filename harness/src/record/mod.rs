@@ -1,0 +1,265 @@
+//! What a run records: plain serde data that crosses stages, processes and files. A case's [`CaseResult`] goes from
+//! a worker process to the runner as JSON; the whole [`Report`] goes to a file and is read back by every `report/`
+//! format, by `compare`, `baseline` and fleet merges. Nothing here computes a reading or talks to a GPU, so this
+//! folder imports nothing else of the harness: every stage above may name these types.
+
+pub mod claims;
+pub mod figures;
+pub mod observations;
+pub mod provenance;
+pub mod task;
+pub mod timeline;
+pub mod verdict;
+
+pub use provenance::{KernelImage, PeerLink, Provenance, VisibleDevice};
+pub use task::Task;
+
+use claims::SeedClaims;
+use figures::Figures;
+use observations::{MeasureRecord, Observations};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::Path;
+use timeline::Timeline;
+use verdict::{Verdict, VerdictKind};
+
+/// Everything known about one case after it ran (or could not run).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CaseResult {
+    pub id: String,
+    pub area: String,
+    pub rule: String,
+    pub source: String,
+    /// Source file and line of the case, e.g. `cases/events.case:12`.
+    pub location: String,
+    pub verdict: Verdict,
+    /// The trace: absent when the case did not run (not supported, skipped, crashed).
+    pub observations: Option<Observations>,
+    /// The case's `measure` figures, in the order written: read from the observations, recorded, never judged.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub measures: Vec<MeasureRecord>,
+    /// The case's device work on one clock, one lane per stream, for a picture (`cuda-conformance timeline`); absent
+    /// when nothing has device times.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeline: Option<Timeline>,
+    /// Wall time of the case as the runner saw it (all its runs, each from request to result).
+    pub wall_ms: u64,
+    /// The device ordinal the case ran on (absent in reports from before `--devices`, and when it did not run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device: Option<i32>,
+    /// Every run of the case when there was more than one, in order: a confirmation at the written gate delays,
+    /// the second run of a variant, the re-runs of an unexpected result. The verdict above is the one that counts.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attempts: Vec<Attempt>,
+    /// Why the worker that ran this case was replaced after it (a sticky error, memory or objects left behind, a
+    /// capture left open). The verdict is unchanged: the next case gets a fresh process.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dirty: Option<String>,
+    /// What the baseline (`run --baseline FILE`) expected of this case, e.g. `fail` or `variant concurrent`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<String>,
+}
+
+/// One run of a case that ran more than once.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Attempt {
+    pub kind: VerdictKind,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
+    /// The delay a case's `open G after 300ms` stood for in this run (300 at the written delays).
+    pub gate_delay_ms: f64,
+    /// Why this run was made: `first`, `written-delays`, `variant-stability`, `rerun`.
+    pub why: String,
+}
+
+impl CaseResult {
+    /// The verdict as one word with its variant, as tables and baselines show it: `pass`, `variant concurrent`.
+    pub fn outcome(&self) -> String {
+        outcome_text(self.verdict.kind, self.verdict.variant.as_deref())
+    }
+}
+
+/// `kind` with ` variant` after it when there is one.
+pub fn outcome_text(kind: VerdictKind, variant: Option<&str>) -> String {
+    match variant {
+        Some(v) if !v.is_empty() => format!("{kind} {v}"),
+        _ => kind.to_string(),
+    }
+}
+
+/// How the run was made: the options that can change what a case observes or how its result is counted.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct RunInfo {
+    /// What a case's `open G after 300ms` stood for (other delays in proportion); 300 runs cases as written.
+    pub gate_delay_ms: f64,
+    /// How often an unexpected result is run again before it counts (it is a flake if any run differs).
+    pub reruns: u32,
+    /// True when every case ran in a process of its own (`--isolate`), false with worker processes.
+    pub process_per_case: bool,
+    /// The devices the cases were spread over, as `ordinal: name (uuid)`.
+    pub devices: Vec<String>,
+    /// `I/N` when the run was one shard of several (`--shard`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<String>,
+    /// The baseline the results were judged against (`--baseline`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<String>,
+    /// Worker processes started (a crash, timeout or dirty context replaces one; cases with `env:` or
+    /// `poisons-context:` get their own).
+    pub processes_started: u64,
+    /// Runs beyond one per case (written-delay confirmations, variant stability, re-runs of unexpected results).
+    pub extra_runs: u64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Report {
+    pub provenance: Provenance,
+    /// The filter the run was given (empty: all cases).
+    pub filter: String,
+    /// False while the run is still going (the report is rewritten after each case) or if it was killed.
+    #[serde(default)]
+    pub complete: bool,
+    /// Why the suite could not run at all on this host (no driver, no device visible, invalid case files, a bad
+    /// option): then `complete` is false, `cases` is empty and the run's exit status was 2. A fleet merge tells
+    /// such a host from one that never reported.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub could_not_run: Option<String>,
+    /// The tier the cases were selected from (`smoke`, `full`); absent in reports from before tiers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tier: Option<String>,
+    pub wall_ms: u64,
+    /// verdict → count over all cases.
+    pub totals: BTreeMap<String, usize>,
+    /// area → verdict → count.
+    pub by_area: BTreeMap<String, BTreeMap<String, usize>>,
+    /// How the run was made (absent in reports from before worker processes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<RunInfo>,
+    pub cases: Vec<CaseResult>,
+    /// Measurements recorded but never asserted (see [`crate::figures`]); absent when none were taken (`run
+    /// --no-figures`, a filter that selects no figure, a report from before figures existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub figures: Option<Figures>,
+    /// The seeds' performance claims judged against the bounds measured in the run, with the seeds' programs when
+    /// `cuda-conformance seeds` ran them (see [`crate::claims`]); absent when no `performance/` case ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seeds: Option<SeedClaims>,
+}
+
+impl Report {
+    pub fn new(provenance: Provenance, filter: String, wall_ms: u64, cases: Vec<CaseResult>) -> Self {
+        let mut totals = BTreeMap::new();
+        let mut by_area: BTreeMap<String, BTreeMap<String, usize>> = BTreeMap::new();
+        for case in &cases {
+            let kind = case.verdict.kind.to_string();
+            *totals.entry(kind.clone()).or_insert(0) += 1;
+            *by_area.entry(case.area.clone()).or_default().entry(kind).or_insert(0) += 1;
+        }
+        Report {
+            provenance,
+            filter,
+            complete: false,
+            could_not_run: None,
+            tier: None,
+            seeds: None,
+            wall_ms,
+            totals,
+            by_area,
+            run: None,
+            cases,
+            figures: None,
+        }
+    }
+
+    /// The report of a run that could not start its cases, and why: no case, `complete: false`.
+    pub fn could_not_run(provenance: Provenance, filter: String, wall_ms: u64, reason: String) -> Self {
+        let mut r = Report::new(provenance, filter, wall_ms, Vec::new());
+        r.could_not_run = Some(reason);
+        r
+    }
+
+    /// True when no case failed, crashed, timed out or passed against a baseline that expected it to fail.
+    pub fn passed(&self) -> bool {
+        self.cases.iter().all(|c| !c.verdict.kind.is_failure())
+    }
+
+    /// Reads a report written by `run`, with a message naming the file (and line and column of bad JSON).
+    pub fn read(path: &Path) -> Result<Report, String> {
+        let text =
+            std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read the report: {e}", path.display()))?;
+        let positioned = |e: serde_json::Error| {
+            format!("{}:{}:{}: not a cuda-conformance report: {e}", path.display(), e.line(), e.column())
+        };
+        let mut json: serde_json::Value = serde_json::from_str(&text).map_err(positioned)?;
+        lift_readings_of_older_report(&mut json);
+        serde_json::from_value(json).map_err(|e| {
+            // JSON that is not a report: parsed again from the text, for the line and column of what is wrong.
+            serde_json::from_str::<Report>(&text)
+                .map_or_else(positioned, |_| format!("{}: not a cuda-conformance report: {e}", path.display()))
+        })
+    }
+
+    /// Writes the report as JSON, atomically: to a temporary file beside `path`, then renamed over it, so a
+    /// reader (or a run killed mid-write) never sees half a report.
+    pub fn write(&self, path: &Path) -> std::io::Result<()> {
+        let json = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
+        write_atomic(path, json.as_bytes())
+    }
+}
+
+/// Reports written while the executor derived the measures and the timeline kept them inside each case's
+/// `observations`; they now sit on the case itself. Moves them there in the JSON of such a report, so that an old
+/// report reads like a new one (a case that already has its own keeps them).
+fn lift_readings_of_older_report(report: &mut serde_json::Value) {
+    let Some(cases) = report.get_mut("cases").and_then(|c| c.as_array_mut()) else { return };
+    for case in cases.iter_mut().filter_map(|c| c.as_object_mut()) {
+        let Some(obs) = case.get_mut("observations").and_then(|o| o.as_object_mut()) else { continue };
+        let lifted: Vec<_> = ["measures", "timeline"].into_iter().filter_map(|k| Some((k, obs.remove(k)?))).collect();
+        for (key, value) in lifted {
+            case.entry(key).or_insert(value);
+        }
+    }
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same folder and a rename.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let parent = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    std::fs::create_dir_all(parent)?;
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "report".into());
+    let tmp = parent.join(format!(".{name}.{}.tmp", std::process::id()));
+    std::fs::write(&tmp, bytes)?;
+    std::fs::rename(&tmp, path).inspect_err(|_| {
+        let _ = std::fs::remove_file(&tmp);
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::test_support::{report, result};
+
+    #[test]
+    fn an_older_report_keeps_its_measures_and_timeline_inside_the_observations_and_reads_like_a_new_one() {
+        let mut older =
+            serde_json::to_value(report("GPU", 13000, vec![result("perf/one", VerdictKind::Pass, None)])).unwrap();
+        let measure = serde_json::json!([{ "name": "h2d", "of": "bandwidth c", "value": 5.0, "unit": "GB/s" }]);
+        let timeline = serde_json::json!({ "clock": "events", "lanes": ["s"], "bars": [], "marks": [], "span_ns": 7,
+            "notes": [] });
+        older["cases"][0]["observations"] = serde_json::json!({ "measures": measure, "timeline": timeline });
+        let obs = serde_json::to_value(Observations::default()).unwrap();
+        for (key, value) in obs.as_object().unwrap() {
+            older["cases"][0]["observations"][key] = value.clone();
+        }
+        let dir = std::env::temp_dir().join(format!("older-report-{}", std::process::id()));
+        let path = dir.join("report.json");
+        write_atomic(&path, older.to_string().as_bytes()).unwrap();
+        let read = Report::read(&path).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        let case = &read.cases[0];
+        assert_eq!((case.measures.len(), case.measures[0].value), (1, Some(5.0)));
+        assert_eq!(case.timeline.as_ref().map(|t| t.span_ns), Some(7));
+        let written = serde_json::to_value(&read).unwrap();
+        assert!(written["cases"][0]["observations"].get("timeline").is_none(), "{written}");
+        assert_eq!(written["cases"][0]["timeline"]["span_ns"], 7);
+    }
+}
