@@ -4,8 +4,8 @@
 //! `CUDA_HOME`, `CUDA_PATH`, `CUDA_ROOT`, `CUDA_TOOLKIT_ROOT_DIR`, the workspace's `.toolkit/nvidia/cu13`
 //! (installed by `scripts/setup.sh`), the folder above `nvcc` on `PATH`, `/usr/local/cuda`.
 //!
-//! Emits `links = "cudart"` metadata for dependents: `DEP_CUDART_ROOT`, `DEP_CUDART_INCLUDE`,
-//! `DEP_CUDART_LIB_DIR`, `DEP_CUDART_VERSION` (e.g. `13000`) and `DEP_CUDART_LINK` (`static`/`dynamic`).
+//! Emits `links = "cuda_conformance_cudart"` metadata for dependents: `DEP_CUDA_CONFORMANCE_CUDART_ROOT`, `DEP_CUDA_CONFORMANCE_CUDART_INCLUDE`,
+//! `DEP_CUDA_CONFORMANCE_CUDART_LIB_DIR`, `DEP_CUDA_CONFORMANCE_CUDART_VERSION` (e.g. `13000`) and `DEP_CUDA_CONFORMANCE_CUDART_LINK` (`static`/`dynamic`).
 
 use std::collections::BTreeMap;
 use std::env;
@@ -31,8 +31,17 @@ fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed=wrapper.h");
 
+    println!("cargo:rerun-if-env-changed={DOCS_RS}");
+    println!("cargo:rerun-if-env-changed={PREGENERATED_VAR}");
     let dynamic = env::var_os("CARGO_FEATURE_DYNAMIC").is_some();
-    let toolkit = find_toolkit(dynamic).unwrap_or_else(|tried| fail(&tried));
+    let toolkit = match find_toolkit(dynamic) {
+        Ok(toolkit) => toolkit,
+        // docs.rs has no CUDA toolkit: document the committed bindings. Only there (or where DOCS_RS is set by
+        // hand): anywhere else a missing toolkit is an error, since bindings not from the linked library's own
+        // headers are how an ABI mismatch slips in.
+        Err(_) if env::var_os(DOCS_RS).is_some() => return use_pregenerated(),
+        Err(tried) => fail(&tried),
+    };
     let header = toolkit.include.join("cuda_runtime_api.h");
     println!("cargo:rerun-if-changed={}", header.display());
     println!("cargo:rerun-if-changed={}", toolkit.include.join("driver_types.h").display());
@@ -42,7 +51,7 @@ fn main() {
     link_cudart(&toolkit, dynamic);
     generate_bindings(&toolkit);
 
-    // `links` metadata: dependents read these as DEP_CUDART_*.
+    // `links` metadata: dependents read these as DEP_CUDA_CONFORMANCE_CUDART_*.
     println!("cargo:root={}", toolkit.root.display());
     println!("cargo:include={}", toolkit.include.display());
     println!("cargo:lib_dir={}", toolkit.lib_dir.display());
@@ -51,9 +60,67 @@ fn main() {
     // The same facts, compiled into the crate (see `BUILD_*` constants in lib.rs).
     println!("cargo:rustc-env=CUDA_SYS_ROOT={}", toolkit.root.display());
     println!("cargo:rustc-env=CUDA_SYS_INCLUDE={}", toolkit.include.display());
+    // For the symbol test (tests/symbols.rs): the folder of the cudart that is linked.
+    println!("cargo:rustc-env=CUDA_SYS_LIB_DIR={}", toolkit.lib_dir.display());
     println!("cargo:rustc-env=CUDA_SYS_FOUND_VIA={}", toolkit.found_via);
     println!("cargo:rustc-env=CUDA_SYS_CUDART_VERSION={version}");
     println!("cargo:rustc-env=CUDA_SYS_LINK={}", if dynamic { "dynamic" } else { "static" });
+}
+
+const DOCS_RS: &str = "DOCS_RS";
+/// Which committed release a no-toolkit docs build documents (e.g. `12.9`); the newest by default.
+const PREGENERATED_VAR: &str = "CUDA_CONFORMANCE_SYS_DOCS_CUDA";
+/// The committed bindings, `bindings/cudart-<CUDART_VERSION>.rs`, oldest first: one per release that
+/// `scripts/setup.sh` pins (the test `pregenerated` regenerates the build's own and fails on any drift).
+const PREGENERATED: [u32; 5] = [12000, 12030, 12090, 13000, 13050];
+
+/// The no-toolkit docs build: the committed bindings of one release, its cfgs, and nothing to link (rustdoc
+/// links nothing). `BUILD_TOOLKIT_*` say where the bindings came from.
+fn use_pregenerated() {
+    let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
+    let version = match env::var(PREGENERATED_VAR) {
+        Ok(v) => {
+            let wanted = v
+                .trim()
+                .split_once('.')
+                .and_then(|(major, minor)| Some(major.parse::<u32>().ok()? * 1000 + minor.parse::<u32>().ok()? * 10));
+            match wanted.filter(|w| PREGENERATED.contains(w)) {
+                Some(w) => w,
+                None => {
+                    let known: Vec<String> =
+                        PREGENERATED.iter().map(|r| format!("{}.{}", r / 1000, r % 1000 / 10)).collect();
+                    eprintln!(
+                        "\n\ncuda-sys: {PREGENERATED_VAR}={v}: no committed bindings for that release (committed: {})\n",
+                        known.join(", ")
+                    );
+                    std::process::exit(1);
+                }
+            }
+        }
+        Err(_) => PREGENERATED[PREGENERATED.len() - 1],
+    };
+    let file = manifest.join(format!("bindings/cudart-{version}.rs"));
+    println!("cargo:rerun-if-changed={}", file.display());
+    let out = PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
+    fs::copy(&file, out.join("bindings.rs"))
+        .unwrap_or_else(|e| panic!("cuda-sys: cannot copy the committed {}: {e}", file.display()));
+    emit_shape_cfgs(&fs::read_to_string(&file).expect("read the committed bindings"));
+    // The layout test's inputs: empty, since there is no C++ compiler's view to compare with here.
+    fs::write(out.join("layout_table.rs"), "pub const LAYOUTS: &[(&str, usize, usize, &[(&str, usize)])] = &[];\n")
+        .expect("write layout_table.rs");
+    fs::write(out.join("layout_probe.cpp"), "int main() { return 0; }\n").expect("write layout_probe.cpp");
+    emit_version_cfgs(version);
+    println!("cargo:version={version}");
+    println!("cargo:link=none");
+    println!("cargo:rustc-env=CUDA_SYS_ROOT=");
+    println!("cargo:rustc-env=CUDA_SYS_INCLUDE=");
+    println!("cargo:rustc-env=CUDA_SYS_LIB_DIR=");
+    println!(
+        "cargo:rustc-env=CUDA_SYS_FOUND_VIA=the committed bindings/{} (DOCS_RS, no toolkit)",
+        file.file_name().unwrap().to_string_lossy()
+    );
+    println!("cargo:rustc-env=CUDA_SYS_CUDART_VERSION={version}");
+    println!("cargo:rustc-env=CUDA_SYS_LINK=none");
 }
 
 /// Returns the first usable toolkit, or the list of (candidate, why it was rejected).
@@ -141,7 +208,8 @@ fn read_cudart_version(header: &Path) -> u32 {
 
 /// The CUDA releases whose API this crate knows: `cudart_ge_<major>_<minor>` is set for each one at or below the
 /// toolkit's `CUDART_VERSION` (12.7 never shipped). `compat.rs` uses them; dependents should use `compat` instead.
-const RELEASES: [u32; 12] = [12000, 12010, 12020, 12030, 12040, 12050, 12060, 12080, 12090, 13000, 13010, 13020];
+const RELEASES: [u32; 15] =
+    [12000, 12010, 12020, 12030, 12040, 12050, 12060, 12080, 12090, 13000, 13010, 13020, 13030, 13040, 13050];
 const OLDEST: u32 = RELEASES[0];
 
 fn cfg_name(release: u32) -> String {
@@ -205,6 +273,17 @@ fn link_cudart(toolkit: &Toolkit, dynamic: bool) {
     }
 }
 
+/// Cfgs for struct shapes that changed within a major release, read from the generated bindings themselves, so
+/// every minor release in between (13.1 to 13.4 included, whose headers this crate has not pinned) gets the form
+/// its own header has: `cuda_sys_mem_location_union` where `cudaMemLocation`'s `id` sits in an anonymous union
+/// (13.5's header; 13.0 has a plain `int id`).
+fn emit_shape_cfgs(bindings: &str) {
+    println!("cargo:rustc-check-cfg=cfg(cuda_sys_mem_location_union)");
+    if bindings.contains("pub union cudaMemLocation__bindgen_ty_1") {
+        println!("cargo:rustc-cfg=cuda_sys_mem_location_union");
+    }
+}
+
 /// Struct and field names bindgen generated, collected through its callbacks so that the layout test covers
 /// every struct without a hand-kept list.
 #[derive(Debug, Default)]
@@ -262,6 +341,7 @@ fn generate_bindings(toolkit: &Toolkit) {
         .generate()
         .unwrap_or_else(|e| panic!("cuda-sys: bindgen failed on {}: {e}", toolkit.include.display()));
     bindings.write_to_file(out.join("bindings.rs")).expect("write bindings.rs");
+    emit_shape_cfgs(&fs::read_to_string(out.join("bindings.rs")).expect("read bindings.rs"));
 
     let layouts = layouts.lock().unwrap();
     write_layout_probe(&layouts, &out);

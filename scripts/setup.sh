@@ -6,6 +6,7 @@
 #                       CUDA_PATH / CUDA_ROOT / CUDA_TOOLKIT_ROOT_DIR;
 #        --cuda 12.9    CUDA 12.9 (static cudart: the fleet bundle's runtime) into .toolkit/cu12.9;
 #        --cuda 12.0    CUDA 12.0 (libcudart.so.12 only: build with --features cuda-sys/dynamic) into .toolkit/cu12.0;
+#        --cuda 13.5    CUDA 13.5, the newest 13.x (static cudart) into .toolkit/cu13.5;
 #        --cuda 12.3    likewise (graph edge data came in 12.3; scripts/api-versions.py reads its headers);
 #      each version is pinned with hashes in scripts/cuda-<version>-requirements.txt. cuda-sys finds the default
 #      by itself; choose another with CUDA_HOME (e.g. CUDA_HOME=$PWD/.toolkit/cu12.9, best with its own
@@ -97,6 +98,27 @@ install_12() {
     say "CUDA toolkit: build with CUDA_HOME=$root (and e.g. CARGO_TARGET_DIR=target/cu$version)"
 }
 
+# CUDA 13.x after 13.0: the wheels keep the nvidia/cu13 layout, so the runtime and crt wheels alone make a root;
+# it is moved to .toolkit/cu<version> so that it never shadows the default 13.0 in .toolkit/nvidia/cu13.
+install_13x() {
+    local version=$1 root="$toolkit_dir/cu$1"
+    if [ -f "$root/.complete" ]; then
+        say "CUDA toolkit: found $root"
+        return
+    fi
+    say "CUDA toolkit: installing the pinned CUDA $version wheels into $root"
+    rm -rf "$root"
+    pip_install "$root/wheels" "$repo/scripts/cuda-$version-requirements.txt"
+    mv "$root/wheels/nvidia/cu13/include" "$root/wheels/nvidia/cu13/lib" "$root/"
+    find "$root/include" "$root/lib" -name '__init__.py' -delete
+    rm -rf "$root/wheels"
+    [ -f "$root/include/crt/host_defines.h" ] && [ -f "$root/lib/libcudart_static.a" ] ||
+        { say "no crt/host_defines.h or libcudart_static.a in $root" >&2; exit 1; }
+    touch "$root/.complete"
+    say "CUDA toolkit: $(grep -m1 '#define CUDART_VERSION' "$root/include/cuda_runtime_api.h") in $root, static"
+    say "CUDA toolkit: build with CUDA_HOME=$root (and e.g. CARGO_TARGET_DIR=target/cu$version)"
+}
+
 explicit=""
 for var in CUDA_HOME CUDA_PATH CUDA_ROOT CUDA_TOOLKIT_ROOT_DIR; do
     if [ -n "${!var:-}" ]; then explicit="$var=${!var}"; break; fi
@@ -110,6 +132,7 @@ case "$cuda" in
         fi
         ;;
     13.0) install_13_0 ;;
+    13.*) install_13x "$cuda" ;;
     *) install_12 "$cuda" ;;
 esac
 

@@ -13,7 +13,8 @@
 //! | [`stream_begin_capture_to_graph`] | the header's | the header's (12.3+) | `cudaErrorNotSupported` |
 //! | [`graph_add_conditional_node`] | `cudaGraphAddNode` (6 args) | `cudaGraphAddNode` (5 args), `_v2` with edge data | `cudaErrorNotSupported` |
 //! | [`graph_conditional_handle_create`] | the header's | the header's (12.3+) | `cudaErrorNotSupported` |
-//! | [`cudaGraphInstantiateConditionalHandleUnused`] | the header's | the header's | the value 5 |
+//! | [`cudaGraphInstantiateConditionalHandleUnused`] | the header's | the header's (12.4+) | the value 5 |
+//! | [`mem_location`] | 13.5: `id` in an anonymous union; 13.0: a plain field | a plain field | a plain field |
 //!
 //! Where the linked runtime lacks a call altogether, the wrapper returns `cudaErrorNotSupported` without calling
 //! anything: the suite reports that as *not-supported* with the reason, as it does for an old driver.
@@ -52,12 +53,27 @@ pub const cudaGraphNodeTypeConditional: cudaGraphNodeType = cudaGraphNodeType::c
 #[cfg(not(cudart_ge_12_3))]
 pub const cudaGraphNodeTypeConditional: cudaGraphNodeType = cudaGraphNodeType(13);
 
-/// `cudaGraphInstantiateConditionalHandleUnused` (CUDA 12.3+).
-#[cfg(cudart_ge_12_3)]
+/// `cudaGraphInstantiateConditionalHandleUnused`: not in 12.3's `driver_types.h` (the build against it failed,
+/// issue 21), in 12.9's; 12.4 is the first release after 12.3.
+#[cfg(cudart_ge_12_4)]
 pub const cudaGraphInstantiateConditionalHandleUnused: cudaGraphInstantiateResult =
     cudaGraphInstantiateResult::cudaGraphInstantiateConditionalHandleUnused;
-#[cfg(not(cudart_ge_12_3))]
+#[cfg(not(cudart_ge_12_4))]
 pub const cudaGraphInstantiateConditionalHandleUnused: cudaGraphInstantiateResult = cudaGraphInstantiateResult(5);
+
+/// A `cudaMemLocation` of `type_` and `id`. 13.5's header moved `id` into an anonymous union beside
+/// `localized` (device locality domains); the layout is the same, only the Rust spelling differs
+/// (`cuda_sys_mem_location_union`, set by the build script from the bindings).
+pub fn mem_location(type_: cudaMemLocationType, id: i32) -> cudaMemLocation {
+    #[cfg(cuda_sys_mem_location_union)]
+    {
+        cudaMemLocation { type_, __bindgen_anon_1: cudaMemLocation__bindgen_ty_1 { id } }
+    }
+    #[cfg(not(cuda_sys_mem_location_union))]
+    {
+        cudaMemLocation { type_, id }
+    }
+}
 
 /// `cudaGraphConditionalHandle` (CUDA 12.3+): an unsigned long long.
 pub type cudaGraphConditionalHandle = u64;
@@ -316,12 +332,13 @@ pub unsafe fn graph_add_conditional_node(
         // SAFETY: an all-zero cudaGraphNodeParams is valid before the fields below are set.
         let mut params: cudaGraphNodeParams = std::mem::zeroed();
         params.type_ = cudaGraphNodeTypeConditional;
-        params.__bindgen_anon_1.conditional = cudaConditionalNodeParams {
-            handle,
-            type_: cudaGraphConditionalNodeType(kind),
-            size,
-            phGraph_out: std::ptr::null_mut(),
-        };
+        // Field by field, not a struct literal: later 13.x headers append fields (13.5 has `ctx`, an execution
+        // context, where NULL keeps the graph's own), which stay zero here on every version.
+        let conditional = &mut params.__bindgen_anon_1.conditional;
+        conditional.handle = handle;
+        conditional.type_ = cudaGraphConditionalNodeType(kind);
+        conditional.size = size;
+        conditional.phGraph_out = std::ptr::null_mut();
         #[cfg(cudart_ge_13_0)]
         let code = cudaGraphAddNode(node_out, graph, dependencies, std::ptr::null(), count, &mut params);
         #[cfg(not(cudart_ge_13_0))]

@@ -6,19 +6,19 @@ use std::collections::BTreeMap;
 /// Every hand-written constant, as the integer the header spells.
 fn hand_written() -> BTreeMap<&'static str, i64> {
     BTreeMap::from([
-        ("cudaStreamLegacy", cuda_sys::cudaStreamLegacy as i64),
-        ("cudaStreamPerThread", cuda_sys::cudaStreamPerThread as i64),
-        ("cudaStreamTailLaunch", cuda_sys::cudaStreamTailLaunch as i64),
-        ("cudaStreamFireAndForget", cuda_sys::cudaStreamFireAndForget as i64),
-        ("cudaCpuDeviceId", cuda_sys::cudaCpuDeviceId as i64),
-        ("cudaInvalidDeviceId", cuda_sys::cudaInvalidDeviceId as i64),
+        ("cudaStreamLegacy", cuda_conformance_sys::cudaStreamLegacy as i64),
+        ("cudaStreamPerThread", cuda_conformance_sys::cudaStreamPerThread as i64),
+        ("cudaStreamTailLaunch", cuda_conformance_sys::cudaStreamTailLaunch as i64),
+        ("cudaStreamFireAndForget", cuda_conformance_sys::cudaStreamFireAndForget as i64),
+        ("cudaCpuDeviceId", cuda_conformance_sys::cudaCpuDeviceId as i64),
+        ("cudaInvalidDeviceId", cuda_conformance_sys::cudaInvalidDeviceId as i64),
     ])
 }
 
 /// `#define cudaName ((type)value)` macros of every header in the toolkit's include folder.
 fn header_cast_macros() -> BTreeMap<String, i64> {
     let mut found = BTreeMap::new();
-    for entry in std::fs::read_dir(cuda_sys::BUILD_TOOLKIT_INCLUDE).expect("toolkit include folder") {
+    for entry in std::fs::read_dir(cuda_conformance_sys::BUILD_TOOLKIT_INCLUDE).expect("toolkit include folder") {
         let path = entry.unwrap().path();
         if path.extension().and_then(|e| e.to_str()) != Some("h") {
             continue;

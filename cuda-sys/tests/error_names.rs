@@ -5,7 +5,7 @@ use std::ffi::CStr;
 
 /// `(name, value)` of every enumerator of `enum cudaError` in driver_types.h.
 fn header_error_codes() -> Vec<(String, u32)> {
-    let path = format!("{}/driver_types.h", cuda_sys::BUILD_TOOLKIT_INCLUDE);
+    let path = format!("{}/driver_types.h", cuda_conformance_sys::BUILD_TOOLKIT_INCLUDE);
     let text = std::fs::read_to_string(&path).expect("driver_types.h");
     let start = text.find("enum __device_builtin__ cudaError\n").expect("enum cudaError in driver_types.h");
     let body = &text[start..start + text[start..].find("};").expect("end of enum cudaError")];
@@ -21,7 +21,9 @@ fn header_error_codes() -> Vec<(String, u32)> {
 
 fn error_name(code: u32) -> String {
     // SAFETY: cudaGetErrorName returns a pointer to a static NUL-terminated string for any input.
-    unsafe { CStr::from_ptr(cuda_sys::cudaGetErrorName(cuda_sys::cudaError(code))) }.to_string_lossy().into_owned()
+    unsafe { CStr::from_ptr(cuda_conformance_sys::cudaGetErrorName(cuda_conformance_sys::cudaError(code))) }
+        .to_string_lossy()
+        .into_owned()
 }
 
 #[test]
@@ -38,7 +40,7 @@ fn every_error_code_has_its_own_name() {
 
 #[test]
 fn bindings_and_header_agree_on_values() {
-    use cuda_sys::cudaError as E;
+    use cuda_conformance_sys::cudaError as E;
     let codes = header_error_codes();
     let value = |n: &str| codes.iter().find(|(name, _)| name == n).map(|(_, v)| *v);
     assert_eq!(value("cudaSuccess"), Some(E::cudaSuccess.0));

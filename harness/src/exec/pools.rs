@@ -12,7 +12,7 @@ pub fn create_pool(device: i32) -> Result<MemPool, sys::cudaError_t> {
     let mut props: sys::cudaMemPoolProps = unsafe { std::mem::zeroed() };
     props.allocType = sys::cudaMemAllocationType::cudaMemAllocationTypePinned;
     props.handleTypes = sys::cudaMemAllocationHandleType::cudaMemHandleTypeNone;
-    props.location = sys::cudaMemLocation { type_: sys::cudaMemLocationType::cudaMemLocationTypeDevice, id: device };
+    props.location = sys::compat::mem_location(sys::cudaMemLocationType::cudaMemLocationTypeDevice, device);
     let mut pool = std::ptr::null_mut();
     // SAFETY: props is initialised; pool is a valid out-pointer.
     check(unsafe { sys::cudaMemPoolCreate(&mut pool, &props) })?;

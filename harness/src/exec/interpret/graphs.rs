@@ -127,10 +127,8 @@ pub(super) fn add_node(x: Step, graph: &str, node: &NodeSpec, after: &[String]) 
             // SAFETY: an all-zero cudaMemAllocNodeParams is valid before the fields below are set.
             let mut params: sys::cudaMemAllocNodeParams = unsafe { std::mem::zeroed() };
             params.poolProps.allocType = sys::cudaMemAllocationType::cudaMemAllocationTypePinned;
-            params.poolProps.location = sys::cudaMemLocation {
-                type_: sys::cudaMemLocationType::cudaMemLocationTypeDevice,
-                id: ctx.device.ordinal,
-            };
+            params.poolProps.location =
+                sys::compat::mem_location(sys::cudaMemLocationType::cudaMemLocationTypeDevice, ctx.device.ordinal);
             params.bytesize = usize::try_from(bytes).map_err(|e| e.to_string())?;
             // SAFETY: see above; CUDA writes the reserved address into params.dptr.
             let ok = t.call(|| unsafe { sys::cudaGraphAddMemAllocNode(&mut raw, g, d, n, &mut params) });
