@@ -3,6 +3,7 @@
 
 mod baseline;
 mod cases;
+mod coverage;
 mod info;
 mod measure;
 mod merge;
@@ -73,6 +74,10 @@ enum Command {
     Fleet(merge::FleetCmd),
     /// Print the provenance a run on this device would record.
     Info(info::InfoCmd),
+    /// The cudart API coverage of the cases: per function that returns a cudaError_t, the cases that call it, the
+    /// codes they assert (and --report runs observed), the codes its header documents that none has seen; totals
+    /// per API group. Markdown on stdout unless --markdown/--json/--html (docs/coverage.md is its Markdown).
+    Coverage(coverage::CoverageCmd),
 }
 
 impl Cli {
@@ -93,6 +98,7 @@ impl Cli {
             Command::Matrix(cmd) => cmd.exec(),
             Command::Fleet(cmd) => cmd.exec(),
             Command::Info(cmd) => cmd.exec(),
+            Command::Coverage(cmd) => cmd.exec(&dir),
         })
     }
 }

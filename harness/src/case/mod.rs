@@ -1,6 +1,7 @@
 //! The case language: syntax tree, parser, validator and printer. See `cases/README.md` for the language.
 
 pub mod ast;
+pub mod calls;
 mod can_finish;
 mod cursor;
 mod diagnostic;

@@ -7,6 +7,7 @@
 pub mod baseline;
 pub mod claims;
 pub mod compare;
+pub mod coverage;
 pub mod escape;
 pub mod figures;
 pub mod fleet;

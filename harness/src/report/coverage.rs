@@ -1,0 +1,464 @@
+//! API coverage (issue 21): for every cudart function that returns a `cudaError_t`, how many cases call it, which
+//! return codes the cases assert for it, which codes a run observed, and which of the codes its header documents
+//! (the `\return` list of its doc comment in `cuda_runtime_api.h`) no case has asserted or seen; totals per API
+//! group (the header's `\defgroup`s: stream, event, memory, graph, pool, device, peer, error, ...).
+//!
+//! Needs no GPU: the cases say what they call (`case::calls`) and what they accept; a report adds what a driver
+//! returned. Written as `docs/coverage.md` by `cuda-conformance coverage --markdown`.
+
+use crate::case::ast::Case;
+use crate::record::Report;
+use crate::report::escape::{markdown_cell, xml};
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+
+/// One function the header declares.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Declared {
+    pub name: String,
+    /// Short group name: `stream`, `event`, `memory`, `graph`, `pool`, `device`, `peer`, `error`, or the header's
+    /// group id in lower case (`execution`, `unified`, ...).
+    pub group: String,
+    /// The codes its doc comment's `\return` list names, in the header's order.
+    pub documented: Vec<String>,
+}
+
+/// The functions of `cuda_runtime_api.h` that return `cudaError_t`, with their group and documented codes.
+pub fn parse_header(text: &str) -> Vec<Declared> {
+    let mut out = Vec::new();
+    let mut group = String::from("other");
+    let mut comment: Option<String> = None;
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("/**") {
+            let mut body = String::from(line);
+            while !body.contains("*/") {
+                match lines.next() {
+                    Some(next) => {
+                        body.push('\n');
+                        body.push_str(next);
+                    }
+                    None => break,
+                }
+            }
+            if let Some(g) = defgroup(&body) {
+                group = g;
+                comment = None;
+            } else {
+                comment = Some(body);
+            }
+            continue;
+        }
+        // The return type, before the argument list (cudaGetErrorName takes a cudaError_t but returns a string).
+        let returns_code = line.split('(').next().is_some_and(|head| head.contains("cudaError_t"));
+        if trimmed.starts_with("extern") && returns_code && line.contains("CUDARTAPI") {
+            if let Some(name) = declared_name(line) {
+                let documented = comment.as_deref().map(returned_codes).unwrap_or_default();
+                out.push(Declared { name, group: group.clone(), documented });
+            }
+            comment = None;
+        } else if !trimmed.is_empty() && !trimmed.starts_with('#') {
+            // Only a comment right before a declaration (preprocessor lines between them allowed) documents it.
+            comment = None;
+        }
+    }
+    out
+}
+
+/// `\defgroup CUDART_MEMORY_POOLS Stream Ordered Memory Allocator` -> `pool`; `\addtogroup CUDART_DEVICE`
+/// (the header reopens the device group after the error group) -> `device`.
+fn defgroup(comment: &str) -> Option<String> {
+    let rest = comment.split("\\defgroup").nth(1).or_else(|| comment.split("\\addtogroup").nth(1))?;
+    let id = rest.split_whitespace().next()?;
+    let short = id.strip_prefix("CUDART_").unwrap_or(id).trim_matches('_');
+    Some(match short {
+        "MEMORY_POOLS" => "pool".to_owned(),
+        other => other.to_lowercase().replace('_', "-"),
+    })
+}
+
+/// The identifier before the argument list: `... cudaError_t CUDARTAPI cudaStreamCreate(cudaStream_t *pStream);`.
+fn declared_name(line: &str) -> Option<String> {
+    let before = &line[..line.find('(')?];
+    let name = before.split_whitespace().last()?;
+    (name.starts_with("cuda") && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')).then(|| name.to_owned())
+}
+
+/// The `::cudaSuccess`, `::cudaError…` names of a doc comment's `\return` paragraph (up to the next command).
+fn returned_codes(comment: &str) -> Vec<String> {
+    let Some((_, after)) = comment.split_once("\\return") else { return Vec::new() };
+    let mut codes = Vec::new();
+    for (i, line) in after.lines().enumerate() {
+        let text = line.trim_start().trim_start_matches('*').trim();
+        if i > 0 && (text.starts_with('\\') || text.is_empty() || text.starts_with("*/")) {
+            break;
+        }
+        for word in text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == ':')) {
+            if let Some(code) = word.strip_prefix("::") {
+                if (code == "cudaSuccess" || code.starts_with("cudaError")) && !codes.iter().any(|c| c == code) {
+                    codes.push(code.to_owned());
+                }
+            }
+        }
+    }
+    codes
+}
+
+/// One row of the table.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FunctionCoverage {
+    pub name: String,
+    pub group: String,
+    /// Ids of the cases that call it.
+    pub cases: Vec<String>,
+    /// Codes some case accepts for a call of it (`cudaSuccess` where a case wrote none).
+    pub asserted: Vec<String>,
+    /// Codes a call of it returned in the reports given.
+    pub observed: Vec<String>,
+    pub documented: Vec<String>,
+    /// Documented codes neither asserted nor observed.
+    pub never_seen: Vec<String>,
+    /// False for a function the cases call that this header does not declare (a newer or renamed call).
+    pub in_header: bool,
+}
+
+/// Totals of one group.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct GroupTotals {
+    pub functions: usize,
+    pub called: usize,
+    pub documented_codes: usize,
+    pub documented_codes_seen: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Coverage {
+    /// `CUDART_VERSION` of the header.
+    pub cudart_version: Option<u32>,
+    pub cases: usize,
+    pub reports: usize,
+    pub functions: Vec<FunctionCoverage>,
+    pub groups: BTreeMap<String, GroupTotals>,
+    pub total: GroupTotals,
+}
+
+/// The table for `cases` against the header text; `reports` add the codes their runs returned.
+pub fn coverage(cases: &[Case], header: &str, reports: &[Report]) -> Coverage {
+    let declared = parse_header(header);
+    #[derive(Default)]
+    struct Seen {
+        cases: BTreeSet<String>,
+        asserted: BTreeSet<String>,
+        observed: BTreeSet<String>,
+    }
+    let mut seen: BTreeMap<&'static str, Seen> = BTreeMap::new();
+    let accepted = |expect: &[String]| -> Vec<String> {
+        if expect.is_empty() {
+            vec!["cudaSuccess".to_owned()]
+        } else {
+            expect.to_vec()
+        }
+    };
+    for case in cases {
+        for decl in &case.decls {
+            let expect = match decl {
+                crate::case::ast::Decl::Stream { expect, .. } | crate::case::ast::Decl::Event { expect, .. } => {
+                    expect.as_slice()
+                }
+                _ => &[],
+            };
+            for f in decl.creation_calls() {
+                let s = seen.entry(f).or_default();
+                s.cases.insert(case.id.clone());
+                s.asserted.extend(accepted(expect));
+            }
+        }
+        for op in &case.script {
+            for f in op.kind.cudart_calls(&case.decls) {
+                let s = seen.entry(f).or_default();
+                s.cases.insert(case.id.clone());
+                s.asserted.extend(accepted(&op.expect));
+            }
+        }
+    }
+    let by_id: BTreeMap<&str, &Case> = cases.iter().map(|c| (c.id.as_str(), c)).collect();
+    for report in reports {
+        for result in &report.cases {
+            let (Some(case), Some(obs)) = (by_id.get(result.id.as_str()), result.observations.as_ref()) else {
+                continue;
+            };
+            for op in &obs.ops {
+                let (Some(code), Some(written)) = (&op.code, case.script.get(op.index)) else { continue };
+                for f in written.kind.cudart_calls(&case.decls) {
+                    seen.entry(f).or_default().observed.insert(code.clone());
+                }
+            }
+            for (record, decl) in obs.decls.iter().zip(&case.decls) {
+                let Some(code) = &record.code else { continue };
+                for f in decl.creation_calls() {
+                    seen.entry(f).or_default().observed.insert(code.clone());
+                }
+            }
+        }
+    }
+
+    let mut functions = Vec::new();
+    let mut listed = BTreeSet::new();
+    for d in &declared {
+        // Some functions are declared twice (#if branches); the first declaration is the row.
+        if !listed.insert(d.name.clone()) {
+            continue;
+        }
+        let s = seen.get(d.name.as_str());
+        functions.push(row(&d.name, &d.group, &d.documented, s.map(|s| (&s.cases, &s.asserted, &s.observed)), true));
+    }
+    for (name, s) in &seen {
+        if !listed.contains(*name) {
+            functions.push(row(name, "not in this header", &[], Some((&s.cases, &s.asserted, &s.observed)), false));
+        }
+    }
+
+    let mut groups: BTreeMap<String, GroupTotals> = BTreeMap::new();
+    let mut total = GroupTotals::default();
+    for f in functions.iter().filter(|f| f.in_header) {
+        for t in [groups.entry(f.group.clone()).or_default(), &mut total] {
+            t.functions += 1;
+            t.called += usize::from(!f.cases.is_empty());
+            t.documented_codes += f.documented.len();
+            t.documented_codes_seen += f.documented.len() - f.never_seen.len();
+        }
+    }
+    let cudart_version =
+        header.lines().find_map(|l| l.trim().strip_prefix("#define CUDART_VERSION")?.trim().parse().ok());
+    Coverage { cudart_version, cases: cases.len(), reports: reports.len(), functions, groups, total }
+}
+
+fn row(
+    name: &str,
+    group: &str,
+    documented: &[String],
+    seen: Option<(&BTreeSet<String>, &BTreeSet<String>, &BTreeSet<String>)>,
+    in_header: bool,
+) -> FunctionCoverage {
+    let empty = BTreeSet::new();
+    let (cases, asserted, observed) = seen.unwrap_or((&empty, &empty, &empty));
+    let never_seen = documented.iter().filter(|c| !asserted.contains(*c) && !observed.contains(*c)).cloned().collect();
+    FunctionCoverage {
+        name: name.to_owned(),
+        group: group.to_owned(),
+        cases: cases.iter().cloned().collect(),
+        asserted: asserted.iter().cloned().collect(),
+        observed: observed.iter().cloned().collect(),
+        documented: documented.to_vec(),
+        never_seen,
+        in_header,
+    }
+}
+
+/// The groups the issue names first, then the rest alphabetically.
+const MAIN_GROUPS: [&str; 8] = ["stream", "event", "memory", "graph", "pool", "device", "peer", "error"];
+
+fn ordered_groups(c: &Coverage) -> Vec<(&String, &GroupTotals)> {
+    let mut main: Vec<_> = MAIN_GROUPS.iter().filter_map(|g| c.groups.get_key_value(*g)).collect();
+    main.extend(c.groups.iter().filter(|(g, _)| !MAIN_GROUPS.contains(&g.as_str())));
+    main
+}
+
+fn percent(part: usize, whole: usize) -> String {
+    if whole == 0 {
+        "—".to_owned()
+    } else {
+        format!("{}%", part * 100 / whole)
+    }
+}
+
+fn version(c: &Coverage) -> String {
+    c.cudart_version.map_or("unknown".to_owned(), |v| format!("{}.{}", v / 1000, v % 1000 / 10))
+}
+
+/// The totals table alone (the README shows it).
+pub fn totals_markdown(c: &Coverage) -> String {
+    let mut out = String::from(
+        "| group | functions | called by a case | documented return codes | of those asserted or seen |\n|---|---|---|---|---|\n",
+    );
+    for (g, t) in ordered_groups(c).into_iter().chain([(&"all".to_owned(), &c.total)]) {
+        let _ = writeln!(
+            out,
+            "| {g} | {} | {} ({}) | {} | {} ({}) |",
+            t.functions,
+            t.called,
+            percent(t.called, t.functions),
+            t.documented_codes,
+            t.documented_codes_seen,
+            percent(t.documented_codes_seen, t.documented_codes)
+        );
+    }
+    out
+}
+
+pub fn markdown(c: &Coverage) -> String {
+    let mut out = String::from("# cudart API coverage\n\n");
+    let _ = writeln!(
+        out,
+        "Generated by `cuda-conformance coverage --markdown` from the {} cases and the CUDA {} `cuda_runtime_api.h`{}; \
+         CI checks that it is current. Per function that returns a `cudaError_t`: the cases that call it, the return \
+         codes they assert (`cudaSuccess` where a case writes none), and the codes its header documents in `\\return` \
+         that no case asserts{}.\n",
+        c.cases,
+        version(c),
+        if c.reports > 0 { format!(" and {} report(s)", c.reports) } else { String::new() },
+        if c.reports > 0 { " or a report observed" } else { "" },
+    );
+    out.push_str("## Totals\n\n");
+    out.push_str(&totals_markdown(c));
+    for (g, _) in ordered_groups(c) {
+        let _ = writeln!(out, "\n## {g}\n");
+        out.push_str("| function | cases | asserted | documented, never asserted |\n|---|---|---|---|\n");
+        for f in c.functions.iter().filter(|f| f.in_header && &f.group == g) {
+            let _ = writeln!(
+                out,
+                "| `{}` | {} | {} | {} |",
+                f.name,
+                f.cases.len(),
+                markdown_cell(&f.asserted.join(", ")),
+                markdown_cell(&f.never_seen.join(", "))
+            );
+        }
+    }
+    let extra: Vec<_> = c.functions.iter().filter(|f| !f.in_header).collect();
+    if !extra.is_empty() {
+        out.push_str("\n## Called, but not declared by this header\n\n| function | cases |\n|---|---|\n");
+        for f in extra {
+            let _ = writeln!(out, "| `{}` | {} |", f.name, f.cases.len());
+        }
+    }
+    out
+}
+
+pub fn html(c: &Coverage) -> String {
+    let mut out = String::from(
+        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>cudart API coverage</title>\n\
+         <style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;\
+         padding:2px 6px;text-align:left}td.n{text-align:right}.none{color:#a00}</style></head><body>\n",
+    );
+    let _ = writeln!(out, "<h1>cudart API coverage (CUDA {}, {} cases)</h1>", version(c), c.cases);
+    out.push_str("<table id=\"totals\"><tr><th>group</th><th>functions</th><th>called</th><th>documented codes</th><th>asserted or seen</th></tr>\n");
+    for (g, t) in ordered_groups(c).into_iter().chain([(&"all".to_owned(), &c.total)]) {
+        let _ = writeln!(
+            out,
+            "<tr><td>{}</td><td class=n>{}</td><td class=n>{}</td><td class=n>{}</td><td class=n>{}</td></tr>",
+            xml(g),
+            t.functions,
+            t.called,
+            t.documented_codes,
+            t.documented_codes_seen
+        );
+    }
+    out.push_str("</table>\n<table id=\"functions\"><tr><th>function</th><th>group</th><th>cases</th><th>asserted</th><th>observed</th><th>documented, never seen</th></tr>\n");
+    for f in &c.functions {
+        let _ = writeln!(
+            out,
+            "<tr><td><code>{}</code></td><td>{}</td><td class=\"n{}\">{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            xml(&f.name),
+            xml(&f.group),
+            if f.cases.is_empty() { " none" } else { "" },
+            f.cases.len(),
+            xml(&f.asserted.join(", ")),
+            xml(&f.observed.join(", ")),
+            xml(&f.never_seen.join(", "))
+        );
+    }
+    out.push_str("</table>\n</body></html>\n");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HEADER: &str = r#"
+#define CUDART_VERSION 13000
+/**
+ * \defgroup CUDART_STREAM Stream Management
+ * @{
+ */
+/**
+ * \brief Create a stream
+ *
+ * \return
+ * ::cudaSuccess,
+ * ::cudaErrorInvalidValue
+ * \notefnerr
+ * \sa ::cudaStreamDestroy
+ */
+extern __host__ cudaError_t CUDARTAPI cudaStreamCreate(cudaStream_t *pStream);
+
+/**
+ * \brief Query
+ * \return
+ * ::cudaSuccess, ::cudaErrorNotReady, ::cudaErrorInvalidResourceHandle
+ */
+#if defined(X)
+extern __host__ cudaError_t CUDARTAPI cudaStreamQuery(cudaStream_t stream);
+#endif
+extern __host__ const char* CUDARTAPI cudaGetErrorName(cudaError_t error);
+/**
+ * \defgroup CUDART_MEMORY_POOLS Stream Ordered Memory Allocator
+ */
+/** \return ::cudaSuccess */
+extern __host__ cudaError_t CUDARTAPI cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytesToKeep);
+/** @} */ /* END CUDART_MEMORY_POOLS */
+/**
+ * \addtogroup CUDART_DEVICE
+ * @{
+ */
+/** \return ::cudaSuccess, ::cudaErrorNoDevice */
+extern __host__ cudaError_t CUDARTAPI cudaGetDeviceCount(int *count);
+"#;
+
+    #[test]
+    fn the_header_gives_groups_and_the_return_lists() {
+        let d = parse_header(HEADER);
+        let names: Vec<&str> = d.iter().map(|d| d.name.as_str()).collect();
+        // cudaGetErrorName returns a string, not a code: not a row.
+        assert_eq!(names, ["cudaStreamCreate", "cudaStreamQuery", "cudaMemPoolTrimTo", "cudaGetDeviceCount"]);
+        assert_eq!(d[0].group, "stream");
+        assert_eq!(d[0].documented, ["cudaSuccess", "cudaErrorInvalidValue"]);
+        assert_eq!(d[1].documented, ["cudaSuccess", "cudaErrorNotReady", "cudaErrorInvalidResourceHandle"]);
+        assert_eq!(d[2].group, "pool");
+        assert_eq!((d[3].group.as_str(), d[3].documented.len()), ("device", 2));
+    }
+
+    fn case(text: &str) -> Case {
+        crate::case::parse_one("t.case", 1, text).unwrap_or_else(|d| panic!("{d:?}"))
+    }
+
+    #[test]
+    fn cases_count_per_function_and_unasserted_codes_are_listed() {
+        let a = case(
+            "case t/a\n  rule: r\n  source: s\n\n  stream s blocking\n  q: query s => cudaSuccess | cudaErrorNotReady\n  \
+             device-sync\nend\n",
+        );
+        let cov = coverage(std::slice::from_ref(&a), HEADER, &[]);
+        let query = cov.functions.iter().find(|f| f.name == "cudaStreamQuery").expect("a row");
+        assert_eq!(query.cases, ["t/a"]);
+        assert_eq!(query.asserted, ["cudaErrorNotReady", "cudaSuccess"]);
+        assert_eq!(query.never_seen, ["cudaErrorInvalidResourceHandle"]);
+        let create = cov.functions.iter().find(|f| f.name == "cudaStreamCreate").expect("a row");
+        assert!(create.cases.is_empty(), "the stream is made with cudaStreamCreateWithPriority");
+        let extra = cov.functions.iter().find(|f| f.name == "cudaStreamCreateWithPriority").expect("a row");
+        assert!(!extra.in_header);
+        let stream = &cov.groups["stream"];
+        assert_eq!(
+            (stream.functions, stream.called, stream.documented_codes, stream.documented_codes_seen),
+            (2, 1, 5, 2)
+        );
+        assert_eq!(cov.cudart_version, Some(13000));
+        let md = markdown(&cov);
+        assert!(
+            md.contains("| `cudaStreamQuery` | 1 | cudaErrorNotReady, cudaSuccess | cudaErrorInvalidResourceHandle |")
+        );
+    }
+}
