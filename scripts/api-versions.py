@@ -6,7 +6,8 @@ cuda_runtime_api.h the way bindgen sees it (C mode, `gcc -E`), reads every `cuda
 attributes dropped), and compares them version by version. It also lists the header macros that rename a plain
 name (`#define cudaGetDeviceProperties cudaGetDeviceProperties_v2`): bindgen sees only the target name.
 
-    scripts/setup.sh --cuda 12.0 && scripts/setup.sh --cuda 12.3 && scripts/setup.sh --cuda 12.9 && scripts/setup.sh
+    scripts/setup.sh --cuda 12.0 && scripts/setup.sh --cuda 12.3 && scripts/setup.sh --cuda 12.9 && scripts/setup.sh &&
+        scripts/setup.sh --cuda 13.5
     scripts/api-versions.py                      # the toolkits under .toolkit/, oldest first
     scripts/api-versions.py ROOT ROOT ...        # or these toolkit roots (each with include/cuda_runtime_api.h)
 """
