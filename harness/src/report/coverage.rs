@@ -267,11 +267,7 @@ fn ordered_groups(c: &Coverage) -> Vec<(&String, &GroupTotals)> {
 }
 
 fn percent(part: usize, whole: usize) -> String {
-    if whole == 0 {
-        "—".to_owned()
-    } else {
-        format!("{}%", part * 100 / whole)
-    }
+    (part * 100).checked_div(whole).map_or("—".to_owned(), |p| format!("{p}%"))
 }
 
 fn version(c: &Coverage) -> String {
