@@ -8,6 +8,7 @@ mod info;
 mod measure;
 mod merge;
 mod output;
+mod reference;
 mod reports;
 mod run;
 mod seeds;
@@ -78,6 +79,9 @@ enum Command {
     /// codes they assert (and --report runs observed), the codes its header documents that none has seen; totals
     /// per API group. Markdown on stdout unless --markdown/--json/--html (docs/coverage.md is its Markdown).
     Coverage(coverage::CoverageCmd),
+    /// The rules reference as a static site in --out DIR: a page per area, each rule with its source, its case and
+    /// the verdicts of the --report files per (GPU, driver, runtime), findings marked. Needs no network to view.
+    Reference(reference::ReferenceCmd),
 }
 
 impl Cli {
@@ -99,6 +103,7 @@ impl Cli {
             Command::Fleet(cmd) => cmd.exec(),
             Command::Info(cmd) => cmd.exec(),
             Command::Coverage(cmd) => cmd.exec(&dir),
+            Command::Reference(cmd) => cmd.exec(&dir),
         })
     }
 }

@@ -14,6 +14,7 @@ pub mod fleet;
 pub mod junit;
 mod markdown;
 pub mod matrix;
+pub mod reference;
 mod table;
 #[cfg(test)]
 pub(crate) mod test_support;
