@@ -44,7 +44,7 @@ int main() {
     p.conditional.type = cudaGraphCondTypeWhile;
     p.conditional.size = 1;
     cudaGraphNode_t w;
-    CHECK(cudaGraphAddNode(&w, g, nullptr, 0, &p));
+    CHECK(cudaGraphAddNode(&w, g, nullptr, nullptr, 0, &p));
     cudaGraph_t body = p.conditional.phGraph_out[0];
     cudaKernelNodeParams k1 = {};
     void* a1[] = {&h, &counter};

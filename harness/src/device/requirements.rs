@@ -40,6 +40,12 @@ pub(crate) fn unmet_requirement_in(
         );
     }
     if let Some(tool) = serialising {
+        if tool.starts_with("compute-sanitizer") {
+            let named = crate::device::serialising::sanitizer_tool();
+            if let Some(why) = crate::device::serialising::tool_limitation(case, named.as_deref()) {
+                return Some(format!("not observable under {tool}: {why}"));
+            }
+        }
         if let Some(why) = crate::device::serialising::needs_asynchrony(case) {
             return Some(format!(
                 "{tool} serialises device work (kernels one at a time, calls waiting for it): {why}, which cannot \
@@ -129,7 +135,7 @@ fn peer_access_unmet(d: &DeviceInfo, devices: u32) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::case::ast::{Op, SourceMap, StreamRef};
+    use crate::case::ast::{KernelCall, Op, OpKind, SourceMap, StreamRef};
     use crate::exec::test_support::h100;
 
     fn case(requires: Vec<Requirement>, decls: Vec<Decl>, script: Vec<OpKind>) -> Case {

@@ -96,6 +96,20 @@ pub struct SanitizerRun {
 }
 
 impl SanitizerRun {
+    /// One line for the summary: the tool, the errors intended and not, and the cases of the unintended ones.
+    pub fn line(&self) -> String {
+        let cases = if self.cases_with_unintended.is_empty() {
+            String::new()
+        } else {
+            format!(" (in {})", self.cases_with_unintended.join(", "))
+        };
+        format!(
+            "compute-sanitizer {} ({}): {} unintended error(s){cases}, {} intended (API errors the cases expect, \
+             declared faults)",
+            self.tool, self.executable, self.unintended_errors, self.intended_errors
+        )
+    }
+
     /// The totals of `tool` over `cases`.
     pub fn over(tool: &str, executable: &str, cases: &[CaseResult]) -> SanitizerRun {
         let count = |intended: bool| cases.iter().flat_map(|c| &c.sanitizer).filter(|e| e.intended == intended).count();

@@ -467,7 +467,8 @@ impl Worker {
             Some(m) => command.env(mock::MOCK_ENV, m),
             None => command.env_remove(mock::MOCK_ENV),
         };
-        let running = Process::start(&mut command)?;
+        let running =
+            if spec.sanitizer.is_some() { Process::start_group(&mut command)? } else { Process::start(&mut command)? };
         self.started += 1;
         Ok(running)
     }
