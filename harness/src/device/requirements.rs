@@ -202,7 +202,10 @@ mod tests {
         d.stream_priority_range = (0, 0);
         d.can_map_host_memory = false;
         for r in [Requirement::ConcurrentKernels, Requirement::StreamPriorities, Requirement::MappedMemory] {
-            assert!(unmet_requirement_in(&case(vec![r.clone()], vec![], vec![]), &d, false, None, 8).is_some(), "{r:?}");
+            assert!(
+                unmet_requirement_in(&case(vec![r.clone()], vec![], vec![]), &d, false, None, 8).is_some(),
+                "{r:?}"
+            );
         }
     }
 
@@ -224,7 +227,8 @@ mod tests {
         }
         let reason = unmet_requirement_in(&needs(3), &h200_pair(0), false, None, 8).unwrap();
         assert!(reason.contains("requires devices >= 3; 2 visible"), "{reason}");
-        let reason = unmet_requirement_in(&case(vec![Requirement::PeerAccess], vec![], vec![]), &h100(), false, None, 8);
+        let reason =
+            unmet_requirement_in(&case(vec![Requirement::PeerAccess], vec![], vec![]), &h100(), false, None, 8);
         assert!(reason.is_some_and(|r| r.contains("requires peer-access between 2 devices; 1 visible")));
         let mut no_link = h200_pair(1);
         no_link.links[0].can_access_peer = Some(false);

@@ -10,10 +10,10 @@
 use super::mock::{self, Mock};
 use super::one_case::{run_in_process_with, verdict_of};
 use super::process::Process;
-use super::sanitizer::{self, SanitizerSpec};
 use super::protocol::{
     MemoryLoss, Ready, Reply, Request, CHILD_ALL_DEVICES, CHILD_DEVICE, CHILD_WARM, READY_PREFIX, RESULT_PREFIX,
 };
+use super::sanitizer::{self, SanitizerSpec};
 use crate::case::ast::Case;
 use crate::device::gpu::{self, DeviceInfo};
 use crate::device::kernels::KernelTable;
@@ -497,7 +497,8 @@ mod tests {
                     expect k returned cudaSuccess\nend\n";
         let file = crate::case::parse_file("area.case", text).unwrap_or_else(|d| panic!("{d:?}"));
         let exe = PathBuf::from("/nonexistent/cuda-conformance-worker");
-        let mut worker = Worker::new(ChildSpec { exe, ordinal: 0, visible: None, mock: None, all_devices: false, sanitizer: None });
+        let mut worker =
+            Worker::new(ChildSpec { exe, ordinal: 0, visible: None, mock: None, all_devices: false, sanitizer: None });
         let result = worker.run(&file.cases[0], 1.0, Duration::from_secs(1));
         assert_eq!(result.verdict.kind, VerdictKind::Crash);
         assert!(result.verdict.messages[0].contains("cannot start the worker"), "{:?}", result.verdict);
