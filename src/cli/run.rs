@@ -43,6 +43,10 @@ pub struct RunArgs {
     /// Which cases: `full` (all), or `smoke` (a few seconds: a node health check or a scheduler prolog; no figures).
     #[arg(long, value_enum, default_value_t = TierName::Full)]
     tier: TierName,
+    /// Run the workers under compute-sanitizer with this tool (memcheck, racecheck, synccheck, initcheck): each
+    /// error is attributed to its case, and one the case does not provoke on purpose fails it.
+    #[arg(long)]
+    sanitizer: Option<String>,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -78,6 +82,9 @@ impl RunArgs {
             process_per_case: self.isolate,
             ..RunOptions::default()
         };
+        if let Some(tool) = &self.sanitizer {
+            opts.sanitizer = Some(runner::sanitizer::SanitizerSpec::find(tool)?);
+        }
         // Mock child mode (harness::runner::mock): no GPU; demos and the CI browser test make reports this way.
         if let Ok(spec) = std::env::var(runner::mock::MOCK_ENV) {
             opts.mock = Some(spec);
@@ -232,6 +239,11 @@ impl RunCmd {
             eprintln!(
                 "warning: CUDA_LAUNCH_BLOCKING=1 makes every launch synchronous; cases with gates are not supported"
             );
+        }
+        let serialising = harness::device::serialising::detect()
+            .or_else(|| self.how.sanitizer.as_ref().map(|t| format!("compute-sanitizer --tool {t} (--sanitizer)")));
+        if let Some(tool) = serialising {
+            eprintln!("warning: {tool} serialises device work; cases that need asynchrony are not supported");
         }
     }
 }

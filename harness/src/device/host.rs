@@ -43,6 +43,7 @@ impl Provenance {
             kernel_image: KernelImage::default(),
             devices: device.visible.clone(),
             peer_links: device.links.clone(),
+            serialising: crate::device::serialising::detect(),
         }
     }
 }

@@ -5,3 +5,4 @@ pub mod gpu;
 pub mod host;
 pub mod kernels;
 pub mod requirements;
+pub mod serialising;

@@ -1,21 +1,23 @@
 //! Whether a case can run on this device: its `requires:` line plus what its declarations and operations imply.
 //! Decided before any GPU work; an unmet requirement makes the verdict *not-supported*.
 
-use crate::case::ast::{Case, Decl, KernelCall, OpKind, Requirement};
+use crate::case::ast::{Case, Decl, Requirement};
 use crate::device::gpu::{version_string, DeviceInfo};
 
 /// Why `case` cannot run on `device`, or `None` if it can.
 pub fn unmet_requirement(case: &Case, device: &DeviceInfo) -> Option<String> {
     let connections = crate::device::gpu::max_connections(&case.env);
-    unmet_requirement_in(case, device, crate::device::gpu::launch_blocking(), connections)
+    let serialising = crate::device::serialising::detect();
+    unmet_requirement_in(case, device, crate::device::gpu::launch_blocking(), serialising.as_deref(), connections)
 }
 
-/// As [`unmet_requirement`], with the CUDA_LAUNCH_BLOCKING and CUDA_DEVICE_MAX_CONNECTIONS settings given (so tests
-/// need not set the environment).
+/// As [`unmet_requirement`], with the CUDA_LAUNCH_BLOCKING setting, the serialising tool seen (see
+/// [`crate::device::serialising`]) and CUDA_DEVICE_MAX_CONNECTIONS given (so tests need not set the environment).
 pub(crate) fn unmet_requirement_in(
     case: &Case,
     device: &DeviceInfo,
     launch_blocking: bool,
+    serialising: Option<&str>,
     connections: u32,
 ) -> Option<String> {
     let devices = case.devices_required();
@@ -30,14 +32,26 @@ pub(crate) fn unmet_requirement_in(
             ));
         }
     }
-    let launches_gate =
-        case.script.iter().any(|op| matches!(op.kind, OpKind::Launch { kernel: KernelCall::Gate { .. }, .. }));
-    if launch_blocking && launches_gate {
+    if launch_blocking && crate::device::serialising::launches_gate(case) {
         return Some(
             "CUDA_LAUNCH_BLOCKING=1 makes every launch synchronous: a gate launch would hold the host until the \
              gate times out, so this case cannot observe anything"
                 .to_owned(),
         );
+    }
+    if let Some(tool) = serialising {
+        if tool.starts_with("compute-sanitizer") {
+            let named = crate::device::serialising::sanitizer_tool();
+            if let Some(why) = crate::device::serialising::tool_limitation(case, named.as_deref()) {
+                return Some(format!("not observable under {tool}: {why}"));
+            }
+        }
+        if let Some(why) = crate::device::serialising::needs_asynchrony(case) {
+            return Some(format!(
+                "{tool} serialises device work (kernels one at a time, calls waiting for it): {why}, which cannot \
+                 be observed under it"
+            ));
+        }
     }
     None
 }
@@ -121,7 +135,7 @@ fn peer_access_unmet(d: &DeviceInfo, devices: u32) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::case::ast::{Op, SourceMap, StreamRef};
+    use crate::case::ast::{KernelCall, Op, OpKind, SourceMap, StreamRef};
     use crate::exec::test_support::h100;
 
     fn case(requires: Vec<Requirement>, decls: Vec<Decl>, script: Vec<OpKind>) -> Case {
@@ -163,14 +177,14 @@ mod tests {
             Requirement::StreamPriorities,
             Requirement::MappedMemory,
         ];
-        assert_eq!(unmet_requirement_in(&case(all, vec![], vec![]), &h100(), false, 8), None);
+        assert_eq!(unmet_requirement_in(&case(all, vec![], vec![]), &h100(), false, None, 8), None);
     }
 
     #[test]
     fn each_unmet_requirement_says_what_the_device_has() {
         let d = h100();
         let check = |r: Requirement, want: &str| {
-            let reason = unmet_requirement_in(&case(vec![r.clone()], vec![], vec![]), &d, false, 8);
+            let reason = unmet_requirement_in(&case(vec![r.clone()], vec![], vec![]), &d, false, None, 8);
             assert!(reason.as_deref().is_some_and(|s| s.contains(want)), "{r:?}: {reason:?}");
         };
         check(Requirement::AsyncEngines(4), "asyncEngineCount = 3");
@@ -188,16 +202,19 @@ mod tests {
         d.stream_priority_range = (0, 0);
         d.can_map_host_memory = false;
         for r in [Requirement::ConcurrentKernels, Requirement::StreamPriorities, Requirement::MappedMemory] {
-            assert!(unmet_requirement_in(&case(vec![r.clone()], vec![], vec![]), &d, false, 8).is_some(), "{r:?}");
+            assert!(
+                unmet_requirement_in(&case(vec![r.clone()], vec![], vec![]), &d, false, None, 8).is_some(),
+                "{r:?}"
+            );
         }
     }
 
     #[test]
     fn a_gate_implies_mapped_memory() {
         let mut d = h100();
-        assert_eq!(unmet_requirement_in(&gate_case(), &d, false, 8), None);
+        assert_eq!(unmet_requirement_in(&gate_case(), &d, false, None, 8), None);
         d.can_map_host_memory = false;
-        let reason = unmet_requirement_in(&gate_case(), &d, false, 8).unwrap();
+        let reason = unmet_requirement_in(&gate_case(), &d, false, None, 8).unwrap();
         assert!(reason.contains("gate g needs mapped host memory"), "{reason}");
     }
 
@@ -206,18 +223,19 @@ mod tests {
         use crate::exec::test_support::h200_pair;
         let needs = |n| case(vec![Requirement::Devices(n), Requirement::PeerAccess], vec![], vec![]);
         for ordinal in [0, 1] {
-            assert_eq!(unmet_requirement_in(&needs(2), &h200_pair(ordinal), false, 8), None);
+            assert_eq!(unmet_requirement_in(&needs(2), &h200_pair(ordinal), false, None, 8), None);
         }
-        let reason = unmet_requirement_in(&needs(3), &h200_pair(0), false, 8).unwrap();
+        let reason = unmet_requirement_in(&needs(3), &h200_pair(0), false, None, 8).unwrap();
         assert!(reason.contains("requires devices >= 3; 2 visible"), "{reason}");
-        let reason = unmet_requirement_in(&case(vec![Requirement::PeerAccess], vec![], vec![]), &h100(), false, 8);
+        let reason =
+            unmet_requirement_in(&case(vec![Requirement::PeerAccess], vec![], vec![]), &h100(), false, None, 8);
         assert!(reason.is_some_and(|r| r.contains("requires peer-access between 2 devices; 1 visible")));
         let mut no_link = h200_pair(1);
         no_link.links[0].can_access_peer = Some(false);
-        let reason = unmet_requirement_in(&needs(2), &no_link, false, 8).unwrap();
+        let reason = unmet_requirement_in(&needs(2), &no_link, false, None, 8).unwrap();
         assert!(reason.contains("cudaDeviceCanAccessPeer(0, 1) is 0"), "{reason}");
         no_link.links[0].can_access_peer = None;
-        let reason = unmet_requirement_in(&needs(2), &no_link, false, 8).unwrap();
+        let reason = unmet_requirement_in(&needs(2), &no_link, false, None, 8).unwrap();
         assert!(reason.contains("could not be asked"), "{reason}");
     }
 
@@ -231,21 +249,21 @@ mod tests {
         let cases = crate::case::parse_file(path, &text).unwrap_or_else(|e| panic!("{e:?}")).cases;
         assert!(cases.len() >= 20, "{} cases", cases.len());
         for c in &cases {
-            let reason = unmet_requirement_in(c, &h100(), false, 8);
+            let reason = unmet_requirement_in(c, &h100(), false, None, 8);
             assert!(
                 reason.as_deref().is_some_and(|r| r.contains("requires devices >= 2; 1 visible")),
                 "{}: {reason:?}",
                 c.id
             );
             for ordinal in [0, 1] {
-                assert_eq!(unmet_requirement_in(c, &h200_pair(ordinal), false, 8), None, "{} on {ordinal}", c.id);
+                assert_eq!(unmet_requirement_in(c, &h200_pair(ordinal), false, None, 8), None, "{} on {ordinal}", c.id);
             }
         }
     }
 
     #[test]
     fn launch_blocking_rules_out_gate_launches_only() {
-        let reason = unmet_requirement_in(&gate_case(), &h100(), true, 8).unwrap();
+        let reason = unmet_requirement_in(&gate_case(), &h100(), true, None, 8).unwrap();
         assert!(reason.contains("CUDA_LAUNCH_BLOCKING=1"), "{reason}");
         let spin = case(
             vec![],
@@ -255,6 +273,6 @@ mod tests {
                 stream: StreamRef::Legacy,
             }],
         );
-        assert_eq!(unmet_requirement_in(&spin, &h100(), true, 8), None);
+        assert_eq!(unmet_requirement_in(&spin, &h100(), true, None, 8), None);
     }
 }

@@ -99,6 +99,10 @@ pub fn read_buffers(case: &Case, st: &Objects) -> Vec<BufferRecord> {
     case.decls
         .iter()
         .filter_map(|decl| match decl {
+            // A `later` buffer's contents are undefined until the script writes them (the case language says so):
+            // read only when an expectation names it, so that no unwritten memory is read back (initcheck reports
+            // such a read, and a record of stale bytes would mean nothing).
+            Decl::Buffer { name, later: true, .. } if !names_buffer(case, name) => None,
             Decl::Buffer { name, kind, bytes, .. } => Some((name, *kind, *bytes)),
             // Its buffer is read anyway: a slice only when an expectation names it.
             Decl::Slice { name, of, bytes, .. } if names_buffer(case, name) => Some((name, kind_of(of)?, *bytes)),

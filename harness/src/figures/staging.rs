@@ -234,7 +234,8 @@ fn measure_series(
         }
     };
     // The suite's worker, at the written delays: a point is a case like any other, sent as its text.
-    let spec = ChildSpec { exe, ordinal: device.ordinal, visible: None, mock: None, all_devices: false };
+    let spec =
+        ChildSpec { exe, ordinal: device.ordinal, visible: None, mock: None, all_devices: false, sanitizer: None };
     let mut worker = Worker::new(spec);
     let mut failures_in_a_row = 0;
     let points = sweep(|bytes| {
@@ -456,6 +457,7 @@ mod tests {
             attempts: Vec::new(),
             dirty: None,
             baseline: None,
+            sanitizer: Vec::new(),
         }
     }
 

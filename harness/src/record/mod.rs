@@ -58,6 +58,73 @@ pub struct CaseResult {
     /// What the baseline (`run --baseline FILE`) expected of this case, e.g. `fail` or `variant concurrent`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baseline: Option<String>,
+    /// What compute-sanitizer reported while this case ran (`run --sanitizer`), intended or not. An unintended
+    /// error makes the verdict a fail.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sanitizer: Vec<SanitizerError>,
+}
+
+/// One error compute-sanitizer reported while a case ran.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SanitizerError {
+    /// The error's first line, without the tool's `========= ` prefix (e.g. `Invalid __global__ write of size 4
+    /// bytes`, `Program hit cudaErrorNotReady (error 600) ... on CUDA API call to cudaStreamQuery.`).
+    pub headline: String,
+    /// Its next lines (where, which thread, which allocation), at most a few.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub detail: Vec<String>,
+    /// True when the case provokes it on purpose, with why (`intended`).
+    pub intended: bool,
+    /// Why it is intended or not: the code the case expects, the fault kernel its header declares, or what is
+    /// unexpected about it.
+    pub why: String,
+}
+
+/// A run made under compute-sanitizer (`run --sanitizer TOOL`): the tool and what it reported over the cases.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SanitizerRun {
+    /// `memcheck`, `racecheck`, `synccheck` or `initcheck`.
+    pub tool: String,
+    /// The compute-sanitizer executable the workers ran under.
+    pub executable: String,
+    /// Errors the cases provoke on purpose (an API error code a case expects, a fault kernel's memory error).
+    pub intended_errors: usize,
+    /// Every other error: each one fails its case.
+    pub unintended_errors: usize,
+    /// Cases with at least one unintended error.
+    pub cases_with_unintended: Vec<String>,
+}
+
+impl SanitizerRun {
+    /// One line for the summary: the tool, the errors intended and not, and the cases of the unintended ones.
+    pub fn line(&self) -> String {
+        let cases = if self.cases_with_unintended.is_empty() {
+            String::new()
+        } else {
+            format!(" (in {})", self.cases_with_unintended.join(", "))
+        };
+        format!(
+            "compute-sanitizer {} ({}): {} unintended error(s){cases}, {} intended (API errors the cases expect, \
+             declared faults)",
+            self.tool, self.executable, self.unintended_errors, self.intended_errors
+        )
+    }
+
+    /// The totals of `tool` over `cases`.
+    pub fn over(tool: &str, executable: &str, cases: &[CaseResult]) -> SanitizerRun {
+        let count = |intended: bool| cases.iter().flat_map(|c| &c.sanitizer).filter(|e| e.intended == intended).count();
+        SanitizerRun {
+            tool: tool.to_owned(),
+            executable: executable.to_owned(),
+            intended_errors: count(true),
+            unintended_errors: count(false),
+            cases_with_unintended: cases
+                .iter()
+                .filter(|c| c.sanitizer.iter().any(|e| !e.intended))
+                .map(|c| c.id.clone())
+                .collect(),
+        }
+    }
 }
 
 /// One run of a case that ran more than once.
@@ -109,6 +176,9 @@ pub struct RunInfo {
     pub processes_started: u64,
     /// Runs beyond one per case (written-delay confirmations, variant stability, re-runs of unexpected results).
     pub extra_runs: u64,
+    /// The compute-sanitizer tool the workers ran under (`run --sanitizer`), with its totals.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sanitizer: Option<SanitizerRun>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -62,6 +62,10 @@ pub struct Provenance {
     /// rank, native atomics, CUDA array access (cudaDeviceCanAccessPeer, cudaDeviceGetP2PAttribute).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub peer_links: Vec<PeerLink>,
+    /// The tool that serialised the run's device work, as the process saw it (compute-sanitizer, Nsight Compute,
+    /// `CUDA_LAUNCH_BLOCKING=1`; see `device::serialising`): the cases that need asynchrony were not-supported.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub serialising: Option<String>,
 }
 
 /// What the probe kernels were built into: which driver can load them depends on the PTX ISA and the cubins'.

@@ -107,6 +107,12 @@ impl Report {
                 t.cuda_visible_devices.as_deref().map_or("unset".into(), |v| format!("`{v}`"))
             );
         }
+        if let Some(tool) = &p.serialising {
+            let _ = writeln!(out, "| serialised by | {tool}: the cases that need asynchrony are not-supported |");
+        }
+        if let Some(s) = self.run.as_ref().and_then(|r| r.sanitizer.as_ref()) {
+            let _ = writeln!(out, "| sanitizer | {} |", s.line());
+        }
         if let Some(run) = &self.run {
             let _ = writeln!(
                 out,

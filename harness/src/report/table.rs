@@ -33,6 +33,9 @@ impl Report {
             }
             out.push('\n');
         }
+        if let Some(s) = self.run.as_ref().and_then(|r| r.sanitizer.as_ref()) {
+            let _ = writeln!(out, "\n{}", s.line());
+        }
         if let Some(figures) = &self.figures {
             let _ = write!(out, "\n{}", figures.console());
         }

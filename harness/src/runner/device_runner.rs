@@ -60,6 +60,7 @@ impl<'a> DeviceRunner<'a> {
             visible,
             mock: opts.mock.clone(),
             all_devices: false,
+            sanitizer: opts.sanitizer.clone(),
         };
         let several_spec = ChildSpec { visible: None, ordinal: device.ordinal, all_devices: true, ..spec.clone() };
         DeviceRunner {

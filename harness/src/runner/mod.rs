@@ -58,6 +58,7 @@ pub mod one_case;
 pub mod policy;
 mod process;
 pub mod protocol;
+pub mod sanitizer;
 pub mod select;
 pub mod session;
 pub mod suite;
@@ -91,6 +92,8 @@ pub struct RunOptions {
     pub exe: Option<PathBuf>,
     /// Expectations to judge the results against (the section of this GPU, driver and runtime).
     pub baseline: Option<BTreeMap<String, String>>,
+    /// Run every worker under compute-sanitizer with this tool (`run --sanitizer`).
+    pub sanitizer: Option<sanitizer::SanitizerSpec>,
 }
 
 impl Default for RunOptions {
@@ -104,6 +107,7 @@ impl Default for RunOptions {
             mock: None,
             exe: None,
             baseline: None,
+            sanitizer: None,
         }
     }
 }

@@ -50,6 +50,7 @@ impl CaseResult {
             attempts: Vec::new(),
             dirty: None,
             baseline: None,
+            sanitizer: Vec::new(),
         }
     }
 }

@@ -23,11 +23,24 @@ pub(crate) struct Process {
     lines: Receiver<String>,
     /// Drained on a thread so that a chatty process cannot block on a full pipe.
     stderr: JoinHandle<String>,
+    /// The process leads a process group of its own, killed whole: a tool that runs the worker as its child
+    /// (compute-sanitizer) would otherwise leave the worker running, holding the pipes open, when it is killed.
+    group: bool,
 }
 
 impl Process {
     /// Starts `command` with its three streams piped.
     pub(crate) fn start(command: &mut Command) -> Result<Process, String> {
+        Process::start_in(command, false)
+    }
+
+    /// As [`Process::start`], the process leading a new process group, which [`Process::stop`] kills whole.
+    pub(crate) fn start_group(command: &mut Command) -> Result<Process, String> {
+        std::os::unix::process::CommandExt::process_group(command, 0);
+        Process::start_in(command, true)
+    }
+
+    fn start_in(command: &mut Command, group: bool) -> Result<Process, String> {
         let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -49,7 +62,7 @@ impl Process {
                 }
             }
         });
-        Ok(Process { child, stdin: Some(stdin), lines, stderr: drain(Some(stderr)) })
+        Ok(Process { child, stdin: Some(stdin), lines, stderr: drain(Some(stderr)), group })
     }
 
     /// The rest of the next stdout line that starts with `prefix` (other lines are skipped), waiting until `until`.
@@ -99,6 +112,11 @@ impl Process {
 
     /// Kills the process (whatever it is doing) and returns its exit status and the tail of its stderr.
     pub(crate) fn stop(mut self) -> (String, String) {
+        if self.group {
+            // The whole group: `kill -KILL -PGID` (the group's id is the leader's pid).
+            let group = format!("-{}", self.child.id());
+            let _ = Command::new("kill").args(["-KILL", "--", &group]).status();
+        }
         let _ = self.child.kill();
         self.collect()
     }

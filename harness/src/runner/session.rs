@@ -18,7 +18,7 @@ use super::{RunOptions, WRITTEN_GATE_DELAY};
 use crate::case::ast::Case;
 use crate::device::gpu::DeviceInfo;
 use crate::record::claims::ProgramRun;
-use crate::record::{write_atomic, CaseResult, KernelImage, Provenance, Report, RunInfo};
+use crate::record::{write_atomic, CaseResult, KernelImage, Provenance, Report, RunInfo, SanitizerRun};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -79,6 +79,10 @@ pub fn report_of(
         None => Provenance::new(&mock_device(), &header.commit, header.started_at.clone()),
     };
     provenance.kernel_image = header.kernel_image.clone();
+    if let Some(s) = &opts.sanitizer {
+        // The parent runs outside the tool; its workers run under it, which is what the cases saw.
+        provenance.serialising.get_or_insert_with(|| format!("compute-sanitizer --tool {} (run --sanitizer)", s.tool));
+    }
     let mut report = Report::new(provenance, header.filter.clone(), wall.as_millis() as u64, results);
     report.run = Some(RunInfo {
         gate_delay_ms: opts.gate_delay_scale() * WRITTEN_GATE_DELAY.as_secs_f64() * 1000.0,
@@ -89,6 +93,7 @@ pub fn report_of(
         baseline: header.baseline.clone(),
         processes_started: stats.processes_started,
         extra_runs: stats.extra_runs,
+        sanitizer: opts.sanitizer.as_ref().map(|s| SanitizerRun::over(&s.tool, &s.executable, &report.cases)),
     });
     report
 }

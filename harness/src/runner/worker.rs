@@ -13,6 +13,7 @@ use super::process::Process;
 use super::protocol::{
     MemoryLoss, Ready, Reply, Request, CHILD_ALL_DEVICES, CHILD_DEVICE, CHILD_WARM, READY_PREFIX, RESULT_PREFIX,
 };
+use super::sanitizer::{self, SanitizerSpec};
 use crate::case::ast::Case;
 use crate::device::gpu::{self, DeviceInfo};
 use crate::device::kernels::KernelTable;
@@ -269,6 +270,8 @@ pub struct ChildSpec {
     pub mock: Option<String>,
     /// The child runs cases that need several devices: it sees them all and creates every context at start.
     pub all_devices: bool,
+    /// Run the child under compute-sanitizer (`run --sanitizer`).
+    pub sanitizer: Option<SanitizerSpec>,
 }
 
 /// The parent's handle on a worker: started on the first case, replaced after one that killed or dirtied it.
@@ -283,6 +286,8 @@ pub struct Worker {
     pub ready: Vec<Ready>,
     /// The memory the last case's process had less free after it than before (see the protocol).
     pub last_memory_loss: MemoryLoss,
+    /// Under `--sanitizer`: the running process's log file, and how much of it earlier cases accounted for.
+    log: Option<(PathBuf, u64)>,
 }
 
 impl Worker {
@@ -294,12 +299,39 @@ impl Worker {
             started: 0,
             ready: Vec::new(),
             last_memory_loss: MemoryLoss::default(),
+            log: None,
         }
     }
 
     /// Runs `case` in this worker (starting one if needed) with the case's `env:` applied to a fresh process; the
     /// worker is kept for the next case only if the case left it clean.
     pub fn run(&mut self, case: &Case, scale: f64, deadline: Duration) -> CaseResult {
+        let mut result = self.run_unsanitized(case, scale, deadline);
+        if let Some(spec) = self.spec.sanitizer.clone() {
+            let errors = sanitizer::judge(case, &spec.tool, sanitizer::parse(&self.new_log_text()));
+            sanitizer::apply(&mut result, &spec.tool, errors);
+        }
+        result
+    }
+
+    /// What the tool wrote to the running (or just ended) process's log since the last case: this case's reports.
+    /// The front end may print a report a moment after the call that caused it returned, so the log is read again
+    /// after a short grace (the worker is idle then: nothing else can be written meanwhile).
+    fn new_log_text(&mut self) -> String {
+        let Some((path, offset)) = self.log.as_mut() else { return String::new() };
+        let mut text = String::new();
+        for grace in [Duration::ZERO, Duration::from_millis(20)] {
+            std::thread::sleep(grace);
+            if let Ok(bytes) = std::fs::read(&*path) {
+                let start = (*offset as usize).min(bytes.len());
+                text.push_str(&String::from_utf8_lossy(&bytes[start..]));
+                *offset = bytes.len() as u64;
+            }
+        }
+        text
+    }
+
+    fn run_unsanitized(&mut self, case: &Case, scale: f64, deadline: Duration) -> CaseResult {
         let started = Instant::now();
         self.last_memory_loss = MemoryLoss::default();
         let running = match self.running.take().map_or_else(|| self.spawn(&case.env), Ok) {
@@ -405,7 +437,18 @@ impl Worker {
 
     fn spawn_with(&mut self, env: &[(String, String)], warm: bool) -> Result<Process, String> {
         let spec = &self.spec;
-        let mut command = Command::new(&spec.exe);
+        if let Some((old, _)) = self.log.take() {
+            let _ = std::fs::remove_file(old);
+        }
+        let mut command = match &spec.sanitizer {
+            Some(sanitizer) => {
+                let log = sanitizer::log_path();
+                let command = sanitizer.command(&spec.exe, &log);
+                self.log = Some((log, 0));
+                command
+            }
+            None => Command::new(&spec.exe),
+        };
         command.envs(env.iter().map(|(k, v)| (k, v))).env(CHILD_DEVICE, spec.ordinal.to_string());
         if let Some(visible) = &spec.visible {
             command.env("CUDA_VISIBLE_DEVICES", visible);
@@ -424,7 +467,8 @@ impl Worker {
             Some(m) => command.env(mock::MOCK_ENV, m),
             None => command.env_remove(mock::MOCK_ENV),
         };
-        let running = Process::start(&mut command)?;
+        let running =
+            if spec.sanitizer.is_some() { Process::start_group(&mut command)? } else { Process::start(&mut command)? };
         self.started += 1;
         Ok(running)
     }
@@ -433,6 +477,9 @@ impl Worker {
 impl Drop for Worker {
     fn drop(&mut self) {
         self.retire();
+        if let Some((log, _)) = self.log.take() {
+            let _ = std::fs::remove_file(log);
+        }
     }
 }
 
@@ -450,7 +497,8 @@ mod tests {
                     expect k returned cudaSuccess\nend\n";
         let file = crate::case::parse_file("area.case", text).unwrap_or_else(|d| panic!("{d:?}"));
         let exe = PathBuf::from("/nonexistent/cuda-conformance-worker");
-        let mut worker = Worker::new(ChildSpec { exe, ordinal: 0, visible: None, mock: None, all_devices: false });
+        let mut worker =
+            Worker::new(ChildSpec { exe, ordinal: 0, visible: None, mock: None, all_devices: false, sanitizer: None });
         let result = worker.run(&file.cases[0], 1.0, Duration::from_secs(1));
         assert_eq!(result.verdict.kind, VerdictKind::Crash);
         assert!(result.verdict.messages[0].contains("cannot start the worker"), "{:?}", result.verdict);

@@ -1,0 +1,224 @@
+//! Tools that serialise device work, as this process can see them, and the cases that cannot be observed under one.
+//!
+//! compute-sanitizer (every `--tool`), Nsight Compute and `CUDA_LAUNCH_BLOCKING=1` run kernels one at a time and
+//! make calls wait for device work that would otherwise run on behind them. A case whose verdict needs a call to
+//! return, or a stream to be seen busy, before device work ends cannot hold there: measured on the H100 under
+//! memcheck, racecheck and synccheck, 34 to 38 such cases failed (shared/SANITIZERS.md). They are *not-supported*
+//! with the reason instead, as under launch blocking.
+//!
+//! How the tool is seen (no tool tells the target which one it is; the environment says *that* one runs):
+//! - compute-sanitizer starts its target with `NV_SANITIZER_INJECTION_PORT_BASE` (and the other
+//!   `NV_SANITIZER_INJECTION_*` variables), `NVTX_INJECTION64_PATH=libsanitizer-collection.so`, and preloads its
+//!   libraries from `<cuda>/compute-sanitizer/` (`/proc/self/maps` lists them).
+//! - Nsight Compute injects through `CUDA_INJECTION64_PATH` pointing into its own install (`nsight-compute`,
+//!   `ncu`); a path elsewhere (Nsight Systems, a tracer) is recorded as a tool too, since the run's verdicts can
+//!   depend on it.
+//! - `CUDA_LAUNCH_BLOCKING=1`.
+//!
+//! `run --sanitizer TOOL` names the tool to its workers through [`SANITIZER_TOOL_VAR`], so the report says which.
+
+use crate::case::ast::{
+    Case, ConditionalKind, Expectation, Fault, KernelCall, NodeKernel, NodeSpec, OpKind, Predicate,
+};
+
+/// Set by `run --sanitizer TOOL` in its workers' environment: the compute-sanitizer tool they run under.
+pub const SANITIZER_TOOL_VAR: &str = "CUDA_CONFORMANCE_SANITIZER";
+
+/// What serialises this process's device work, in words for the report (`None`: nothing seen).
+pub fn detect() -> Option<String> {
+    let env: Vec<(String, String)> = std::env::vars().collect();
+    let maps = std::fs::read_to_string("/proc/self/maps").unwrap_or_default();
+    detect_in(&env, &maps)
+}
+
+/// [`detect`] over an environment and the text of `/proc/self/maps` (so tests need not change the process).
+pub fn detect_in(env: &[(String, String)], maps: &str) -> Option<String> {
+    let var = |name: &str| env.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str());
+    let mut seen = Vec::new();
+    let injected = env.iter().find(|(k, _)| k.starts_with("NV_SANITIZER_INJECTION_")).map(|(k, _)| k.clone());
+    let collection = var("NVTX_INJECTION64_PATH").filter(|p| p.contains("sanitizer"));
+    let mapped = maps.lines().find(|l| l.contains("/compute-sanitizer/")).and_then(|l| l.split_whitespace().last());
+    if injected.is_some() || collection.is_some() || mapped.is_some() {
+        let tool = var(SANITIZER_TOOL_VAR).map(|t| format!(" --tool {t}")).unwrap_or_default();
+        let evidence = injected
+            .map(|k| format!("{k} is set"))
+            .or(collection.map(|p| format!("NVTX_INJECTION64_PATH={p}")))
+            .or(mapped.map(|m| format!("{m} is mapped")))
+            .unwrap_or_default();
+        seen.push(format!("compute-sanitizer{tool} ({evidence})"));
+    }
+    if let Some(path) = var("CUDA_INJECTION64_PATH").filter(|p| !p.trim().is_empty()) {
+        let profiler = if path.contains("nsight-compute") || path.contains("ncu") {
+            "Nsight Compute"
+        } else {
+            "an injected CUDA tool"
+        };
+        seen.push(format!("{profiler} (CUDA_INJECTION64_PATH={path})"));
+    }
+    if var("CUDA_LAUNCH_BLOCKING").is_some_and(|v| v.trim() == "1") {
+        seen.push("CUDA_LAUNCH_BLOCKING=1".to_owned());
+    }
+    (!seen.is_empty()).then(|| seen.join(", "))
+}
+
+/// Why `case`'s verdict needs device work to run on behind the host (or beside other work), if it does: an
+/// `expect`/`quality` (or every alternative of a `variant`) that needs a call to return before a gate opens
+/// (`not-waited-for`), a stream or event seen not ready, or two kernels overlapping; or a call whose only accepted
+/// code is `cudaErrorNotReady`. Under a serialising tool these cannot hold, whatever the driver does.
+pub fn needs_asynchrony(case: &Case) -> Option<String> {
+    for expectation in &case.expects {
+        let asynchronous = match expectation {
+            Expectation::Expect(p) | Expectation::Quality(p) => asynchronous(p).then_some(p),
+            // A variant or an observation records which behaviour the driver shows. If one of its behaviours is
+            // asynchronous, the tool can take it away and force another (or none: measured, the implicit-sync
+            // `between-kernels` variants held no alternative under racecheck and synccheck), so what it would
+            // record is the tool's, not the driver's.
+            Expectation::Variant(alts) | Expectation::Observe(alts) => {
+                alts.iter().map(|(_, p)| p).find(|p| asynchronous(p))
+            }
+            Expectation::Measure(_) => None,
+        };
+        if let Some(p) = asynchronous {
+            return Some(format!("its verdict needs work still running when a call returns ({})", describe(p)));
+        }
+    }
+    let not_ready_only = case.script.iter().find(|op| op.expect.len() == 1 && op.expect[0] == "cudaErrorNotReady");
+    if let Some(op) = not_ready_only {
+        let label = op.label.as_deref().unwrap_or("an operation");
+        return Some(format!("{label} must return cudaErrorNotReady: device work still running when it is called"));
+    }
+    None
+}
+
+/// Why `case` cannot be observed under compute-sanitizer's `tool` (`None`: the tool is not known, so every
+/// tool's limits apply), beyond the serialisation every tool shares; each measured on the H100 (2025.3.1, issue 23).
+pub fn tool_limitation(case: &Case, tool: Option<&str>) -> Option<String> {
+    let is = |t: &str| tool.is_none_or(|named| named == t);
+    let launches = |f: &dyn Fn(&KernelCall) -> bool| {
+        case.script.iter().any(|op| matches!(&op.kind, OpKind::Launch { kernel, .. } if f(kernel)))
+    };
+    let illegal_address = launches(&|k| matches!(k, KernelCall::Fault { fault: Fault::IllegalAddress }));
+    if is("memcheck") && illegal_address {
+        return Some(
+            "memcheck stops the faulting store itself and the context then reports cudaErrorLaunchFailure, not the \
+             hardware's cudaErrorIllegalAddress: the code the case checks would be the tool's"
+                .to_owned(),
+        );
+    }
+    if is("initcheck") && launches_gate(case) {
+        return Some(
+            "initcheck makes host calls wait for device work, so a gate the host opens later in the script is held \
+             until its in-kernel timeout (measured: 9 gate timeouts under initcheck, none under the other tools)"
+                .to_owned(),
+        );
+    }
+    let graph_allocates =
+        case.script.iter().any(|op| matches!(&op.kind, OpKind::AddNode { node: NodeSpec::MemAlloc { .. }, .. }));
+    let graph_launches = case.script.iter().filter(|op| matches!(op.kind, OpKind::LaunchGraph { .. })).count();
+    if is("initcheck") && graph_allocates && graph_launches > 1 {
+        return Some(
+            "initcheck loses a graph kernel node's writes to graph-allocated memory on a relaunch: the first launch \
+             of the same node is clean, the second reports the upper 2 KiB of a 4 KiB allocation the node wrote as \
+             uninitialised; a plain program of the same graph (scripts/sanitizer/graph_memnode_relaunch.cu) gets the \
+             same 64 reports on its second launch"
+                .to_owned(),
+        );
+    }
+    let while_node = case.script.iter().any(|op| {
+        matches!(&op.kind, OpKind::AddNode { node: NodeSpec::Conditional { kind: ConditionalKind::While, .. }, .. })
+    });
+    if is("racecheck") && while_node {
+        return Some(
+            "racecheck kills the worker (SIGSEGV, no stderr) when the suite's WHILE countdown kernel runs, while a \
+             plain nvcc-built program of the same graph (scripts/sanitizer/while_countdown.cu) runs clean under it: \
+             how the suite's NVRTC-built kernel image meets the tool is not yet explained (issue 23)"
+                .to_owned(),
+        );
+    }
+    None
+}
+
+/// The compute-sanitizer tool this process runs under, when it is one and it is known (`run --sanitizer` says
+/// which through [`SANITIZER_TOOL_VAR`]).
+pub fn sanitizer_tool() -> Option<String> {
+    std::env::var(SANITIZER_TOOL_VAR).ok().filter(|t| !t.is_empty())
+}
+
+/// Whether `case` launches a gate kernel (directly or as a graph's kernel node): under `CUDA_LAUNCH_BLOCKING=1`
+/// the launch holds the host until the gate opens, which only the host can do.
+pub fn launches_gate(case: &Case) -> bool {
+    case.script.iter().any(|op| {
+        matches!(op.kind, OpKind::Launch { kernel: KernelCall::Gate { .. }, .. })
+            || matches!(&op.kind, OpKind::AddNode { node: NodeSpec::Kernel(NodeKernel::Gate { .. }), .. })
+    })
+}
+
+fn asynchronous(p: &Predicate) -> bool {
+    match p {
+        Predicate::NotWaitedFor { .. } | Predicate::Overlaps { .. } => true,
+        Predicate::Returned { code, .. } => code == "cudaErrorNotReady",
+        _ => false,
+    }
+}
+
+fn describe(p: &Predicate) -> String {
+    match p {
+        Predicate::NotWaitedFor { op, gate } => format!("{op} not-waited-for {gate}"),
+        Predicate::Overlaps { a, b } => format!("{a} overlaps {b}"),
+        Predicate::Returned { op, code } => format!("{op} returned {code}"),
+        other => format!("{other:?}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    }
+
+    #[test]
+    fn compute_sanitizer_is_seen_from_its_injection() {
+        assert_eq!(detect_in(&env(&[("PATH", "/usr/bin")]), ""), None);
+        let by_port = detect_in(&env(&[("NV_SANITIZER_INJECTION_PORT_BASE", "12340")]), "").unwrap();
+        assert!(by_port.starts_with("compute-sanitizer (NV_SANITIZER_INJECTION_PORT_BASE"), "{by_port}");
+        let maps = "7f00-7f01 r-xp 0 08:01 5 /usr/local/cuda/compute-sanitizer/libInterceptorInjectionTarget.so\n";
+        let by_map = detect_in(&env(&[(SANITIZER_TOOL_VAR, "initcheck")]), maps).unwrap();
+        assert!(by_map.starts_with("compute-sanitizer --tool initcheck (") && by_map.contains("is mapped"), "{by_map}");
+    }
+
+    #[test]
+    fn profilers_and_launch_blocking_are_seen() {
+        let ncu = detect_in(&env(&[("CUDA_INJECTION64_PATH", "/opt/nsight-compute/libInject.so")]), "").unwrap();
+        assert!(ncu.starts_with("Nsight Compute"), "{ncu}");
+        assert_eq!(detect_in(&env(&[("CUDA_LAUNCH_BLOCKING", "1")]), "").as_deref(), Some("CUDA_LAUNCH_BLOCKING=1"));
+        assert_eq!(detect_in(&env(&[("CUDA_LAUNCH_BLOCKING", "0")]), ""), None);
+    }
+
+    fn case(body: &str) -> Case {
+        let text = format!("case area/one\n  rule: r\n  source: s\n{body}end\n");
+        crate::case::parse_file("area.case", &text).unwrap_or_else(|d| panic!("{d:?}")).cases.remove(0)
+    }
+
+    #[test]
+    fn asynchrony_is_needed_by_what_only_running_work_shows() {
+        let held = "  stream s blocking\n  stream t non-blocking\n  gate g\n  h: launch gate g on s\n";
+        let not_waited =
+            case(&format!("{held}  k: launch spin on t\n  open g\n  sync s\n  expect k not-waited-for g\n"));
+        assert!(needs_asynchrony(&not_waited).unwrap().contains("k not-waited-for g"));
+        let not_ready = case(&format!("{held}  q: query s => cudaErrorNotReady\n  open g\n  sync s\n"));
+        assert!(needs_asynchrony(&not_ready).unwrap().contains("q must return cudaErrorNotReady"));
+        // A variant one of whose behaviours is asynchronous: the tool would decide which one shows.
+        let either = case(&format!(
+            "{held}  k: sync t\n  open g after 300ms\n  sync s\n  variant a: k waited-for g | b: k not-waited-for g\n"
+        ));
+        assert!(needs_asynchrony(&either).unwrap().contains("k not-waited-for g"));
+        assert!(launches_gate(&either));
+        let waits = case(&format!("{held}  k: sync s\n  open g after 300ms\n  expect k waited-for g\n"));
+        assert_eq!(needs_asynchrony(&waits), None);
+        assert!(tool_limitation(&waits, Some("initcheck")).unwrap().contains("gate"));
+        assert_eq!(tool_limitation(&waits, Some("memcheck")), None);
+        assert!(tool_limitation(&waits, None).is_some(), "an unknown tool: every tool's limits apply");
+    }
+}

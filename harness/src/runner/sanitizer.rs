@@ -1,0 +1,236 @@
+//! `run --sanitizer TOOL`: every worker process runs under `compute-sanitizer --tool TOOL`, and each error the tool
+//! reports is attributed to the case that was running and judged intended or not.
+//!
+//! - **Attribution.** Each worker process writes the tool's output to a log file of its own (`--log-file`). A
+//!   worker runs one case at a time and is idle between them, so what the log gained from sending a case to
+//!   reading its result (and a short grace after, for a report the tool's front end prints late) is that case's.
+//! - **Intended errors.** An API error whose code the case's text names (an operation's `=> CODE`, `returned CODE`,
+//!   `callback L status CODE`, `poisons-context: CODE`) is what the case asks for, not an error. A device error
+//!   (memcheck's `Invalid __global__ write`, ...) is intended only in a case that launches a fault kernel and says
+//!   so in its header with `poisons-context:`. Anything else is unintended and fails the case.
+//! - **Serialisation.** The workers see the tool's injection ([`crate::device::serialising`]) and make the cases
+//!   that need asynchrony *not-supported*.
+
+use crate::case::ast::{Case, KernelCall, OpKind};
+use crate::device::serialising::SANITIZER_TOOL_VAR;
+use crate::record::verdict::VerdictKind;
+use crate::record::{CaseResult, SanitizerError};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The tools `--sanitizer` takes.
+pub const TOOLS: [&str; 4] = ["memcheck", "racecheck", "synccheck", "initcheck"];
+/// Overrides where compute-sanitizer is looked for.
+pub const EXECUTABLE_VAR: &str = "CUDA_CONFORMANCE_COMPUTE_SANITIZER";
+/// The prefix of every line the tool prints.
+const PREFIX: &str = "=========";
+/// The most lines of detail kept per error.
+const DETAIL_LINES: usize = 4;
+
+/// The tool and the compute-sanitizer executable a run uses.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SanitizerSpec {
+    pub tool: String,
+    pub executable: String,
+}
+
+impl SanitizerSpec {
+    /// `tool` with compute-sanitizer found ([`EXECUTABLE_VAR`], `PATH`, the usual CUDA install folders), or why not.
+    pub fn find(tool: &str) -> Result<SanitizerSpec, String> {
+        if !TOOLS.contains(&tool) {
+            return Err(format!("unknown sanitizer tool `{tool}`: expected one of {}", TOOLS.join(", ")));
+        }
+        let mut candidates: Vec<PathBuf> = std::env::var_os(EXECUTABLE_VAR).map(PathBuf::from).into_iter().collect();
+        if let Some(path) = std::env::var_os("PATH") {
+            candidates.extend(std::env::split_paths(&path).map(|d| d.join("compute-sanitizer")));
+        }
+        candidates.push("/usr/local/cuda/bin/compute-sanitizer".into());
+        candidates.push("/usr/local/cuda/compute-sanitizer/compute-sanitizer".into());
+        match candidates.iter().find(|p| p.is_file()) {
+            Some(p) => Ok(SanitizerSpec { tool: tool.to_owned(), executable: p.display().to_string() }),
+            None => Err(format!(
+                "--sanitizer {tool}: compute-sanitizer is not installed (not on PATH, not in /usr/local/cuda); set \
+                 {EXECUTABLE_VAR} to its path"
+            )),
+        }
+    }
+
+    /// The command that runs `exe` under the tool, its output going to `log`.
+    pub fn command(&self, exe: &Path, log: &Path) -> Command {
+        let mut command = Command::new(&self.executable);
+        command
+            .arg("--tool")
+            .arg(&self.tool)
+            // Every error, not the first 100 (the default): each is attributed to a case.
+            .args(["--print-limit", "100000"])
+            .arg("--log-file")
+            .arg(log)
+            .arg(exe)
+            .env(SANITIZER_TOOL_VAR, &self.tool);
+        command
+    }
+}
+
+/// A fresh log file name for a worker process (this process's id and a counter keep them apart).
+pub fn log_path() -> PathBuf {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    std::env::temp_dir().join(format!("cuda-conformance-sanitizer-{}-{n}.log", std::process::id()))
+}
+
+/// The errors in the tool's output `text`: each starts at an unindented line after the prefix, its indented lines
+/// follow. The banner and the summaries are not errors.
+pub fn parse(text: &str) -> Vec<(String, Vec<String>)> {
+    let mut errors: Vec<(String, Vec<String>)> = Vec::new();
+    let mut open = false;
+    for line in text.lines() {
+        let Some(rest) = line.strip_prefix(PREFIX) else { continue };
+        let body = rest.strip_prefix(' ').unwrap_or(rest);
+        if body.trim().is_empty() {
+            open = false;
+        } else if body.starts_with(' ') {
+            if let (true, Some((_, detail))) = (open, errors.last_mut()) {
+                if detail.len() < DETAIL_LINES {
+                    detail.push(body.trim().to_owned());
+                }
+            }
+        } else if is_banner(body) {
+            open = false;
+        } else {
+            errors.push((body.trim().to_owned(), Vec::new()));
+            open = true;
+        }
+    }
+    errors
+}
+
+fn is_banner(body: &str) -> bool {
+    ["COMPUTE-SANITIZER", "ERROR SUMMARY", "RACECHECK SUMMARY", "LEAK SUMMARY", "Target application returned"]
+        .iter()
+        .any(|b| body.starts_with(b))
+}
+
+/// The cudaError code of an API error line (`Program hit cudaErrorNotReady (error 600) ...`), if it is one.
+fn api_error_code(headline: &str) -> Option<&str> {
+    let rest = headline.strip_prefix("Program hit ")?;
+    rest.split(|c: char| !c.is_ascii_alphanumeric()).next().filter(|w| w.starts_with("cudaError"))
+}
+
+/// Every `cudaError...` word of the case's text: the codes it expects some call to return.
+fn expected_codes(case: &Case) -> Vec<&str> {
+    let mut codes: Vec<&str> = case
+        .positions
+        .text
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| w.starts_with("cudaError"))
+        .collect();
+    codes.extend(case.poisons.iter().map(String::as_str));
+    codes
+}
+
+/// Whether `case` launches a fault kernel and declares the fault in its header (`poisons-context:`).
+fn declares_fault(case: &Case) -> bool {
+    !case.poisons.is_empty()
+        && case.script.iter().any(|op| matches!(op.kind, OpKind::Launch { kernel: KernelCall::Fault { .. }, .. }))
+}
+
+/// `errors` judged for `case`.
+pub fn judge(case: &Case, tool: &str, errors: Vec<(String, Vec<String>)>) -> Vec<SanitizerError> {
+    let codes = expected_codes(case);
+    errors
+        .into_iter()
+        .map(|(headline, detail)| {
+            let (intended, why) = match api_error_code(&headline) {
+                Some(code) if codes.contains(&code) => (true, format!("the case expects {code}")),
+                Some(code) => (false, format!("an API error the case does not expect ({code})")),
+                None if declares_fault(case) => {
+                    (true, "the case launches a fault kernel on purpose (its header: poisons-context)".to_owned())
+                }
+                None => (false, format!("a {tool} error in a case that provokes none")),
+            };
+            SanitizerError { headline, detail, intended, why }
+        })
+        .collect()
+}
+
+/// Records `errors` in `result`: an unintended one fails the case (unless it failed already in another way).
+pub fn apply(result: &mut CaseResult, tool: &str, errors: Vec<SanitizerError>) {
+    let unintended: Vec<&SanitizerError> = errors.iter().filter(|e| !e.intended).collect();
+    if let Some(first) = unintended.first() {
+        let message = format!(
+            "compute-sanitizer {tool}: {} unintended error(s); the first: {} ({})",
+            unintended.len(),
+            first.headline,
+            first.why
+        );
+        if !result.verdict.kind.is_failure() {
+            result.verdict.kind = VerdictKind::Fail;
+            result.verdict.variant = None;
+        }
+        result.verdict.messages.push(message);
+    }
+    result.sanitizer.extend(errors);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const OUTPUT: &str = "========= COMPUTE-SANITIZER\n\
+        ========= Program hit cudaErrorNotReady (error 600) due to \"device not ready\" on CUDA API call to cudaStreamQuery.\n\
+        =========     Saved host backtrace up to driver entry point at error\n\
+        =========         Host Frame: cudaStreamQuery\n\
+        =========\n\
+        ========= Invalid __global__ write of size 4 bytes\n\
+        =========     at cc_fault+0x30\n\
+        =========     by thread (0,0,0) in block (0,0,0)\n\
+        =========\n\
+        ========= ERROR SUMMARY: 2 errors\n";
+
+    fn case(text: &str) -> Case {
+        crate::case::parse_file("area.case", text).unwrap_or_else(|d| panic!("{d:?}")).cases.remove(0)
+    }
+
+    #[test]
+    fn errors_are_parsed_without_banner_or_summary() {
+        let errors = parse(OUTPUT);
+        assert_eq!(errors.len(), 2, "{errors:?}");
+        assert!(errors[0].0.starts_with("Program hit cudaErrorNotReady"));
+        assert_eq!(errors[0].1.len(), 2);
+        assert_eq!(errors[1].0, "Invalid __global__ write of size 4 bytes");
+        assert_eq!(api_error_code(&errors[0].0), Some("cudaErrorNotReady"));
+        assert_eq!(api_error_code(&errors[1].0), None);
+        assert!(parse("========= COMPUTE-SANITIZER\n========= ERROR SUMMARY: 0 errors\n").is_empty());
+    }
+
+    #[test]
+    fn expected_codes_and_declared_faults_are_intended_and_nothing_else() {
+        let querying = case(
+            "case area/q\n  rule: r\n  source: s\n  stream s blocking\n  gate g\n  launch gate g on s\n  \
+             q: query s => cudaErrorNotReady\n  open g\n  sync s\nend\n",
+        );
+        let judged = judge(&querying, "memcheck", parse(OUTPUT));
+        assert!(judged[0].intended, "{judged:?}");
+        assert!(!judged[1].intended && judged[1].why.contains("provokes none"), "{judged:?}");
+        let faulting = case(
+            "case area/f\n  rule: r\n  source: s\n  poisons-context: cudaErrorIllegalAddress\n  stream s blocking\n  \
+             launch fault illegal-address on s\n  k: sync s => cudaErrorIllegalAddress\nend\n",
+        );
+        let judged = judge(&faulting, "memcheck", parse(OUTPUT));
+        assert!(!judged[0].intended, "a code the case does not name: {judged:?}");
+        assert!(judged[1].intended, "{judged:?}");
+    }
+
+    #[test]
+    fn an_unintended_error_fails_the_case() {
+        let c = case("case area/p\n  rule: r\n  source: s\n  stream s blocking\n  k: sync s\n  expect k returned cudaSuccess\nend\n");
+        let verdict = crate::runner::one_case::verdict_of(VerdictKind::Pass, String::new());
+        let mut result = CaseResult::new(&c, verdict, None, std::time::Duration::ZERO);
+        apply(&mut result, "initcheck", judge(&c, "initcheck", parse(OUTPUT)));
+        assert_eq!(result.verdict.kind, VerdictKind::Fail);
+        assert_eq!(result.sanitizer.len(), 2);
+        assert!(result.verdict.messages.last().unwrap().contains("2 unintended"), "{:?}", result.verdict);
+        assert!(SanitizerSpec::find("helgrind").unwrap_err().contains("unknown sanitizer tool"));
+    }
+}
