@@ -35,7 +35,7 @@ impl MatrixCmd {
 
 #[derive(clap::Args)]
 pub struct FleetCmd {
-    /// Report files, or folders whose *.json files are read.
+    /// Report files, or folders whose *.json and *.json.gz files are read.
     #[arg(required = true)]
     reports: Vec<PathBuf>,
     /// The expected tasks: a count N (task ids 0 to N-1) or ids and ranges as in `sbatch --array`, e.g. 0-7,9.
@@ -86,7 +86,7 @@ impl FleetCmd {
                 let mut files: Vec<PathBuf> = entries.filter_map(|e| Some(e.ok()?.path())).collect();
                 files.retain(|f| {
                     let name = f.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-                    name.ends_with(".json") && !name.starts_with('.') && f.is_file()
+                    (name.ends_with(".json") || name.ends_with(".json.gz")) && !name.starts_with('.') && f.is_file()
                 });
                 files.sort();
                 inputs.extend(files.into_iter().map(|f| (f.display().to_string(), Report::read(&f))));

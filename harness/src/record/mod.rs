@@ -109,6 +109,24 @@ pub struct RunInfo {
     pub processes_started: u64,
     /// Runs beyond one per case (written-delay confirmations, variant stability, re-runs of unexpected results).
     pub extra_runs: u64,
+    /// Which cases keep their whole trace (`observations`) in the written report: `all` (`run --trace all`, and
+    /// every report from before compact reports), or `non-pass`, where a case that passed keeps only what `compare`,
+    /// `matrix`, `fleet`, `summary`, `baseline`, `timeline` and the claims read (verdict, attempts, measures,
+    /// timeline) and its trace is dropped as it is written.
+    #[serde(default)]
+    pub traces: Traces,
+}
+
+/// Which cases' traces a written report keeps (see [`RunInfo::traces`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Traces {
+    /// Every case's trace. The default when reading, as reports from before this field kept them all.
+    #[default]
+    All,
+    /// Only the traces of cases that did not pass: 95% of a full report's bytes were passing cases' traces,
+    /// which nothing but a human reading the JSON used.
+    NonPass,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -183,27 +201,81 @@ impl Report {
         self.cases.iter().all(|c| !c.verdict.kind.is_failure())
     }
 
-    /// Reads a report written by `run`, with a message naming the file (and line and column of bad JSON).
+    /// Reads a report written by `run`, plain or gzipped (told by its first bytes, whatever its name), with a
+    /// message naming the file (and line and column of bad JSON).
     pub fn read(path: &Path) -> Result<Report, String> {
-        let text =
-            std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read the report: {e}", path.display()))?;
+        let text = read_text(path).map_err(|e| format!("{}: cannot read the report: {e}", path.display()))?;
+        Report::from_text(path, &text)
+    }
+
+    /// A report from its JSON `text`, read from `path` (named in messages).
+    pub fn from_text(path: &Path, text: &str) -> Result<Report, String> {
         let positioned = |e: serde_json::Error| {
             format!("{}:{}:{}: not a cuda-conformance report: {e}", path.display(), e.line(), e.column())
         };
-        let mut json: serde_json::Value = serde_json::from_str(&text).map_err(positioned)?;
+        let mut json: serde_json::Value = serde_json::from_str(text).map_err(positioned)?;
         lift_readings_of_older_report(&mut json);
         serde_json::from_value(json).map_err(|e| {
             // JSON that is not a report: parsed again from the text, for the line and column of what is wrong.
-            serde_json::from_str::<Report>(&text)
+            serde_json::from_str::<Report>(text)
                 .map_or_else(positioned, |_| format!("{}: not a cuda-conformance report: {e}", path.display()))
         })
     }
 
-    /// Writes the report as JSON, atomically: to a temporary file beside `path`, then renamed over it, so a
-    /// reader (or a run killed mid-write) never sees half a report.
+    /// Writes the report as compact JSON, gzipped when `path` ends in `.gz`, atomically: to a temporary file beside
+    /// `path`, then renamed over it, so a reader (or a run killed mid-write) never sees half a report. The traces
+    /// of passing cases are left out unless the run keeps them all ([`RunInfo::traces`]).
     pub fn write(&self, path: &Path) -> std::io::Result<()> {
-        let json = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
-        write_atomic(path, json.as_bytes())
+        let json = serde_json::to_string(&self.as_written()).map_err(std::io::Error::other)?;
+        write_atomic(path, &encode_for(path, json.as_bytes())?)
+    }
+
+    /// The report as [`Report::write`] writes it: without the traces of passing cases when the run says so.
+    /// Borrowed as is when nothing is dropped, so a `--trace all` run costs no copy.
+    pub fn as_written(&self) -> std::borrow::Cow<'_, Report> {
+        let drop = self.run.as_ref().is_some_and(|r| r.traces == Traces::NonPass)
+            && self.cases.iter().any(|c| c.verdict.kind == VerdictKind::Pass && c.observations.is_some());
+        if !drop {
+            return std::borrow::Cow::Borrowed(self);
+        }
+        let mut compact = self.clone();
+        for case in compact.cases.iter_mut().filter(|c| c.verdict.kind == VerdictKind::Pass) {
+            case.observations = None;
+        }
+        std::borrow::Cow::Owned(compact)
+    }
+}
+
+/// The first two bytes of every gzip stream (RFC 1952).
+const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+
+/// The text of `path`, unpacked first when it is gzipped (by its content: a `.json` that is gzipped reads too).
+pub fn read_text(path: &Path) -> std::io::Result<String> {
+    let bytes = std::fs::read(path)?;
+    let bytes = if bytes.starts_with(&GZIP_MAGIC) {
+        let mut out = Vec::with_capacity(bytes.len() * 8);
+        std::io::Read::read_to_end(&mut flate2::read::MultiGzDecoder::new(&bytes[..]), &mut out)
+            .map_err(|e| std::io::Error::new(e.kind(), format!("not a valid gzip file: {e}")))?;
+        out
+    } else {
+        bytes
+    };
+    String::from_utf8(bytes).map_err(|e| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("not UTF-8 text (byte {})", e.utf8_error().valid_up_to()),
+        )
+    })
+}
+
+/// `bytes` gzipped when `path` ends in `.gz`, else as they are.
+pub fn encode_for(path: &Path, bytes: &[u8]) -> std::io::Result<Vec<u8>> {
+    if path.extension().is_some_and(|e| e == "gz") {
+        let mut gz = flate2::write::GzEncoder::new(Vec::with_capacity(bytes.len() / 8), flate2::Compression::default());
+        std::io::Write::write_all(&mut gz, bytes)?;
+        gz.finish()
+    } else {
+        Ok(bytes.to_vec())
     }
 }
 

@@ -91,6 +91,8 @@ pub struct RunOptions {
     pub exe: Option<PathBuf>,
     /// Expectations to judge the results against (the section of this GPU, driver and runtime).
     pub baseline: Option<BTreeMap<String, String>>,
+    /// Which cases keep their whole trace in the written report (`run --trace all`: every case).
+    pub traces: crate::record::Traces,
 }
 
 impl Default for RunOptions {
@@ -104,6 +106,7 @@ impl Default for RunOptions {
             mock: None,
             exe: None,
             baseline: None,
+            traces: crate::record::Traces::NonPass,
         }
     }
 }

@@ -89,6 +89,7 @@ pub fn report_of(
         baseline: header.baseline.clone(),
         processes_started: stats.processes_started,
         extra_runs: stats.extra_runs,
+        traces: opts.traces,
     });
     report
 }
