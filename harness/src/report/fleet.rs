@@ -618,8 +618,8 @@ fn entry(file: &str, r: &Report) -> Entry {
 }
 
 /// Per GPU model (and semantic settings, when not the defaults) and case, the outcome more than half of the reports
-/// that ran it show; the others deviate. With
-/// no such majority (two hosts that differ), every host that ran the case deviates.
+/// that ran it show; the others deviate. With no such majority (two hosts that differ), every host that ran the case
+/// deviates.
 fn compare_with_majority(seen: &BTreeMap<String, BTreeMap<String, BTreeMap<String, Vec<u32>>>>, entries: &mut [Entry]) {
     for by_case in seen.values() {
         for (case, outcomes) in by_case {
