@@ -32,7 +32,7 @@ impl MatrixCmd {
             }
         });
         if let Some(e) = first_error {
-            return Err(e.into());
+            return Err(e);
         }
         let m = builder.finish();
         write_outputs([

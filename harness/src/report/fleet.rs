@@ -461,6 +461,9 @@ fn result_text(e: &Entry) -> String {
     text
 }
 
+/// GPU model (and semantic settings) → case → outcome → indices of the entries that saw it.
+type Votes = BTreeMap<String, BTreeMap<String, BTreeMap<String, Vec<u32>>>>;
+
 /// A fleet merge fed one report at a time ([`FleetMerge::add`]), so that `fleet` holds one report at a time however
 /// many hosts there are: of each report it keeps its table entry, one outcome per case for the majority vote and
 /// its share of the matrix.
@@ -471,7 +474,7 @@ pub struct FleetMerge<'a> {
     unreadable: Vec<(String, String)>,
     entries: Vec<Entry>,
     /// Majority reference only: GPU model (and semantic settings) → case → outcome → indices into `entries`.
-    votes: BTreeMap<String, BTreeMap<String, BTreeMap<String, Vec<u32>>>>,
+    votes: Votes,
     matrix: MatrixBuilder,
 }
 
@@ -620,7 +623,7 @@ fn entry(file: &str, r: &Report) -> Entry {
 /// Per GPU model (and semantic settings, when not the defaults) and case, the outcome more than half of the reports
 /// that ran it show; the others deviate. With no such majority (two hosts that differ), every host that ran the case
 /// deviates.
-fn compare_with_majority(seen: &BTreeMap<String, BTreeMap<String, BTreeMap<String, Vec<u32>>>>, entries: &mut [Entry]) {
+fn compare_with_majority(seen: &Votes, entries: &mut [Entry]) {
     for by_case in seen.values() {
         for (case, outcomes) in by_case {
             if outcomes.len() < 2 {

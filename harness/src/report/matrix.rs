@@ -46,8 +46,11 @@ pub struct MatrixBuilder {
     hosts: Vec<String>,
     host_index: BTreeMap<String, u32>,
     /// id → (rule, column → outcome → host indices).
-    seen: BTreeMap<String, (String, Vec<BTreeMap<String, Vec<u32>>>)>,
+    seen: BTreeMap<String, (String, Vec<HostsByOutcome>)>,
 }
+
+/// One cell as it is built: outcome → the indices of the hosts that saw it.
+type HostsByOutcome = BTreeMap<String, Vec<u32>>;
 
 /// How many hosts a split cell names for one outcome; the rest are counted (a fleet of 10,000 hosts would otherwise
 /// write every name into the cell).
