@@ -223,7 +223,10 @@ impl Report {
     /// of passing cases are left out unless the run keeps them all ([`RunInfo::traces`]).
     pub fn write(&self, path: &Path) -> std::io::Result<()> {
         let json = serde_json::to_string(&self.as_written()).map_err(std::io::Error::other)?;
-        write_atomic(path, &encode_for(path, json.as_bytes())?)
+        // A run rewrites its report after every case: those copies are packed fast (a few ms each, on the
+        // runner's thread), the finished report as well as the default level packs it.
+        let level = if self.complete { flate2::Compression::default() } else { flate2::Compression::fast() };
+        write_atomic(path, &encode_for(path, json.as_bytes(), level)?)
     }
 
     /// The report as [`Report::write`] writes it: without the traces of passing cases when the run says so.
@@ -264,10 +267,10 @@ pub fn read_text(path: &Path) -> std::io::Result<String> {
     })
 }
 
-/// `bytes` gzipped when `path` ends in `.gz`, else as they are.
-pub fn encode_for(path: &Path, bytes: &[u8]) -> std::io::Result<Vec<u8>> {
+/// `bytes` gzipped at `level` when `path` ends in `.gz`, else as they are.
+pub fn encode_for(path: &Path, bytes: &[u8], level: flate2::Compression) -> std::io::Result<Vec<u8>> {
     if path.extension().is_some_and(|e| e == "gz") {
-        let mut gz = flate2::write::GzEncoder::new(Vec::with_capacity(bytes.len() / 8), flate2::Compression::default());
+        let mut gz = flate2::write::GzEncoder::new(Vec::with_capacity(bytes.len() / 8), level);
         std::io::Write::write_all(&mut gz, bytes)?;
         gz.finish()
     } else {
