@@ -1,3 +1,9 @@
+#!/usr/bin/env bash
+# The GPU half of results/2026-11-25_scale_h100/, exactly as it ran (from the bundle, as bundle-scale/gpu-scale.sh):
+# the full suite idle, `run performance/` ten times in a row (the seeds' claims), the full suite with 2x and then 4x
+# as many busy loops as cores, the full suite idle again; then a summary of sizes, verdict differences against the
+# idle run, the cases that slowed most, and each claim's verdict and ratio over the ten runs. Reports go to $OUT.
+# A benchmark, not a test: nothing here decides a verdict. Busy loops are this script's children, stopped by PID.
 set -u
 B=bundle-scale/bin/cuda-conformance
 nvidia-smi -L; nproc
