@@ -19,15 +19,8 @@ out=$(cd "$out" && pwd)
 browser=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
 [ -n "$browser" ] || { echo "matrix-browser-test: no chromium on PATH (apt-get install chromium)" >&2; exit 1; }
 
+# The binary reads gzipped reports (as committed under results/) as they are.
 reports=("$@")
-# The binary reads plain JSON: gzipped reports (as committed under results/) are unpacked into OUT_DIR first.
-for i in "${!reports[@]}"; do
-    if [[ ${reports[i]} == *.gz ]]; then
-        plain="$out/report-$i-$(basename "${reports[i]}" .gz)"
-        gunzip -c "${reports[i]}" >"$plain"
-        reports[i]=$plain
-    fi
-done
 if [ ${#reports[@]} -eq 0 ]; then
     # Two pretend configurations, in mock child mode: B fails one case and flips another's variant.
     ids=$("$bin" list | awk 'NR <= 12 {print $1}')

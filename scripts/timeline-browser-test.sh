@@ -8,8 +8,7 @@
 #   scripts/timeline-browser-test.sh OUT_DIR [REPORT]
 #
 # REPORT defaults to the committed H100 run of the seeds (results/2026-11-23_seeds-performance_h100/report.json.gz):
-# real timelines need a GPU, and CI has none. A gzipped REPORT is unpacked to OUT_DIR/report.json first (the binary
-# reads plain JSON). Writes OUT_DIR/timelines.html, OUT_DIR/dom.html (the page as rendered), OUT_DIR/svg/,
+# real timelines need a GPU, and CI has none. A gzipped REPORT is read as it is. Writes OUT_DIR/timelines.html, OUT_DIR/dom.html (the page as rendered), OUT_DIR/svg/,
 # OUT_DIR/page.png and OUT_DIR/pipeline.png. Needs chromium (Debian's package) and a built binary
 # ($CUDA_CONFORMANCE_BIN, default target/debug/cuda-conformance).
 set -euo pipefail
@@ -22,10 +21,6 @@ out=$(cd "$out" && pwd)
 browser=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
 [ -n "$browser" ] || { echo "timeline-browser-test: no chromium on PATH (apt-get install chromium)" >&2; exit 1; }
 [ -f "$report" ] || { echo "timeline-browser-test: no report at $report" >&2; exit 1; }
-if [[ $report == *.gz ]]; then
-    gunzip -c "$report" >"$out/report.json"
-    report=$out/report.json
-fi
 
 "$bin" summary "$report" --format html >"$out/timelines.html"
 rm -rf "$out/svg"
@@ -43,9 +38,9 @@ if [ -f "$pipeline" ]; then
 fi
 
 python3 - "$report" "$out/dom.html" "$out/svg" "$out/page.png" "$out/pipeline.png" <<'PY'
-import html.parser, json, os, sys, xml.etree.ElementTree as ET
+import gzip, html.parser, json, os, sys, xml.etree.ElementTree as ET
 
-report = json.load(open(sys.argv[1]))
+report = json.load((gzip.open if sys.argv[1].endswith(".gz") else open)(sys.argv[1], "rt"))
 dom = open(sys.argv[2], encoding="utf-8").read()
 svg_dir, page_png, pipeline_png = sys.argv[3], sys.argv[4], sys.argv[5]
 kinds = {"kernel", "gate", "copy-h2d", "copy-d2h", "copy-d2d", "copy-h2h", "memset", "graph"}

@@ -4,9 +4,9 @@ use super::output::write_outputs;
 use super::status::{Outcome, Status};
 use harness::record::Report;
 use harness::report::baseline::Baseline;
-use harness::report::fleet::{self, Expected, Fleet, Reference};
-use harness::report::matrix::Matrix;
-use std::path::PathBuf;
+use harness::report::fleet::{self, Expected, FleetMerge, Reference};
+use harness::report::matrix::MatrixBuilder;
+use std::path::{Path, PathBuf};
 
 #[derive(clap::Args)]
 pub struct MatrixCmd {
@@ -23,8 +23,18 @@ pub struct MatrixCmd {
 
 impl MatrixCmd {
     pub fn exec(self) -> Outcome {
-        let read = self.reports.iter().map(|p| Report::read(p)).collect::<Result<Vec<_>, _>>()?;
-        let m = Matrix::new(&read);
+        let mut builder = MatrixBuilder::default();
+        let mut first_error = None;
+        read_streaming(&self.reports, |_, read| match read {
+            Ok(r) => builder.add(&r),
+            Err(e) => {
+                first_error.get_or_insert(e);
+            }
+        });
+        if let Some(e) = first_error {
+            return Err(e);
+        }
+        let m = builder.finish();
         write_outputs([
             (self.markdown.as_deref(), &|| m.markdown()),
             (self.json.as_deref(), &|| m.json()),
@@ -35,7 +45,7 @@ impl MatrixCmd {
 
 #[derive(clap::Args)]
 pub struct FleetCmd {
-    /// Report files, or folders whose *.json files are read.
+    /// Report files, or folders whose *.json and *.json.gz files are read.
     #[arg(required = true)]
     reports: Vec<PathBuf>,
     /// The expected tasks: a count N (task ids 0 to N-1) or ids and ranges as in `sbatch --array`, e.g. 0-7,9.
@@ -78,23 +88,25 @@ impl FleetCmd {
             Some(p) => Reference::Baseline { name: p.display().to_string(), baseline: Baseline::read(p)? },
             None => Reference::Majority,
         };
-        let mut inputs = Vec::new();
+        let mut files = Vec::new();
         for p in &self.reports {
             if p.is_dir() {
                 let entries =
                     std::fs::read_dir(p).map_err(|e| format!("{}: cannot list the folder: {e}", p.display()))?;
-                let mut files: Vec<PathBuf> = entries.filter_map(|e| Some(e.ok()?.path())).collect();
-                files.retain(|f| {
+                let mut found: Vec<PathBuf> = entries.filter_map(|e| Some(e.ok()?.path())).collect();
+                found.retain(|f| {
                     let name = f.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-                    name.ends_with(".json") && !name.starts_with('.') && f.is_file()
+                    (name.ends_with(".json") || name.ends_with(".json.gz")) && !name.starts_with('.') && f.is_file()
                 });
-                files.sort();
-                inputs.extend(files.into_iter().map(|f| (f.display().to_string(), Report::read(&f))));
+                found.sort();
+                files.extend(found);
             } else {
-                inputs.push((p.display().to_string(), Report::read(p)));
+                files.push(p.clone());
             }
         }
-        let merged = Fleet::merge(inputs, expected, &reference, self.job.as_deref());
+        let mut merge = FleetMerge::new(&reference, self.job.as_deref());
+        read_streaming(&files, |file, read| merge.add(file.display().to_string(), read));
+        let merged = merge.finish(expected);
         // Unlike `matrix`, stdout trouble does not change the status: the merge's verdict is what automation reads.
         write_outputs([
             (self.markdown.as_deref(), &|| merged.markdown()),
@@ -107,5 +119,28 @@ impl FleetCmd {
             1 => Status::Failed,
             _ => Status::Unable,
         })
+    }
+}
+
+/// Reads `files` as reports and hands each to `each` in the order given, parsing a few at a time on every core: a
+/// fleet's reports are read and dropped in batches, so memory stays that of one batch however many there are.
+pub fn read_streaming(files: &[PathBuf], mut each: impl FnMut(&Path, Result<Report, String>)) {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // A few reports per thread per batch: enough to keep every core busy, few enough to bound memory.
+    for batch in files.chunks(threads * 4) {
+        let mut read: Vec<Option<Result<Report, String>>> = Vec::new();
+        read.resize_with(batch.len(), || None);
+        std::thread::scope(|scope| {
+            for (slots, paths) in read.chunks_mut(4).zip(batch.chunks(4)) {
+                scope.spawn(move || {
+                    for (slot, path) in slots.iter_mut().zip(paths) {
+                        *slot = Some(Report::read(path));
+                    }
+                });
+            }
+        });
+        for (path, report) in batch.iter().zip(read) {
+            each(path, report.unwrap_or_else(|| Err(format!("{}: not read", path.display()))));
+        }
     }
 }

@@ -8,7 +8,7 @@ use cuda_conformance::BUILD_COMMIT;
 use harness::case::ast::Case;
 use harness::device::gpu::{self, DeviceInfo};
 use harness::record::figures::Figures;
-use harness::record::{Provenance, Report};
+use harness::record::{Provenance, Report, Traces};
 use harness::report::baseline::{Baseline, Key};
 use harness::runner::bench::{self, Mode};
 use harness::runner::select::{parse_devices, parse_shard, select_tier, Tier};
@@ -47,6 +47,16 @@ pub struct RunArgs {
     /// error is attributed to its case, and one the case does not provoke on purpose fails it.
     #[arg(long)]
     sanitizer: Option<String>,
+    /// Which cases keep their whole trace in the report: `non-pass` (a passing case keeps its verdict, measures
+    /// and timeline: what every command reads) or `all`.
+    #[arg(long, value_enum, default_value_t = TraceKeep::NonPass)]
+    trace: TraceKeep,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum TraceKeep {
+    NonPass,
+    All,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -80,6 +90,10 @@ impl RunArgs {
             gate_delay: Duration::from_millis(self.gate_delay),
             reruns: self.reruns,
             process_per_case: self.isolate,
+            traces: match self.trace {
+                TraceKeep::All => Traces::All,
+                TraceKeep::NonPass => Traces::NonPass,
+            },
             ..RunOptions::default()
         };
         if let Some(tool) = &self.sanitizer {

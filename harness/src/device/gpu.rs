@@ -283,9 +283,7 @@ pub fn cuda_environment() -> Vec<(String, String)> {
 /// The three variables that change what cases can observe, with the value in effect (the driver's default when
 /// unset), so every report says how it ran even when the environment was empty.
 pub fn semantic_environment() -> Vec<(String, String)> {
-    let defaults =
-        [("CUDA_DEVICE_MAX_CONNECTIONS", "8"), ("CUDA_LAUNCH_BLOCKING", "0"), ("CUDA_MODULE_LOADING", "LAZY")];
-    defaults
+    crate::record::provenance::SEMANTIC_DEFAULTS
         .iter()
         .map(|(name, default)| {
             let value = std::env::var(name).unwrap_or_else(|_| format!("{default} (unset: the default)"));

@@ -179,6 +179,24 @@ pub struct RunInfo {
     /// The compute-sanitizer tool the workers ran under (`run --sanitizer`), with its totals.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sanitizer: Option<SanitizerRun>,
+    /// Which cases keep their whole trace (`observations`) in the written report: `all` (`run --trace all`, and
+    /// every report from before compact reports), or `non-pass`, where a case that passed keeps only what `compare`,
+    /// `matrix`, `fleet`, `summary`, `baseline`, `timeline` and the claims read (verdict, attempts, measures,
+    /// timeline) and its trace is dropped as it is written.
+    #[serde(default)]
+    pub traces: Traces,
+}
+
+/// Which cases' traces a written report keeps (see [`RunInfo::traces`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Traces {
+    /// Every case's trace. The default when reading, as reports from before this field kept them all.
+    #[default]
+    All,
+    /// Only the traces of cases that did not pass: 95% of a full report's bytes were passing cases' traces,
+    /// which nothing but a human reading the JSON used.
+    NonPass,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -253,40 +271,96 @@ impl Report {
         self.cases.iter().all(|c| !c.verdict.kind.is_failure())
     }
 
-    /// Reads a report written by `run`, with a message naming the file (and line and column of bad JSON).
+    /// Reads a report written by `run`, plain or gzipped (told by its first bytes, whatever its name), with a
+    /// message naming the file (and line and column of bad JSON).
     pub fn read(path: &Path) -> Result<Report, String> {
-        let text =
-            std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read the report: {e}", path.display()))?;
-        let positioned = |e: serde_json::Error| {
-            format!("{}:{}:{}: not a cuda-conformance report: {e}", path.display(), e.line(), e.column())
-        };
-        let mut json: serde_json::Value = serde_json::from_str(&text).map_err(positioned)?;
-        lift_readings_of_older_report(&mut json);
-        serde_json::from_value(json).map_err(|e| {
-            // JSON that is not a report: parsed again from the text, for the line and column of what is wrong.
-            serde_json::from_str::<Report>(&text)
-                .map_or_else(positioned, |_| format!("{}: not a cuda-conformance report: {e}", path.display()))
-        })
+        let text = read_text(path).map_err(|e| format!("{}: cannot read the report: {e}", path.display()))?;
+        Report::from_text(path, &text)
     }
 
-    /// Writes the report as JSON, atomically: to a temporary file beside `path`, then renamed over it, so a
-    /// reader (or a run killed mid-write) never sees half a report.
+    /// A report from its JSON `text`, read from `path` (named in messages). Parsed straight into the report's types:
+    /// a fleet merge reads thousands, and a detour through `serde_json::Value` doubled the time of each.
+    pub fn from_text(path: &Path, text: &str) -> Result<Report, String> {
+        let mut report: Report = serde_json::from_str(text).map_err(|e| {
+            format!("{}:{}:{}: not a cuda-conformance report: {e}", path.display(), e.line(), e.column())
+        })?;
+        lift_readings_of_older_report(&mut report);
+        Ok(report)
+    }
+
+    /// Writes the report as compact JSON, gzipped when `path` ends in `.gz`, atomically: to a temporary file beside
+    /// `path`, then renamed over it, so a reader (or a run killed mid-write) never sees half a report. The traces
+    /// of passing cases are left out unless the run keeps them all ([`RunInfo::traces`]).
     pub fn write(&self, path: &Path) -> std::io::Result<()> {
-        let json = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
-        write_atomic(path, json.as_bytes())
+        let json = serde_json::to_string(&self.as_written()).map_err(std::io::Error::other)?;
+        // A run rewrites its report after every case: those copies are packed fast (a few ms each, on the
+        // runner's thread), the finished report as well as the default level packs it.
+        let level = if self.complete { flate2::Compression::default() } else { flate2::Compression::fast() };
+        write_atomic(path, &encode_for(path, json.as_bytes(), level)?)
+    }
+
+    /// The report as [`Report::write`] writes it: without the traces of passing cases when the run says so.
+    /// Borrowed as is when nothing is dropped, so a `--trace all` run costs no copy.
+    pub fn as_written(&self) -> std::borrow::Cow<'_, Report> {
+        let drop = self.run.as_ref().is_some_and(|r| r.traces == Traces::NonPass)
+            && self.cases.iter().any(|c| c.verdict.kind == VerdictKind::Pass && c.observations.is_some());
+        if !drop {
+            return std::borrow::Cow::Borrowed(self);
+        }
+        let mut compact = self.clone();
+        for case in compact.cases.iter_mut().filter(|c| c.verdict.kind == VerdictKind::Pass) {
+            case.observations = None;
+        }
+        std::borrow::Cow::Owned(compact)
+    }
+}
+
+/// The first two bytes of every gzip stream (RFC 1952).
+const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+
+/// The text of `path`, unpacked first when it is gzipped (by its content: a `.json` that is gzipped reads too).
+pub fn read_text(path: &Path) -> std::io::Result<String> {
+    let bytes = std::fs::read(path)?;
+    let bytes = if bytes.starts_with(&GZIP_MAGIC) {
+        let mut out = Vec::with_capacity(bytes.len() * 8);
+        std::io::Read::read_to_end(&mut flate2::read::MultiGzDecoder::new(&bytes[..]), &mut out)
+            .map_err(|e| std::io::Error::new(e.kind(), format!("not a valid gzip file: {e}")))?;
+        out
+    } else {
+        bytes
+    };
+    String::from_utf8(bytes).map_err(|e| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("not UTF-8 text (byte {})", e.utf8_error().valid_up_to()),
+        )
+    })
+}
+
+/// `bytes` gzipped at `level` when `path` ends in `.gz`, else as they are.
+pub fn encode_for(path: &Path, bytes: &[u8], level: flate2::Compression) -> std::io::Result<Vec<u8>> {
+    if path.extension().is_some_and(|e| e == "gz") {
+        let mut gz = flate2::write::GzEncoder::new(Vec::with_capacity(bytes.len() / 8), level);
+        std::io::Write::write_all(&mut gz, bytes)?;
+        gz.finish()
+    } else {
+        Ok(bytes.to_vec())
     }
 }
 
 /// Reports written while the executor derived the measures and the timeline kept them inside each case's
-/// `observations`; they now sit on the case itself. Moves them there in the JSON of such a report, so that an old
-/// report reads like a new one (a case that already has its own keeps them).
-fn lift_readings_of_older_report(report: &mut serde_json::Value) {
-    let Some(cases) = report.get_mut("cases").and_then(|c| c.as_array_mut()) else { return };
-    for case in cases.iter_mut().filter_map(|c| c.as_object_mut()) {
-        let Some(obs) = case.get_mut("observations").and_then(|o| o.as_object_mut()) else { continue };
-        let lifted: Vec<_> = ["measures", "timeline"].into_iter().filter_map(|k| Some((k, obs.remove(k)?))).collect();
-        for (key, value) in lifted {
-            case.entry(key).or_insert(value);
+/// `observations`; they now sit on the case itself. Moves them there, so that an old report reads like a new one (a
+/// case that already has its own keeps them).
+fn lift_readings_of_older_report(report: &mut Report) {
+    for case in &mut report.cases {
+        let Some(obs) = case.observations.as_mut() else { continue };
+        if let Some(measures) = obs.older_measures.take() {
+            if case.measures.is_empty() {
+                case.measures = measures;
+            }
+        }
+        if let Some(timeline) = obs.older_timeline.take() {
+            case.timeline.get_or_insert(timeline);
         }
     }
 }

@@ -45,6 +45,13 @@ pub struct Observations {
     /// order (those not bracketed, e.g. captured ones, are absent).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub timed: Vec<TimedOp>,
+    /// Reports written while the executor derived the measures kept them here; [`crate::record::Report::read`]
+    /// moves them to the case. Read, never written.
+    #[serde(default, rename = "measures", skip_serializing)]
+    pub older_measures: Option<Vec<MeasureRecord>>,
+    /// As `older_measures`, for the timeline.
+    #[serde(default, rename = "timeline", skip_serializing)]
+    pub older_timeline: Option<super::timeline::Timeline>,
 }
 
 /// The device interval of one operation under `timing: events`: milliseconds from the origin event recorded just

@@ -79,7 +79,29 @@ pub struct KernelImage {
     pub architectures: String,
 }
 
+/// The variables that change what cases can observe, with the driver's default of each (see
+/// `device::gpu::semantic_environment`).
+pub const SEMANTIC_DEFAULTS: [(&str, &str); 3] =
+    [("CUDA_DEVICE_MAX_CONNECTIONS", "8"), ("CUDA_LAUNCH_BLOCKING", "0"), ("CUDA_MODULE_LOADING", "LAZY")];
+
 impl Provenance {
+    /// The semantic settings of the run that differ from the driver's defaults, as `NAME=value` joined by `, `;
+    /// empty when the run had the defaults (unset, or set to the default value). Runs that differ here are never
+    /// merged into one matrix column or one fleet majority: `CUDA_DEVICE_MAX_CONNECTIONS=1` alone turns some
+    /// variants into others.
+    pub fn semantic_difference(&self) -> String {
+        let mut differ = Vec::new();
+        for (name, value) in &self.semantic_environment {
+            // "8 (unset: the default)" is how a report says the variable was not set.
+            let value = value.split(" (unset").next().unwrap_or(value).trim();
+            let default = SEMANTIC_DEFAULTS.iter().find(|(n, _)| n == name).map(|(_, d)| *d);
+            if default.is_none_or(|d| !d.eq_ignore_ascii_case(value)) {
+                differ.push(format!("{name}={value}"));
+            }
+        }
+        differ.join(", ")
+    }
+
     /// How a person finds the report's host in a fleet: the node, and the task's index when it has one (`n3[5]`).
     pub fn site(&self) -> String {
         let node = if self.node.is_empty() { &self.hostname } else { &self.node };

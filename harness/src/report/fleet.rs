@@ -16,7 +16,7 @@
 //! never by hostname alone: simulated nodes (and containers) share hostnames.
 
 use super::baseline::{Baseline, Key};
-use super::matrix::Matrix;
+use super::matrix::{Matrix, MatrixBuilder};
 use crate::record::verdict::VerdictKind;
 use crate::record::{CaseResult, Report, Task};
 use serde::{Deserialize, Serialize};
@@ -301,65 +301,12 @@ pub type Input = (String, Result<Report, String>);
 impl Fleet {
     /// Merges `inputs`, keeping only reports of the run `job` (array job or job id) when given.
     pub fn merge(inputs: Vec<Input>, expected: Expected, reference: &Reference, job: Option<&str>) -> Fleet {
-        let mut summary = Summary::default();
-        let mut unreadable = Vec::new();
-        let mut reports: Vec<(String, Report)> = Vec::new();
+        let mut merge = FleetMerge::new(reference, job);
         for (file, read) in inputs {
-            match read {
-                Ok(r) if job.is_some_and(|j| !belongs_to(&r.provenance.task, j)) => summary.other_jobs += 1,
-                Ok(r) => reports.push((file, r)),
-                Err(why) => unreadable.push((file, why)),
-            }
+            merge.add(file, read);
         }
-        let mut entries: Vec<Entry> = reports.iter().map(|(file, r)| entry(file, r)).collect();
-        match reference {
-            Reference::Majority => compare_with_majority(&reports, &mut entries),
-            Reference::Baseline { baseline, .. } => compare_with_baseline(&reports, baseline, &mut entries),
-        }
-        note_shared_gpus(&mut entries);
-        let (mut slots, unexpected) = assign(entries, &expected);
-        for s in &mut slots {
-            s.status = s.entries.iter().map(Entry::status).min().unwrap_or(Status::Missing);
-        }
-        let deviations = |s: &Slot| s.entries.iter().map(|e| e.deviations.len()).sum::<usize>();
-        slots.sort_by(|a, b| a.status.cmp(&b.status).then_with(|| deviations(b).cmp(&deviations(a))));
-        summary.expected = slots.len();
-        for s in &slots {
-            let count = match s.status {
-                Status::Deviating => &mut summary.deviating,
-                Status::Failing => &mut summary.failing,
-                Status::CouldNotRun => &mut summary.could_not_run,
-                Status::Incomplete => &mut summary.incomplete,
-                Status::Missing => &mut summary.missing,
-                Status::AsExpected => &mut summary.as_expected,
-            };
-            *count += 1;
-            summary.duplicates += usize::from(s.duplicate);
-        }
-        summary.unexpected = unexpected.len();
-        summary.unreadable = unreadable.len();
-        // Every report counts, also the second of a duplicate (one could-not-run beside one that ran is still 2).
-        let slot_exit = |s: &Slot| s.entries.iter().map(|e| e.status().exit_status()).max().unwrap_or(2);
-        let worst = slots.iter().map(slot_exit).max().unwrap_or(2);
-        let flagged = summary.duplicates + summary.unexpected > 0;
-        let exit_status = if worst == 0 && flagged { 1 } else { worst };
-        let ran: Vec<Report> =
-            reports.iter().filter(|(_, r)| r.complete && r.could_not_run.is_none()).map(|(_, r)| r.clone()).collect();
-        Fleet {
-            expected,
-            reference: match reference {
-                Reference::Majority => "the majority of the reports from the same GPU model".into(),
-                Reference::Baseline { name, .. } => format!("the baseline {name}"),
-            },
-            summary,
-            exit_status,
-            slots,
-            unexpected,
-            unreadable,
-            matrix: Matrix::new(&ran),
-        }
+        merge.finish(expected)
     }
-
     pub fn json(&self) -> String {
         serde_json::to_string_pretty(self).unwrap_or_default()
     }
@@ -514,6 +461,130 @@ fn result_text(e: &Entry) -> String {
     text
 }
 
+/// GPU model (and semantic settings) → case → outcome → indices of the entries that saw it.
+type Votes = BTreeMap<String, BTreeMap<String, BTreeMap<String, Vec<u32>>>>;
+
+/// A fleet merge fed one report at a time ([`FleetMerge::add`]), so that `fleet` holds one report at a time however
+/// many hosts there are: of each report it keeps its table entry, one outcome per case for the majority vote and
+/// its share of the matrix.
+pub struct FleetMerge<'a> {
+    reference: &'a Reference,
+    job: Option<String>,
+    summary: Summary,
+    unreadable: Vec<(String, String)>,
+    entries: Vec<Entry>,
+    /// Majority reference only: GPU model (and semantic settings) → case → outcome → indices into `entries`.
+    votes: Votes,
+    matrix: MatrixBuilder,
+}
+
+impl<'a> FleetMerge<'a> {
+    pub fn new(reference: &'a Reference, job: Option<&str>) -> FleetMerge<'a> {
+        FleetMerge {
+            reference,
+            job: job.map(str::to_owned),
+            summary: Summary::default(),
+            unreadable: Vec::new(),
+            entries: Vec::new(),
+            votes: BTreeMap::new(),
+            matrix: MatrixBuilder::default(),
+        }
+    }
+
+    /// Takes in one file's report (or why it is not one); the report is not kept.
+    pub fn add(&mut self, file: String, read: Result<Report, String>) {
+        let r = match read {
+            Ok(r) if self.job.as_deref().is_some_and(|j| !belongs_to(&r.provenance.task, j)) => {
+                self.summary.other_jobs += 1;
+                return;
+            }
+            Ok(r) => r,
+            Err(why) => {
+                self.unreadable.push((file, why));
+                return;
+            }
+        };
+        let mut e = entry(&file, &r);
+        if e.state == State::Ran {
+            match self.reference {
+                Reference::Majority => {
+                    let i = self.entries.len() as u32;
+                    // Runs under other semantic settings vote apart: their outcomes are not the GPU's defaults'.
+                    let env = r.provenance.semantic_difference();
+                    let group = if env.is_empty() {
+                        r.provenance.gpu_name.clone()
+                    } else {
+                        format!("{} | {env}", r.provenance.gpu_name)
+                    };
+                    let by_case = self.votes.entry(group).or_default();
+                    // A case this task could not run (a requirement it does not meet: a second GPU, a newer driver)
+                    // says nothing about how the GPU behaves, so it takes no part in the vote.
+                    for c in r.cases.iter().filter(|c| c.verdict.kind != VerdictKind::NotSupported) {
+                        if !by_case.contains_key(&c.id) {
+                            by_case.insert(c.id.clone(), BTreeMap::new());
+                        }
+                        let Some(outcomes) = by_case.get_mut(&c.id) else { continue };
+                        outcomes.entry(c.observed_outcome()).or_default().push(i);
+                    }
+                }
+                Reference::Baseline { baseline, .. } => compare_with_baseline(&r, baseline, &mut e),
+            }
+        }
+        if r.complete && r.could_not_run.is_none() {
+            self.matrix.add(&r);
+        }
+        self.entries.push(e);
+    }
+
+    /// The merge against the `expected` tasks.
+    pub fn finish(self, expected: Expected) -> Fleet {
+        let FleetMerge { reference, mut summary, unreadable, mut entries, votes, matrix, .. } = self;
+        if matches!(reference, Reference::Majority) {
+            compare_with_majority(&votes, &mut entries);
+        }
+        note_shared_gpus(&mut entries);
+        let (mut slots, unexpected) = assign(entries, &expected);
+        for s in &mut slots {
+            s.status = s.entries.iter().map(Entry::status).min().unwrap_or(Status::Missing);
+        }
+        let deviations = |s: &Slot| s.entries.iter().map(|e| e.deviations.len()).sum::<usize>();
+        slots.sort_by(|a, b| a.status.cmp(&b.status).then_with(|| deviations(b).cmp(&deviations(a))));
+        summary.expected = slots.len();
+        for s in &slots {
+            let count = match s.status {
+                Status::Deviating => &mut summary.deviating,
+                Status::Failing => &mut summary.failing,
+                Status::CouldNotRun => &mut summary.could_not_run,
+                Status::Incomplete => &mut summary.incomplete,
+                Status::Missing => &mut summary.missing,
+                Status::AsExpected => &mut summary.as_expected,
+            };
+            *count += 1;
+            summary.duplicates += usize::from(s.duplicate);
+        }
+        summary.unexpected = unexpected.len();
+        summary.unreadable = unreadable.len();
+        // Every report counts, also the second of a duplicate (one could-not-run beside one that ran is still 2).
+        let slot_exit = |s: &Slot| s.entries.iter().map(|e| e.status().exit_status()).max().unwrap_or(2);
+        let worst = slots.iter().map(slot_exit).max().unwrap_or(2);
+        let flagged = summary.duplicates + summary.unexpected > 0;
+        let exit_status = if worst == 0 && flagged { 1 } else { worst };
+        Fleet {
+            expected,
+            reference: match reference {
+                Reference::Majority => "the majority of the reports from the same GPU model".into(),
+                Reference::Baseline { name, .. } => format!("the baseline {name}"),
+            },
+            summary,
+            exit_status,
+            slots,
+            unexpected,
+            unreadable,
+            matrix: matrix.finish(),
+        }
+    }
+}
+
 fn belongs_to(task: &Task, job: &str) -> bool {
     task.array_job_id.as_deref() == Some(job) || task.job_id.as_deref() == Some(job)
 }
@@ -549,22 +620,10 @@ fn entry(file: &str, r: &Report) -> Entry {
     }
 }
 
-/// Per GPU model and case, the outcome more than half of the reports that ran it show; the others deviate. With
-/// no such majority (two hosts that differ), every host that ran the case deviates.
-fn compare_with_majority(reports: &[(String, Report)], entries: &mut [Entry]) {
-    // gpu → case → outcome → indices of the reports.
-    let mut seen: BTreeMap<&str, BTreeMap<&str, BTreeMap<String, Vec<usize>>>> = BTreeMap::new();
-    for (i, (_, r)) in reports.iter().enumerate() {
-        if entries[i].state != State::Ran {
-            continue;
-        }
-        let by_case = seen.entry(&r.provenance.gpu_name).or_default();
-        // A case this task could not run (a requirement it does not meet: a second GPU, a newer driver) says
-        // nothing about how the GPU behaves, so it takes no part in the vote.
-        for c in r.cases.iter().filter(|c| c.verdict.kind != VerdictKind::NotSupported) {
-            by_case.entry(&c.id).or_default().entry(c.observed_outcome()).or_default().push(i);
-        }
-    }
+/// Per GPU model (and semantic settings, when not the defaults) and case, the outcome more than half of the reports
+/// that ran it show; the others deviate. With no such majority (two hosts that differ), every host that ran the case
+/// deviates.
+fn compare_with_majority(seen: &Votes, entries: &mut [Entry]) {
     for by_case in seen.values() {
         for (case, outcomes) in by_case {
             if outcomes.len() < 2 {
@@ -582,7 +641,7 @@ fn compare_with_majority(reports: &[(String, Report)], entries: &mut [Entry]) {
                 }
                 let reference = majority.clone().unwrap_or_else(split);
                 for &i in hosts {
-                    entries[i].deviations.push(Deviation {
+                    entries[i as usize].deviations.push(Deviation {
                         case: (*case).to_owned(),
                         outcome: outcome.clone(),
                         reference: reference.clone(),
@@ -595,30 +654,25 @@ fn compare_with_majority(reports: &[(String, Report)], entries: &mut [Entry]) {
 
 /// Each report against the baseline's section of its GPU, driver and runtime: any other outcome deviates (but a case
 /// the task could not run), and a report whose configuration the baseline does not know deviates as a whole.
-fn compare_with_baseline(reports: &[(String, Report)], baseline: &Baseline, entries: &mut [Entry]) {
-    for (i, (_, r)) in reports.iter().enumerate() {
-        if entries[i].state != State::Ran {
+fn compare_with_baseline(r: &Report, baseline: &Baseline, entry: &mut Entry) {
+    let key = Key::of(&r.provenance);
+    let Ok(section) = baseline.section(&key) else {
+        entry.notes.push(format!("{NO_SECTION} [{key}]"));
+        return;
+    };
+    entry.failures = 0;
+    for c in &r.cases {
+        // Not supported by this task (e.g. a per-GPU task and a several-device case that a two-GPU run blessed):
+        // the task's shape, not the GPU's behaviour. The task's counts show it.
+        if c.verdict.kind == VerdictKind::NotSupported {
             continue;
         }
-        let key = Key::of(&r.provenance);
-        let Ok(section) = baseline.section(&key) else {
-            entries[i].notes.push(format!("{NO_SECTION} [{key}]"));
-            continue;
-        };
-        entries[i].failures = 0;
-        for c in &r.cases {
-            // Not supported by this task (e.g. a per-GPU task and a several-device case that a two-GPU run blessed):
-            // the task's shape, not the GPU's behaviour. The task's counts show it.
-            if c.verdict.kind == VerdictKind::NotSupported {
-                continue;
-            }
-            let expected = section.get(&c.id).cloned().unwrap_or_else(|| "pass".into());
-            let outcome = c.observed_outcome();
-            if outcome != expected {
-                let failed = outcome.split_whitespace().next().and_then(VerdictKind::from_word);
-                entries[i].failures += usize::from(failed.is_some_and(VerdictKind::is_failure));
-                entries[i].deviations.push(Deviation { case: c.id.clone(), outcome, reference: expected });
-            }
+        let expected = section.get(&c.id).cloned().unwrap_or_else(|| "pass".into());
+        let outcome = c.observed_outcome();
+        if outcome != expected {
+            let failed = outcome.split_whitespace().next().and_then(VerdictKind::from_word);
+            entry.failures += usize::from(failed.is_some_and(VerdictKind::is_failure));
+            entry.deviations.push(Deviation { case: c.id.clone(), outcome, reference: expected });
         }
     }
 }

@@ -1,7 +1,8 @@
 //! The semantics matrix (`cuda-conformance matrix REPORT...`): reports from many hosts, GPUs and drivers merged into
-//! one table. Rows are cases, columns are (GPU, driver, runtime), cells are verdicts with their variants; rows where
-//! the columns disagree come first. Reports with the same GPU, driver and runtime (several hosts of a fleet) share
-//! a column; if they disagree, the cell lists each outcome with the hosts that saw it.
+//! one table. Rows are cases, columns are (GPU, driver, runtime) and the semantic settings when they differ from the
+//! driver's defaults, cells are verdicts with their variants; rows where the columns disagree come first. Reports
+//! with the same column (several hosts of a fleet) share it; if they disagree, the cell lists each outcome with the
+//! hosts that saw it. Built one report at a time ([`MatrixBuilder`]), so memory does not grow with report size.
 //!
 //! Written as Markdown, JSON, and one self-contained HTML page (styles, data and script inline: no network needed
 //! to view it), whose table the page's script builds from the embedded JSON.
@@ -25,9 +26,132 @@ pub struct Column {
     pub driver: String,
     pub runtime: String,
     pub compute_capability: String,
+    /// The semantic settings that differ from the driver's defaults (`CUDA_DEVICE_MAX_CONNECTIONS=1`), empty for
+    /// the defaults: runs made under other settings get a column of their own.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub environment: String,
     pub hosts: Vec<String>,
     /// The commits the reports were built from.
     pub commits: Vec<String>,
+}
+
+/// A matrix built one report at a time, so that `matrix` and `fleet` never hold more than one report at once: what
+/// it keeps per report is its column, its host and one small number per case.
+#[derive(Debug, Default)]
+pub struct MatrixBuilder {
+    /// Column keys (GPU, driver, runtime; semantic settings) in the order first seen, with their columns.
+    keys: Vec<(Key, String)>,
+    columns: Vec<Column>,
+    /// Every host seen, once; cells name hosts by index into it.
+    hosts: Vec<String>,
+    host_index: BTreeMap<String, u32>,
+    /// id → (rule, column → outcome → host indices).
+    seen: BTreeMap<String, (String, Vec<HostsByOutcome>)>,
+}
+
+/// One cell as it is built: outcome → the indices of the hosts that saw it.
+type HostsByOutcome = BTreeMap<String, Vec<u32>>;
+
+/// How many hosts a split cell names for one outcome; the rest are counted (a fleet of 10,000 hosts would otherwise
+/// write every name into the cell).
+const HOSTS_NAMED: usize = 8;
+
+impl MatrixBuilder {
+    pub fn add(&mut self, r: &Report) {
+        let key = (Key::of(&r.provenance), r.provenance.semantic_difference());
+        let c = match self.keys.iter().position(|k| *k == key) {
+            Some(c) => c,
+            None => {
+                self.columns.push(Column {
+                    gpu: key.0.gpu.clone(),
+                    driver: key.0.driver.clone(),
+                    runtime: key.0.runtime.clone(),
+                    compute_capability: String::new(),
+                    environment: key.1.clone(),
+                    hosts: Vec::new(),
+                    commits: Vec::new(),
+                });
+                self.keys.push(key);
+                self.keys.len() - 1
+            }
+        };
+        let col = &mut self.columns[c];
+        col.compute_capability = r.provenance.compute_capability.clone();
+        // A fleet's hosts by node and task (`n3[5]`): simulated nodes and containers can share a hostname.
+        let host = r.provenance.site();
+        for (list, item) in [(&mut col.hosts, &host), (&mut col.commits, &r.provenance.commit)] {
+            if !list.contains(item) {
+                list.push(item.clone());
+            }
+        }
+        let next = self.hosts.len() as u32;
+        let h = *self.host_index.entry(host.clone()).or_insert(next);
+        if h == next {
+            self.hosts.push(host);
+        }
+        for case in &r.cases {
+            // Looked up before inserting: every report of a fleet names the same ids, cloned only the first time.
+            if !self.seen.contains_key(&case.id) {
+                self.seen.insert(case.id.clone(), (case.rule.clone(), Vec::new()));
+            }
+            let Some((_, cells)) = self.seen.get_mut(&case.id) else { continue };
+            if cells.len() <= c {
+                cells.resize(c + 1, BTreeMap::new());
+            }
+            // Pushed as they come (a host reported twice is listed once when the cell is written).
+            cells[c].entry(case.outcome()).or_default().push(h);
+        }
+    }
+
+    pub fn finish(self) -> Matrix {
+        // Columns in key order (GPU, driver, runtime, then settings), whatever order the reports came in.
+        let mut order: Vec<usize> = (0..self.keys.len()).collect();
+        order.sort_by(|&a, &b| self.keys[a].cmp(&self.keys[b]));
+        let hosts = &self.hosts;
+        let mut rows: Vec<Row> = self
+            .seen
+            .into_iter()
+            .map(|(id, (rule, cells))| {
+                let cells: Vec<Option<String>> = order
+                    .iter()
+                    .map(|&c| {
+                        let outcomes = cells.get(c)?;
+                        match outcomes.len() {
+                            0 => None,
+                            1 => outcomes.keys().next().cloned(),
+                            _ => Some(
+                                outcomes
+                                    .iter()
+                                    .map(|(o, list)| format!("{o} ({})", named(hosts, list)))
+                                    .collect::<Vec<_>>()
+                                    .join(" / "),
+                            ),
+                        }
+                    })
+                    .collect();
+                let distinct: BTreeSet<&String> = cells.iter().flatten().collect();
+                Row { id, rule, disagree: distinct.len() > 1, cells }
+            })
+            .collect();
+        rows.sort_by(|a, b| b.disagree.cmp(&a.disagree).then_with(|| a.id.cmp(&b.id)));
+        let mut columns: Vec<Option<Column>> = self.columns.into_iter().map(Some).collect();
+        let columns = order.iter().filter_map(|&c| columns[c].take()).collect();
+        Matrix { columns, rows }
+    }
+}
+
+/// The hosts of `list` by name, sorted, the first [`HOSTS_NAMED`] of them and a count of the others.
+fn named(hosts: &[String], list: &[u32]) -> String {
+    let mut names: Vec<&str> = list.iter().map(|&h| hosts[h as usize].as_str()).collect();
+    names.sort_unstable();
+    names.dedup();
+    let more = names.len().saturating_sub(HOSTS_NAMED);
+    names.truncate(HOSTS_NAMED);
+    let mut text = names.join(", ");
+    if more > 0 {
+        let _ = write!(text, " and {more} more");
+    }
+    text
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -43,73 +167,16 @@ pub struct Row {
 
 impl Matrix {
     pub fn new(reports: &[Report]) -> Matrix {
-        let mut keys: Vec<Key> = reports.iter().map(|r| Key::of(&r.provenance)).collect();
-        keys.sort();
-        keys.dedup();
-        let column_of = |r: &Report| keys.iter().position(|k| *k == Key::of(&r.provenance)).unwrap_or(0);
-        let mut columns: Vec<Column> = keys
-            .iter()
-            .map(|k| Column {
-                gpu: k.gpu.clone(),
-                driver: k.driver.clone(),
-                runtime: k.runtime.clone(),
-                compute_capability: String::new(),
-                hosts: Vec::new(),
-                commits: Vec::new(),
-            })
-            .collect();
-        // id → column → outcome → hosts.
-        let mut seen: BTreeMap<&str, Vec<BTreeMap<String, BTreeSet<String>>>> = BTreeMap::new();
-        let mut rules: BTreeMap<&str, &str> = BTreeMap::new();
+        let mut builder = MatrixBuilder::default();
         for r in reports {
-            let c = column_of(r);
-            let col = &mut columns[c];
-            col.compute_capability = r.provenance.compute_capability.clone();
-            // A fleet's hosts by node and task (`n3[5]`): simulated nodes and containers can share a hostname.
-            let host = r.provenance.site();
-            for (list, item) in [(&mut col.hosts, &host), (&mut col.commits, &r.provenance.commit)] {
-                if !list.contains(item) {
-                    list.push(item.clone());
-                }
-            }
-            for case in &r.cases {
-                rules.entry(&case.id).or_insert(&case.rule);
-                let cells = seen.entry(&case.id).or_insert_with(|| vec![BTreeMap::new(); keys.len()]);
-                cells[c].entry(case.outcome()).or_default().insert(host.clone());
-            }
+            builder.add(r);
         }
-        let mut rows: Vec<Row> = seen
-            .into_iter()
-            .map(|(id, cells)| {
-                let cells: Vec<Option<String>> = cells
-                    .into_iter()
-                    .map(|outcomes| match outcomes.len() {
-                        0 => None,
-                        1 => outcomes.into_keys().next(),
-                        _ => Some(
-                            outcomes
-                                .into_iter()
-                                .map(|(o, hosts)| format!("{o} ({})", hosts.into_iter().collect::<Vec<_>>().join(", ")))
-                                .collect::<Vec<_>>()
-                                .join(" / "),
-                        ),
-                    })
-                    .collect();
-                let distinct: BTreeSet<&String> = cells.iter().flatten().collect();
-                Row {
-                    id: id.to_owned(),
-                    rule: rules.get(id).copied().unwrap_or("").to_owned(),
-                    disagree: distinct.len() > 1,
-                    cells,
-                }
-            })
-            .collect();
-        rows.sort_by(|a, b| b.disagree.cmp(&a.disagree).then_with(|| a.id.cmp(&b.id)));
-        Matrix { columns, rows }
+        builder.finish()
     }
 
     pub fn column_title(c: &Column) -> String {
-        format!("{} (cc {}), driver {}, runtime {}", c.gpu, c.compute_capability, c.driver, c.runtime)
+        let env = if c.environment.is_empty() { String::new() } else { format!(", {}", c.environment) };
+        format!("{} (cc {}), driver {}, runtime {}{env}", c.gpu, c.compute_capability, c.driver, c.runtime)
     }
 
     pub fn json(&self) -> String {
@@ -199,7 +266,7 @@ const th0 = document.createElement("th"); th0.textContent = "case"; head.appendC
 data.columns.forEach((c, i) => {{
   const th = document.createElement("th");
   th.dataset.column = String(i);
-  th.textContent = c.gpu + " · driver " + c.driver + " · runtime " + c.runtime;
+  th.textContent = c.gpu + " · driver " + c.driver + " · runtime " + c.runtime + (c.environment ? " · " + c.environment : "");
   th.title = "compute capability " + c.compute_capability + "; hosts: " + c.hosts.join(", ") + "; commits: " + c.commits.join(", ");
   head.appendChild(th);
 }});
@@ -277,5 +344,52 @@ mod tests {
         assert!(!html.contains("http://") && !html.contains("https://"), "the page must need no network");
         let back: Matrix = serde_json::from_str(&m.json()).unwrap();
         assert_eq!(back.rows.len(), 3);
+    }
+
+    /// A report of `gpu` on host `host` whose one case `a/x` came out `kind`, run under `connections` (None: unset).
+    fn run(host: &str, connections: Option<&str>, kind: crate::record::verdict::VerdictKind) -> crate::record::Report {
+        let mut r = report("H100", 13000, vec![result("a/x", kind, None)]);
+        r.provenance.hostname = host.into();
+        let value = connections.map_or_else(|| "8 (unset: the default)".to_owned(), str::to_owned);
+        r.provenance.semantic_environment = [
+            ("CUDA_DEVICE_MAX_CONNECTIONS".to_owned(), value),
+            ("CUDA_LAUNCH_BLOCKING".to_owned(), "0 (unset: the default)".to_owned()),
+            ("CUDA_MODULE_LOADING".to_owned(), "lazy".to_owned()),
+        ]
+        .into();
+        r
+    }
+
+    #[test]
+    fn runs_under_other_semantic_settings_get_a_column_of_their_own() {
+        // Set to the default value (8, or `lazy` in another case) is the default: one column with the unset run.
+        let m = Matrix::new(&[run("h1", None, Pass), run("h2", Some("1"), Fail), run("h3", Some("8"), Pass)]);
+        assert_eq!(m.columns.len(), 2, "{:?}", m.columns);
+        assert_eq!((m.columns[0].environment.as_str(), &m.columns[0].hosts), ("", &vec!["h1".to_owned(), "h3".into()]));
+        assert_eq!(m.columns[1].environment, "CUDA_DEVICE_MAX_CONNECTIONS=1");
+        assert_eq!(m.rows[0].cells, vec![Some("pass".into()), Some("fail".into())]);
+        assert!(Matrix::column_title(&m.columns[1]).ends_with("runtime 13.0, CUDA_DEVICE_MAX_CONNECTIONS=1"));
+        assert!(m.html().contains("c.environment"));
+        // The fleet's majority votes apart too: the one run with 1 connection is not outvoted by the two without.
+        let inputs = [run("h1", None, Pass), run("h2", Some("1"), Fail), run("h3", None, Pass)]
+            .into_iter()
+            .map(|r| (r.provenance.hostname.clone(), Ok(r)))
+            .collect();
+        let reference = super::super::fleet::Reference::Majority;
+        let f = super::super::fleet::Fleet::merge(inputs, super::super::fleet::Expected::Seen, &reference, None);
+        let deviations: usize = f.slots.iter().flat_map(|s| &s.entries).map(|e| e.deviations.len()).sum();
+        assert_eq!(deviations, 0, "{}", f.markdown());
+        assert_eq!(f.matrix.columns.len(), 2);
+    }
+
+    #[test]
+    fn a_split_cell_of_a_large_fleet_names_a_few_hosts_and_counts_the_rest() {
+        let mut reports: Vec<_> = (0..20).map(|i| run(&format!("n{i:02}"), None, Pass)).collect();
+        reports.push(run("n99", None, Fail));
+        let m = Matrix::new(&reports);
+        assert_eq!(
+            m.rows[0].cells[0].as_deref(),
+            Some("fail (n99) / pass (n00, n01, n02, n03, n04, n05, n06, n07 and 12 more)")
+        );
     }
 }

@@ -94,6 +94,8 @@ pub struct RunOptions {
     pub baseline: Option<BTreeMap<String, String>>,
     /// Run every worker under compute-sanitizer with this tool (`run --sanitizer`).
     pub sanitizer: Option<sanitizer::SanitizerSpec>,
+    /// Which cases keep their whole trace in the written report (`run --trace all`: every case).
+    pub traces: crate::record::Traces,
 }
 
 impl Default for RunOptions {
@@ -108,6 +110,7 @@ impl Default for RunOptions {
             exe: None,
             baseline: None,
             sanitizer: None,
+            traces: crate::record::Traces::NonPass,
         }
     }
 }

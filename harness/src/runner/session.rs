@@ -94,6 +94,7 @@ pub fn report_of(
         processes_started: stats.processes_started,
         extra_runs: stats.extra_runs,
         sanitizer: opts.sanitizer.as_ref().map(|s| SanitizerRun::over(&s.tool, &s.executable, &report.cases)),
+        traces: opts.traces,
     });
     report
 }
