@@ -66,8 +66,10 @@ else
         1) reason="a case failed (report $report)" ;;
         124 | 137) status=124; reason="the smoke tier did not finish in ${limit} s (report $report)" ;;
         *)
-            # The report says why it could not run, e.g. "no CUDA device: cudaErrorInsufficientDriver".
-            why=$(sed -n 's/^ *"could_not_run": "\(.*\)",\{0,1\}$/\1/p' "$report" 2>/dev/null | head -n 1)
+            # The report says why it could not run, e.g. "no CUDA device: cudaErrorInsufficientDriver". Reports are
+            # compact JSON (one line) or pretty (one key a line); a node may have neither python nor jq, so sed
+            # takes the string value, escapes included, wherever the key stands.
+            why=$(sed -n 's/.*"could_not_run": *"\(\([^"\\]\|\\.\)*\)".*/\1/p' "$report" 2>/dev/null | head -n 1)
             reason="could not run (exit $status): ${why:-see $log}"
             ;;
     esac
