@@ -12,6 +12,7 @@
 
 use crate::model::{after_update, ModelMode};
 use crate::program::{Op, Program};
+use harness::case::ast::INITIAL_WORD;
 use std::collections::BTreeMap;
 
 /// Expected contents after `reps` back-to-back runs of a program.
@@ -27,7 +28,8 @@ pub struct Expected {
 const UNDEFINED: u32 = 0xbaad_f00d;
 
 pub fn run(program: &Program, reps: u32, mode: ModelMode) -> Expected {
-    let mut buffers = vec![vec![0u32; program.words()]; program.buffers.len()];
+    // Declared buffers start with the harness's pattern (async ones are overwritten by UNDEFINED when allocated).
+    let mut buffers = vec![vec![INITIAL_WORD; program.words()]; program.buffers.len()];
     let mut snapshots: BTreeMap<usize, Vec<Vec<u32>>> = BTreeMap::new();
     let later = after_update(program, mode).ops;
     for rep in 0..reps {
