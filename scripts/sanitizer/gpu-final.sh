@@ -29,6 +29,8 @@ for tool in memcheck initcheck; do
     echo "classify rc=$?" >>$OUT/summary-random-$tool.md ) &
 done
 wait
+# The case that failed under initcheck beside the other runs, again alone on the GPU.
+timed initcheck-reapplied-alone graph/conditional/while-default-reapplied-each-launch --sanitizer initcheck
 cat $OUT/walls.txt; head -8 $OUT/compare.md
 for f in $OUT/summary-*.md; do echo "== $f"; grep -i -m6 "pass\|sanitizer\|fail\|timeout\|crash" $f; done
 # At most 8 files come back: three archives.
