@@ -3,7 +3,7 @@
 # (compared against the consolidation baseline), then the four tools over the whole suite at once on the one GPU,
 # initcheck in 4 shards, as the first round did (results/2026-11-25_sanitizers_h100/README.md).
 set -u
-B=$1; C=$B/bin/cuda-conformance; RO="--no-figures --reruns 0"
+B=$(cd "$1" && pwd); C=$B/bin/cuda-conformance; RO="--no-figures --reruns 0"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 timed() { # NAME ARGS...: a suite run, its wall time and its summary
   local name=$1; shift; local t0=$(date +%s.%N)

@@ -3,7 +3,7 @@
 # buffers starting as the 0xCD pattern (compared against the consolidation baseline), the suite_image repro of the
 # three open graphs under each tool, and the random programs under memcheck (one thread, so a hang names its test).
 set -u
-B=$1; C=$B/bin/cuda-conformance; RO="--no-figures --reruns 0"
+B=$(cd "$1" && pwd); C=$B/bin/cuda-conformance; RO="--no-figures --reruns 0"
 CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; $CS --version | tail -1
 t0=$(date +%s.%N)
