@@ -23,7 +23,7 @@
 //! device on purpose, to show that the checks catch what they should.
 
 use harness::case::ast::{
-    Case, Decl, Expectation, KernelCall, NodeKernel, NodeSpec, OpKind, Predicate, StreamRef, Target,
+    Case, Decl, Expectation, KernelCall, NodeKernel, NodeSpec, OpKind, Predicate, StreamRef, Target, INITIAL_WORD,
 };
 use harness::case::print;
 use harness::case::words::Word;
@@ -230,7 +230,8 @@ impl Sim {
                 Decl::Buffer { name, bytes, later, .. } => {
                     let words = (*bytes / 4) as usize;
                     st.words.insert(name.clone(), words);
-                    st.buffers.insert(name.clone(), (!later).then(|| vec![0; words]));
+                    // As the executor: declared buffers start with the pattern, `later` ones are undefined until allocated.
+                    st.buffers.insert(name.clone(), (!later).then(|| vec![INITIAL_WORD; words]));
                     (!later).then(|| "cudaSuccess".to_string())
                 }
                 Decl::Graph { .. } | Decl::Exec { .. } => None,

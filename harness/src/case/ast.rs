@@ -147,6 +147,14 @@ impl Requirement {
 // ---------------------------------------------------------------------------------------------------------------
 // Declarations
 
+/// Every byte of a declared buffer (not `later`) when the script starts: written by the harness at creation (device
+/// memory by `cudaMemset`, host memory on the host), so every byte a case reads is defined (initcheck sees a
+/// write), yet no check passes on memory the script never wrote by accident: no value a case computes is this
+/// one (the lint flags a check that expects it), and a zero check fails on untouched memory.
+pub const INITIAL_BYTE: u8 = 0xCD;
+/// One u32 word of [`INITIAL_BYTE`]s: what an untouched word of a declared buffer reads as.
+pub const INITIAL_WORD: u32 = u32::from_ne_bytes([INITIAL_BYTE; 4]);
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum Decl {
     /// `stream NAME [blocking|non-blocking] [priority N|greatest|least] [flags N] [=> CODE | ...]`.
@@ -174,7 +182,7 @@ pub enum Decl {
         expect: Vec<String>,
     },
     /// `buffer NAME KIND SIZE [device N] [later]`: SIZE in bytes, a multiple of 4 (`4096`, `4KiB`, `1MiB`). Starts
-    /// zeroed, unless `later`: then `create NAME` (or `malloc-async`) allocates it and its contents are undefined
+    /// with every byte [`INITIAL_BYTE`], unless `later`: then `create NAME` (or `malloc-async`) allocates it and its contents are undefined
     /// until written. Pageable buffers cannot be `later` (creating them is no CUDA call). `device N` (device memory
     /// only): allocated on the case's device N.
     Buffer { name: String, kind: MemKind, bytes: u64, device: Option<u32>, later: bool },

@@ -18,7 +18,8 @@
 //!   `expect OP waited-for GATE` asserts it.
 //!
 //! Everything is judged from the case text and the executor's fixed semantics: the script runs one operation at a
-//! time (an `@THREAD` operation too), a gate's opening time is that of its first `open`, buffers start zeroed.
+//! time (an `@THREAD` operation too), a gate's opening time is that of its first `open`, buffers start as
+//! [`INITIAL_WORD`] words.
 //! Predicates and operations the lint does not know are left alone (`_` arms), so new language features never
 //! produce warnings until a rule covers them.
 
@@ -506,19 +507,23 @@ impl<'c> Lint<'c> {
             },
             Predicate::WaitedFor { op, gate } => self.oracle(op, gate, true),
             Predicate::NotWaitedFor { op, gate } => self.oracle(op, gate, false),
-            // Buffers start zeroed: one that no operation touches holds 0 whatever happens.
+            // The harness's initial pattern is no value a case computes: a check that expects it would pass on
+            // words the script never wrote.
+            Predicate::BufferEquals { buf, value: INITIAL_WORD, .. } => Truth::Always {
+                why: format!(
+                    "{INITIAL_WORD:#x} is the pattern every buffer starts with, so `{buf}` holds it wherever the \
+                     script wrote nothing; expect a value the case's work computes"
+                ),
+                restates: false,
+            },
+            // Buffers start with the pattern: one that no operation touches holds it whatever happens.
             Predicate::BufferEquals { buf, value, .. }
                 if !(0..self.case.script.len()).any(|i| self.mentions(i, buf)) =>
             {
-                let why = format!("no operation touches `{buf}`, and buffers start zeroed");
-                if *value == 0 {
-                    Truth::Always {
-                        why: format!("{why}; write `{buf}` with work whose effect the rule is about"),
-                        restates: false,
-                    }
-                } else {
-                    Truth::Never(why)
-                }
+                // (`value` is not the pattern: the arm above took that.)
+                Truth::Never(format!(
+                    "no operation touches `{buf}`, and buffers start as {INITIAL_WORD:#x}, so it never holds {value}"
+                ))
             }
             Predicate::ElapsedAbove { label, ms, inclusive } => self.elapsed_above(label, *ms, *inclusive),
             _ => Truth::Depends,

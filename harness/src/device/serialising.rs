@@ -18,7 +18,7 @@
 //! `run --sanitizer TOOL` names the tool to its workers through [`SANITIZER_TOOL_VAR`], so the report says which.
 
 use crate::case::ast::{
-    Case, ConditionalKind, Expectation, Fault, KernelCall, NodeKernel, NodeSpec, OpKind, Predicate,
+    Case, ConditionalKind, Expectation, Fault, InstantiateFlag, KernelCall, NodeKernel, NodeSpec, OpKind, Predicate,
 };
 
 /// Set by `run --sanitizer TOOL` in its workers' environment: the compute-sanitizer tool they run under.
@@ -129,9 +129,35 @@ pub fn tool_limitation(case: &Case, tool: Option<&str>) -> Option<String> {
     });
     if is("racecheck") && while_node {
         return Some(
-            "racecheck kills the worker (SIGSEGV, no stderr) when the suite's WHILE countdown kernel runs, while a \
-             plain nvcc-built program of the same graph (scripts/sanitizer/while_countdown.cu) runs clean under it: \
-             how the suite's NVRTC-built kernel image meets the tool is not yet explained (issue 23)"
+            "racecheck kills the process (SIGSEGV, no stderr) running a WHILE body of the suite's countdown and \
+             transform kernels: a plain program that registers the suite's own kernel image the same way \
+             (scripts/sanitizer/suite_image.cu, `countdown suite`) crashes alike under racecheck, though that image \
+             computes the right values without the tool and under memcheck and initcheck, and the same graph with \
+             nvcc-built kernels (cubin or JIT-compiled PTX) runs clean under racecheck: the tool's"
+                .to_owned(),
+        );
+    }
+    // Executables instantiated for device launch that the script launches (from the host).
+    let device_launchable: Vec<&str> = case
+        .script
+        .iter()
+        .filter_map(|op| match &op.kind {
+            OpKind::Instantiate { exec, flags, .. } if flags.contains(&InstantiateFlag::DeviceLaunch) => {
+                Some(exec.as_str())
+            }
+            _ => None,
+        })
+        .collect();
+    let launches_device_launchable = case
+        .script
+        .iter()
+        .any(|op| matches!(&op.kind, OpKind::LaunchGraph { exec, .. } if device_launchable.contains(&exec.as_str())));
+    if is("initcheck") && launches_device_launchable {
+        return Some(
+            "initcheck never finishes a host launch of a graph instantiated for device launch: a plain program of \
+             the same graph (scripts/sanitizer/suite_image.cu, `devlaunch`) is still running after 40 s under \
+             initcheck, with the suite's kernel image or nvcc-built kernels alike, and finishes at once without the \
+             tool and under memcheck and racecheck"
                 .to_owned(),
         );
     }
@@ -220,5 +246,23 @@ mod tests {
         assert!(tool_limitation(&waits, Some("initcheck")).unwrap().contains("gate"));
         assert_eq!(tool_limitation(&waits, Some("memcheck")), None);
         assert!(tool_limitation(&waits, None).is_some(), "an unknown tool: every tool's limits apply");
+    }
+
+    #[test]
+    fn initcheck_rules_out_host_launches_of_device_launchable_graphs_only() {
+        let graph = "  stream s blocking\n  graph g\n  exec ex\n  exec other\n  buffer x device 4KiB\n  create g\n  \
+                     k: add-node g kernel fill x 1\n";
+        let launched = case(&format!(
+            "{graph}  i: instantiate ex from g device-launch with-params\n  launch-graph ex on s\n  sync s\n  \
+             expect x == 1\n"
+        ));
+        assert!(tool_limitation(&launched, Some("initcheck")).unwrap().contains("device launch"));
+        assert_eq!(tool_limitation(&launched, Some("memcheck")), None);
+        // Refused for device launch, launched as an ordinary graph: nothing the tool changes.
+        let refused = case(&format!(
+            "{graph}  i: instantiate ex from g device-launch with-params => cudaErrorInvalidValue | cudaSuccess\n  \
+             instantiate other from g\n  launch-graph other on s\n  sync s\n  expect x == 1\n"
+        ));
+        assert_eq!(tool_limitation(&refused, Some("initcheck")), None);
     }
 }

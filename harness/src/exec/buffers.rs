@@ -1,8 +1,9 @@
 //! Case buffers by memory kind: where each lives, which pointer kernels, copies and memsets get, and how the final
-//! contents are read back. Every buffer starts zeroed.
+//! contents are read back. Every declared buffer starts with every byte [`INITIAL_BYTE`] (0xCD), never zero: a
+//! check can pass only on words the script wrote (cases/README.md, "Initial contents").
 
 use super::resources::{check, Destroy, DeviceMemory, HostMemory};
-use crate::case::ast::MemKind;
+use crate::case::ast::{MemKind, INITIAL_BYTE, INITIAL_WORD};
 use cuda_sys as sys;
 use std::ffi::c_void;
 use std::ptr;
@@ -36,15 +37,15 @@ struct PageableMemory {
 }
 
 impl PageableMemory {
-    fn zeroed(words: usize) -> Self {
-        let boxed: Box<[u32]> = vec![0u32; words].into_boxed_slice();
+    fn initial(words: usize) -> Self {
+        let boxed: Box<[u32]> = vec![INITIAL_WORD; words].into_boxed_slice();
         PageableMemory { ptr: Box::into_raw(boxed).cast::<u32>(), words }
     }
 }
 
 impl Drop for PageableMemory {
     fn drop(&mut self) {
-        // SAFETY: ptr and words are exactly the boxed slice made in `zeroed`, freed only here.
+        // SAFETY: ptr and words are exactly the boxed slice made in `initial`, freed only here.
         drop(unsafe { Box::from_raw(ptr::slice_from_raw_parts_mut(self.ptr, self.words)) });
     }
 }
@@ -77,14 +78,15 @@ pub struct Buffer {
 unsafe impl Send for Buffer {}
 
 impl Buffer {
-    /// Allocates `bytes` of `kind` and zeroes them (device memory with cudaMemset on the legacy stream: the
-    /// executor synchronizes the device before the script starts).
+    /// Allocates `bytes` of `kind` and sets every byte to [`INITIAL_BYTE`] (device memory with cudaMemset on the
+    /// legacy stream: the executor synchronizes the device before the script starts, so no case sees that work).
     pub fn create(kind: MemKind, bytes: u64) -> Result<Buffer, sys::cudaError_t> {
         Buffer::allocate(kind, bytes, true)
     }
 
-    /// Allocates without zeroing device memory: for `create` in the script, where the allocation call alone is
-    /// under test (a cudaMemset would be a second call, and one the implicit-synchronisation rules name).
+    /// Allocates without writing device memory: for `create` in the script, where the allocation call alone is
+    /// under test (a cudaMemset would be a second call, and one the implicit-synchronisation rules name). Host
+    /// memory is still filled with the pattern, on the host (no CUDA call).
     pub fn create_uninit(kind: MemKind, bytes: u64) -> Result<Buffer, sys::cudaError_t> {
         Buffer::allocate(kind, bytes, false)
     }
@@ -94,30 +96,30 @@ impl Buffer {
         Buffer { kind: MemKind::Device, bytes, storage: Storage::Device(DeviceMemory::from_raw(raw)) }
     }
 
-    fn allocate(kind: MemKind, bytes: u64, zero_device: bool) -> Result<Buffer, sys::cudaError_t> {
+    fn allocate(kind: MemKind, bytes: u64, fill_device: bool) -> Result<Buffer, sys::cudaError_t> {
         let size = usize::try_from(bytes).map_err(|_| sys::cudaError::cudaErrorMemoryAllocation)?;
         let storage = match kind {
             MemKind::Device => {
                 let mem = DeviceMemory::alloc(size)?;
-                if zero_device {
+                if fill_device {
                     // SAFETY: mem is a live device allocation of size bytes.
-                    check(unsafe { sys::cudaMemset(mem.raw(), 0, size) })?;
+                    check(unsafe { sys::cudaMemset(mem.raw(), i32::from(INITIAL_BYTE), size) })?;
                 }
                 Storage::Device(mem)
             }
             MemKind::Pinned => {
                 let mem = HostMemory::pinned(size)?;
                 // SAFETY: mem is a live host allocation of size bytes that no one else uses yet.
-                unsafe { ptr::write_bytes(mem.raw().cast::<u8>(), 0, size) };
+                unsafe { ptr::write_bytes(mem.raw().cast::<u8>(), INITIAL_BYTE, size) };
                 Storage::Pinned(mem)
             }
             MemKind::Mapped => {
                 let (mem, device) = HostMemory::mapped(size)?;
                 // SAFETY: as for pinned memory.
-                unsafe { ptr::write_bytes(mem.raw().cast::<u8>(), 0, size) };
+                unsafe { ptr::write_bytes(mem.raw().cast::<u8>(), INITIAL_BYTE, size) };
                 Storage::Mapped(mem, device)
             }
-            MemKind::Pageable => Storage::Pageable(PageableMemory::zeroed(size / 4)),
+            MemKind::Pageable => Storage::Pageable(PageableMemory::initial(size / 4)),
         };
         Ok(Buffer { kind, bytes, storage })
     }
@@ -290,7 +292,7 @@ mod tests {
         let (ptr, n) = v.host_words().unwrap();
         assert_eq!((ptr as usize - base as usize, n), (16, 8));
         assert!(v.kernel_ptr().is_none(), "a view of pageable memory is no kernel buffer either");
-        assert_eq!(v.read().unwrap(), vec![0; 8]);
+        assert_eq!(v.read().unwrap(), vec![INITIAL_WORD; 8]);
         assert!(Buffer::view(&b, 48, 32).is_err(), "past the end");
         assert!(Buffer::view(&b, 2, 4).is_err(), "not whole words");
         assert_eq!(v.release(), sys::cudaError::cudaSuccess, "a view frees nothing");
@@ -303,7 +305,8 @@ mod tests {
         assert_eq!(b.words(), 16);
         assert!(b.kernel_ptr().is_none());
         assert_eq!(b.host_words().map(|(_, n)| n), Some(16));
-        assert_eq!(b.read().unwrap(), vec![0; 16]);
+        // The pattern, not zero: a check that expects 0 cannot pass on words nobody wrote.
+        assert_eq!(b.read().unwrap(), vec![0xCDCD_CDCD; 16]);
         assert_eq!(b.release(), sys::cudaError::cudaSuccess);
     }
 }

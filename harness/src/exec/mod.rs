@@ -3,7 +3,8 @@
 //! recorded, and an operation whose objects do not exist is recorded as not run.
 //!
 //! A run, in order:
-//! 1. Create every declared object (streams, events, zeroed buffers, closed gates), a stamp slot per kernel
+//! 1. Create every declared object (streams, events, buffers filled with the
+//!    `INITIAL_BYTE` pattern, closed gates), a stamp slot per kernel
 //!    launch; load the probe kernels; synchronize the device; clear the last error.
 //! 2. Start the case threads and the gate keeper (scheduled opens and the watchdog, which opens every gate at the
 //!    case deadline whatever the GPU does). Run the script in order, each operation on its thread, the script's
@@ -111,7 +112,8 @@ pub fn run_case(case: &Case, kernels: &KernelTable, device: &DeviceInfo, opts: &
     obs.notes.extend(note);
     let (timing, notes) = timing::EventTiming::create(case);
     obs.notes.extend(notes);
-    // Buffers and stamps were zeroed with cudaMemset on the legacy streams: finish that before the script.
+    // Buffers (the pattern) and stamps (zero) were written with cudaMemset on the legacy streams: finish that
+    // before the script, so no case's first operation can see that work.
     let (code, _) = devices.synchronize_all();
     if code != sys::cudaError::cudaSuccess {
         obs.notes.push(format!("the cudaDeviceSynchronize before the script returned {}", code));

@@ -310,10 +310,10 @@ impl Objects {
     }
 
     /// Creates the stream, event or buffer `decl` declares on the device it names (the case's device if none).
-    fn create_placed(&mut self, decl: &Decl, device: &DeviceInfo, zeroed: bool) -> sys::cudaError_t {
+    fn create_placed(&mut self, decl: &Decl, device: &DeviceInfo, initialised: bool) -> sys::cudaError_t {
         let ordinal = self.devices.ordinal(decl.device().unwrap_or(0));
         let devices = self.devices.clone();
-        let code = devices.on(ordinal, || self.create_declared(decl, device, zeroed));
+        let code = devices.on(ordinal, || self.create_declared(decl, device, initialised));
         self.place(decl.name(), ordinal);
         code
     }
@@ -331,8 +331,9 @@ impl Objects {
     }
 
     /// Creates the stream, event or buffer `decl` declares, into its slot; returns the code of the creation.
-    /// `zeroed`: buffers made before the script start zeroed; `create` in the script makes only the allocation.
-    pub fn create_declared(&mut self, decl: &Decl, device: &DeviceInfo, zeroed: bool) -> sys::cudaError_t {
+    /// `initialised`: buffers made before the script start with the pattern (`INITIAL_BYTE`); `create` in the
+    /// script makes only the allocation.
+    pub fn create_declared(&mut self, decl: &Decl, device: &DeviceInfo, initialised: bool) -> sys::cudaError_t {
         let name = decl.name();
         match decl {
             Decl::Stream { non_blocking, priority, raw_flags, .. } => {
@@ -345,7 +346,8 @@ impl Objects {
                 fill(&mut self.events, name, Event::create(flags))
             }
             Decl::Buffer { kind, bytes, .. } => {
-                let buffer = if zeroed { Buffer::create(*kind, *bytes) } else { Buffer::create_uninit(*kind, *bytes) };
+                let buffer =
+                    if initialised { Buffer::create(*kind, *bytes) } else { Buffer::create_uninit(*kind, *bytes) };
                 fill(&mut self.buffers, name, buffer)
             }
             Decl::Gate { .. }

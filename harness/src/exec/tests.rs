@@ -500,7 +500,8 @@ fn every_operation_is_recorded_without_panic_or_hang() {
         assert_ne!(by_label("q").code.as_deref(), Some("cudaSuccess"));
         assert_ne!(obs.final_sync.as_deref(), Some("cudaSuccess"));
         let p = obs.buffer("p").unwrap();
-        assert_eq!(p.contents.as_ref().and_then(|c| c.uniform), Some(0), "pageable memory needs no driver");
+        let initial = Some(crate::case::ast::INITIAL_WORD);
+        assert_eq!(p.contents.as_ref().and_then(|c| c.uniform), initial, "pageable memory needs no driver");
         assert!(obs.buffer("d").unwrap().read_error.is_some());
     }
 }

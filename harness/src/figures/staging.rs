@@ -109,7 +109,8 @@ fn gate_delay_ms(bytes: u64) -> u64 {
 /// The case that measures one point: whether the copy of `bytes` returns before the gate holding its stream opens.
 /// The synchronous forms issue their copies through the legacy stream, so their gate is there, as in
 /// `cases/async-copy.case`. A fill of the device buffer behind the gate makes the data order-sensitive: a
-/// host→device copy of the (zeroed) pageable buffer must overwrite the 4s, a device→host copy must carry the 7s.
+/// host→device copy of the pageable buffer (9s, written through a device buffer before the gate: buffers start as a
+/// pattern, never a value a check expects) must overwrite the 4s, a device→host copy must carry the 7s.
 /// `bytes` must be a multiple of 4 (the validator refuses anything else).
 pub fn case_text(series: Series, bytes: u64) -> String {
     let (stream, stream_decl, call) = if series.is_async() {
@@ -118,9 +119,17 @@ pub fn case_text(series: Series, bytes: u64) -> String {
         ("legacy", "", "cudaMemcpy")
     };
     let (dst, src, direction, fill, data) = if series.is_h2d() {
-        ("d", "h", "from pageable host memory to the device", "4", "d == 0")
+        ("d", "h", "from pageable host memory to the device", "4", "d == 9")
     } else {
         ("h", "d", "from the device to pageable host memory", "7", "h == 7")
+    };
+    let (source_decl, source_ops) = if series.is_h2d() {
+        (
+            format!("  buffer v device {bytes}\n"),
+            "        launch fill v 9 on legacy\n        memcpy h v                    # h = 9s, before the gate\n",
+        )
+    } else {
+        (String::new(), "")
     };
     let copy = if series.is_async() { format!("memcpy-async {dst} {src} on s") } else { format!("memcpy {dst} {src}") };
     let (id, delay) = (series.id(), gate_delay_ms(bytes));
@@ -130,9 +139,9 @@ pub fn case_text(series: Series, bytes: u64) -> String {
   source: CUDA Runtime API 13.0, \"API synchronization behavior\" (pageable copies \"might be synchronous\"; no size is documented); issue 7 item 6
 {stream_decl}  buffer h pageable {bytes}
   buffer d device {bytes}
-  gate {GATE}
+{source_decl}  gate {GATE}
 
-  held: launch gate {GATE} on {stream}
+{source_ops}  held: launch gate {GATE} on {stream}
         launch fill d {fill} on {stream}      # behind the gate, before the copy in stream order
         open {GATE} after {delay}ms
   {COPY_LABEL}:   {copy}

@@ -300,9 +300,18 @@ fn a_buffer_nothing_touches() {
       launch fill c 3 on s
       sync s
 ";
-    flagged(&lint_case("Fills.", &format!("{body}  expect b == 0")), LintRule::VacuousExpectation, "start zeroed");
-    flagged(&lint_case("Fills.", &format!("{body}  expect b[2] == 1")), LintRule::NeverHolds, "start zeroed");
+    // Zero is no longer what an untouched buffer holds: a zero check on it can never pass.
+    flagged(&lint_case("Fills.", &format!("{body}  expect b == 0")), LintRule::NeverHolds, "start as 0xcdcdcdcd");
+    flagged(&lint_case("Fills.", &format!("{body}  expect b[2] == 1")), LintRule::NeverHolds, "start as 0xcdcdcdcd");
     clean(&lint_case("Fills.", &format!("{body}  expect c == 3")));
+    // The pattern itself is never worth expecting, touched or not (a partly written buffer still holds it).
+    let pattern = INITIAL_WORD;
+    flagged(&lint_case("Fills.", &format!("{body}  expect b == {pattern}")), LintRule::VacuousExpectation, "pattern");
+    flagged(
+        &lint_case("Fills.", &format!("{body}  expect c[1] == {pattern}")),
+        LintRule::VacuousExpectation,
+        "pattern",
+    );
 }
 
 const TIMED: &str = "
