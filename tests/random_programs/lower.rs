@@ -366,6 +366,7 @@ pub fn lower(program: &Program, variant: Variant, mode: ModelMode) -> ast::Case 
         env: vec![],
         poisons: vec![],
         timing: None,
+        samples: 1,
         decls,
         script: script.ops,
         expects: expectations(program, variant, &model, &expected, after.result),

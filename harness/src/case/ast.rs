@@ -34,6 +34,10 @@ pub struct Case {
     /// interval (`measure ... device|bandwidth`, the timeline). `None`: only kernels have device times (their
     /// `%globaltimer` stamps).
     pub timing: Option<TimingSpec>,
+    /// `samples: N`: after the run that decides the verdict, the runner runs the script N − 1 more times in the same
+    /// process and keeps every run's `measure` values, so that a figure is a distribution (median, min, max), not
+    /// one measurement. 1 (the default): one run. Only the first run decides the verdict and gives the timeline.
+    pub samples: u32,
     pub decls: Vec<Decl>,
     pub script: Vec<Op>,
     pub expects: Vec<Expectation>,

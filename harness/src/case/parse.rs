@@ -97,6 +97,9 @@ enum NameKind {
     Other,
 }
 
+/// The most runs `samples:` may ask for (each is a whole run of the script; the suite must stay fast).
+pub const MAX_SAMPLES: u32 = 20;
+
 struct CaseParser<'f> {
     file: &'f str,
     case: Case,
@@ -118,6 +121,7 @@ impl<'f> CaseParser<'f> {
             env: Vec::new(),
             poisons: Vec::new(),
             timing: None,
+            samples: 1,
             decls: Vec::new(),
             script: Vec::new(),
             expects: Vec::new(),
@@ -218,6 +222,20 @@ impl<'f> CaseParser<'f> {
                 let source = cur.word()?;
                 let from = if cur.eat("from") { Some(cur.ident("a label")?) } else { None };
                 self.case.timing = Some(TimingSpec { source, from });
+                cur.done()
+            }
+            Some(StructureWord::Samples) => {
+                cur.pos = 1;
+                cur.expect(":")?;
+                self.enter(Part::Header, &cur, "`samples:` belongs in the header, before declarations")?;
+                if self.case.samples != 1 {
+                    return Err(cur.error("second `samples:` line".into()));
+                }
+                let n = cur.u32("a number of samples")?;
+                if !(2..=MAX_SAMPLES).contains(&n) {
+                    return Err(cur.error(format!("`samples:` takes a number from 2 to {MAX_SAMPLES}, not {n}")));
+                }
+                self.case.samples = n;
                 cur.done()
             }
             Some(StructureWord::Case) => Err(cur.error("expected `end` before the next `case`".into())),

@@ -30,6 +30,9 @@ pub fn print_case(case: &Case) -> String {
         let from = timing.from.as_ref().map(|l| format!(" from {l}")).unwrap_or_default();
         let _ = writeln!(out, "  timing: {}{from}", timing.source.word());
     }
+    if case.samples > 1 {
+        let _ = writeln!(out, "  samples: {}", case.samples);
+    }
     if !case.decls.is_empty() {
         out.push('\n');
     }

@@ -532,3 +532,22 @@ fn no_input_makes_the_parser_panic() {
         let _ = parse(&text).map(|f| validate(&f));
     }
 }
+
+#[test]
+fn samples_is_a_header_line_from_2_to_the_limit() {
+    let text = "case area/x\n  rule: r\n  source: s\n  samples: 5\n\n  stream s\n\n  sync s\nend\n";
+    let file = parse(text).unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!(file.cases[0].samples, 5);
+    let printed = crate::case::print::print_case(&file.cases[0]);
+    assert!(printed.contains("  samples: 5\n"), "{printed}");
+    assert_eq!(parse(&printed).unwrap().cases[0].samples, 5);
+    assert_eq!(parse(&case_with("", "", "")).unwrap().cases[0].samples, 1, "one run unless asked");
+    for bad in ["1", "0", "21"] {
+        let d = first_error(&format!("case area/x\n  rule: r\n  source: s\n  samples: {bad}\nend\n"));
+        assert!(d.message.contains("from 2 to 20"), "{bad}: {d}");
+    }
+    let d = first_error("case area/x\n  rule: r\n  source: s\n  samples: 2\n  samples: 3\nend\n");
+    assert!(d.message.contains("second `samples:`"), "{d}");
+    let d = first_error("case area/x\n  rule: r\n  source: s\n\n  stream s\n  samples: 2\nend\n");
+    assert!(d.message.contains("belongs in the header"), "{d}");
+}

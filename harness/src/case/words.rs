@@ -67,6 +67,7 @@ words! {
         Env = "env",
         PoisonsContext = "poisons-context",
         Timing = "timing",
+        Samples = "samples",
     }
 }
 

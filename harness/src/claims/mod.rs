@@ -10,7 +10,7 @@
 
 pub mod programs;
 
-use crate::record::claims::{BoundRow, ClaimRow, ClaimVerdict, ProgramRun, Quantity, SeedClaims};
+use crate::record::claims::{BoundRow, ClaimRow, ClaimSamples, ClaimVerdict, ProgramRun, Quantity, SeedClaims, Spread};
 use crate::record::observations::Observations;
 use crate::record::verdict::VerdictKind;
 use crate::record::{CaseResult, Provenance};
@@ -44,32 +44,97 @@ pub fn pipeline_bound(t: &[f64], n: u32) -> f64 {
 }
 
 /// The claims of a run: `cases` its results, `programs` the seeds' programs run beside them (may be empty).
+///
+/// Where the cases the claims read ran more than once (`samples:`), every claim and bound is worked out once per
+/// sample, sample k taking the k-th run of every case (a case with fewer runs repeats its runs in turn, a case run
+/// once gives its one value to all), and [`combine`] makes one row of them: the median sample's figures, the ratio's
+/// least and greatest value, and the verdict by [`distribution_verdict`].
 pub fn evaluate(cases: &[CaseResult], programs: &[ProgramRun], provenance: &Provenance) -> SeedClaims {
-    let run = Inputs { cases, programs, provenance };
+    let at = |sample| Inputs { cases, programs, provenance, sample };
+    let n = sample_count(cases);
+    if n <= 1 {
+        let run = at(None);
+        return SeedClaims { programs: programs.to_vec(), bounds: run.bounds(), claims: run.claims() };
+    }
+    let runs: Vec<Inputs> = (0..n).map(|k| at(Some(k))).collect();
+    let claims: Vec<Vec<ClaimRow>> = runs.iter().map(Inputs::claims).collect();
+    let bounds: Vec<Vec<BoundRow>> = runs.iter().map(Inputs::bounds).collect();
     SeedClaims {
         programs: programs.to_vec(),
-        bounds: run.bounds(),
-        claims: vec![
-            run.seed000_pipeline(),
-            run.seed001_busy(),
-            run.seed001_priority(),
-            run.seed001_pinned_async(),
-            run.seed001_pinned_faster(),
-            run.seed002_one_stream(),
-            run.seed002_four_streams(),
-            run.seed003_printed(),
-            run.seed003_three_times(),
-            run.seed003_device_overlap(),
-            run.seed004_submission(),
-            run.seed004_deterministic(),
-        ],
+        bounds: (0..bounds[0].len()).map(|i| combine_bound(bounds.iter().map(|b| b[i].clone()).collect())).collect(),
+        claims: (0..claims[0].len()).map(|i| combine(claims.iter().map(|c| c[i].clone()).collect())).collect(),
     }
+}
+
+/// The most runs any case the claims read has for one of its measures (1 where none ran more than once).
+fn sample_count(cases: &[CaseResult]) -> usize {
+    cases
+        .iter()
+        .filter(|c| reads_case(&c.id))
+        .flat_map(|c| c.measures.iter().map(|m| m.samples.len()))
+        .fold(1, usize::max)
+}
+
+/// The verdict on a claim judged on several samples: the weakest verdict any measured sample gives. So a claim
+/// holds only if every sample holds (the whole interval of its ratio is inside the threshold); where the interval
+/// straddles a threshold it gets the verdict of the side that grants less, and the row says it straddles. Samples
+/// that are not measured do not count, unless no sample is measured.
+pub fn distribution_verdict(verdicts: &[ClaimVerdict]) -> ClaimVerdict {
+    verdicts
+        .iter()
+        .copied()
+        .filter(|v| v.strength().is_some())
+        .min_by_key(|v| v.strength())
+        .unwrap_or(ClaimVerdict::NotMeasured)
+}
+
+/// One row from a claim worked out on each sample (`rows[k]` from sample k): the figures, bound and ratio of the
+/// sample whose ratio is the median (the middle one, the upper of two), the ratios' spread, and the verdict by
+/// [`distribution_verdict`].
+pub fn combine(rows: Vec<ClaimRow>) -> ClaimRow {
+    let verdicts: Vec<ClaimVerdict> = rows.iter().map(|r| r.verdict).collect();
+    let verdict = distribution_verdict(&verdicts);
+    let mut measured: Vec<&ClaimRow> = rows.iter().filter(|r| r.verdict.strength().is_some()).collect();
+    if measured.is_empty() {
+        return rows.into_iter().next().unwrap_or_else(|| ClaimRow::new("", "", "", ""));
+    }
+    measured.sort_by(|a, b| a.ratio.unwrap_or(f64::NAN).total_cmp(&b.ratio.unwrap_or(f64::NAN)));
+    let ratios: Vec<f64> = measured.iter().filter_map(|r| r.ratio).collect();
+    let mut row = measured[measured.len() / 2].clone();
+    let straddles = measured.iter().any(|r| r.verdict != verdict);
+    row.verdict = verdict;
+    row.samples = Some(ClaimSamples { verdicts, ratio: spread(&ratios), straddles });
+    row
+}
+
+/// One bound row from each sample's: the median of the samples' values, with their spread.
+fn combine_bound(rows: Vec<BoundRow>) -> BoundRow {
+    let values: Vec<f64> = rows.iter().filter_map(|r| r.suite).collect();
+    let mut row = rows.into_iter().next().expect("one row per sample");
+    row.suite = median(&values);
+    row.spread = spread(&values).filter(|s| s.n > 1 && s.min < s.max);
+    row
+}
+
+/// The middle value (the upper of the two middle ones), or `None` for no values.
+pub fn median(values: &[f64]) -> Option<f64> {
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2).copied()
+}
+
+fn spread(values: &[f64]) -> Option<Spread> {
+    let min = values.iter().copied().reduce(f64::min)?;
+    let max = values.iter().copied().reduce(f64::max)?;
+    Some(Spread { n: values.len() as u32, min, max })
 }
 
 struct Inputs<'a> {
     cases: &'a [CaseResult],
     programs: &'a [ProgramRun],
     provenance: &'a Provenance,
+    /// Which run's value of each measure to read (`None`: the recorded value, the first run's).
+    sample: Option<usize>,
 }
 
 /// A figure a claim needs, or why it is missing.
@@ -88,6 +153,23 @@ struct SleepTimes {
 }
 
 impl Inputs<'_> {
+    fn claims(&self) -> Vec<ClaimRow> {
+        vec![
+            self.seed000_pipeline(),
+            self.seed001_busy(),
+            self.seed001_priority(),
+            self.seed001_pinned_async(),
+            self.seed001_pinned_faster(),
+            self.seed002_one_stream(),
+            self.seed002_four_streams(),
+            self.seed003_printed(),
+            self.seed003_three_times(),
+            self.seed003_device_overlap(),
+            self.seed004_submission(),
+            self.seed004_deterministic(),
+        ]
+    }
+
     fn case(&self, id: &str) -> Need<&CaseResult> {
         self.cases.iter().find(|c| c.id == id).ok_or_else(|| format!("{id} did not run"))
     }
@@ -102,7 +184,10 @@ impl Inputs<'_> {
         let id = format!("{AREA}{case}");
         self.observations(&id)?;
         match self.case(&id)?.measures.iter().find(|m| m.name == name) {
-            Some(m) => m.value.ok_or_else(|| format!("{id}: {name}: {}", m.why.as_deref().unwrap_or("no value"))),
+            Some(m) => match self.sample {
+                Some(k) if !m.samples.is_empty() => Ok(m.samples[k % m.samples.len()]),
+                _ => m.value.ok_or_else(|| format!("{id}: {name}: {}", m.why.as_deref().unwrap_or("no value"))),
+            },
             None => Err(format!("{id} has no measure {name}")),
         }
     }
@@ -133,11 +218,12 @@ impl Inputs<'_> {
             what: what.into(),
             unit: unit.into(),
             suite: self.m(case, measure).ok(),
+            spread: None,
             program,
             source: format!("{AREA}{case}: {measure}"),
         };
         let bw = |figure: &str| self.p("bandwidth", figure);
-        let mut rows = vec![
+        let mut rows: Vec<BoundRow> = vec![
             row("pinned host→device, 4 × 256 MiB, gated", "GB/s", "bound-pinned-h2d", "h2d", bw("pinned-h2d")),
             row("pinned device→host, 4 × 256 MiB, gated", "GB/s", "bound-pinned-d2h", "d2h", bw("pinned-d2h")),
             row("bidirectional: host→device", "GB/s", "bound-pinned-bidirectional", "h2d", bw("bidirectional-h2d")),
@@ -155,6 +241,7 @@ impl Inputs<'_> {
                 what: what.into(),
                 unit: "ms".into(),
                 suite: self.mean("seed000-serial", name, 4).ok(),
+                spread: None,
                 program: None,
                 source: format!("{AREA}seed000-serial: mean of {name}-0..3"),
             });
@@ -163,6 +250,7 @@ impl Inputs<'_> {
             what: "host submission per kernel launch (100 on a stream)".into(),
             unit: "us".into(),
             suite: self.median("seed004-launch-cost", "eager-host", 5).ok(),
+            spread: None,
             program: self.p("004_dag_graph", "small-eager-per-kernel"),
             source: format!("{AREA}seed004-launch-cost: median of eager-host-1..5"),
         });
@@ -170,6 +258,7 @@ impl Inputs<'_> {
             what: "host submission of one graph launch (100 kernels)".into(),
             unit: "us".into(),
             suite: self.median("seed004-launch-cost", "graph-host", 5).ok(),
+            spread: None,
             program: self.p("004_dag_graph", "small-graph-launch"),
             source: format!("{AREA}seed004-launch-cost: median of graph-host-1..5"),
         });
@@ -662,6 +751,7 @@ impl ClaimRow {
             verdict: ClaimVerdict::NotMeasured,
             why: why.into(),
             program: None,
+            samples: None,
         }
     }
 

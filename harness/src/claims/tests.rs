@@ -16,6 +16,7 @@ fn measured(case: &str, figures: &[(&str, f64)]) -> CaseResult {
             value: Some(*value),
             unit: String::new(),
             why: None,
+            samples: Vec::new(),
         })
         .collect();
     r.observations = Some(Observations::default());
@@ -171,6 +172,7 @@ fn every_case_and_measure_the_claims_name_exists() {
                         value: Some(1.0),
                         unit: m.of.unit().to_owned(),
                         why: None,
+                        samples: Vec::new(),
                     }),
                     _ => None,
                 })
@@ -192,4 +194,88 @@ fn every_case_and_measure_the_claims_name_exists() {
         "claims or bounds naming a case or measure that does not exist:\n{}",
         unmeasured.join("\n")
     );
+}
+
+/// `measured`, with every run's values of each measure as its samples (the first is the recorded value).
+fn sampled(case: &str, figures: &[(&str, &[f64])]) -> CaseResult {
+    let firsts: Vec<(&str, f64)> = figures.iter().map(|(n, v)| (*n, v[0])).collect();
+    let mut r = measured(case, &firsts);
+    for (m, (_, values)) in r.measures.iter_mut().zip(figures) {
+        m.samples = values.to_vec();
+    }
+    r
+}
+
+#[test]
+fn the_verdict_on_samples_is_the_weakest_any_sample_gives() {
+    use ClaimVerdict::*;
+    assert_eq!(distribution_verdict(&[Holds, Holds, Holds]), Holds);
+    assert_eq!(distribution_verdict(&[Holds, HoldsPartly, Holds]), HoldsPartly, "straddling 1.10 grants less");
+    assert_eq!(distribution_verdict(&[HoldsPartly, DoesNotHold]), DoesNotHold);
+    assert_eq!(distribution_verdict(&[NotMeasured, Holds]), Holds, "a sample without its figure does not count");
+    assert_eq!(distribution_verdict(&[NotMeasured, NotMeasured]), NotMeasured);
+    assert_eq!(distribution_verdict(&[]), NotMeasured);
+}
+
+/// Seed 000's pipeline over three samples against the bound 5.45 ms (the 1.10 threshold is at 5.995 ms): inside the
+/// threshold throughout it holds; straddling it, it holds partly and says so, with the median sample's figures.
+#[test]
+fn a_pipeline_interval_inside_the_threshold_holds_and_one_that_straddles_it_holds_partly() {
+    let serial = || {
+        let mut r = serial();
+        for m in &mut r.measures {
+            m.samples = vec![m.value.unwrap(); 3];
+        }
+        r
+    };
+    let row = |times: &[f64]| {
+        let c = claims(vec![sampled("seed000-pipeline-untimed", &[("pipeline", times)]), serial()]);
+        claim(&c, "seed000/pipeline").clone()
+    };
+    let inside = row(&[5.9, 5.6, 5.95]);
+    assert_eq!(inside.verdict, ClaimVerdict::Holds, "{inside:?}");
+    let s = inside.samples.as_ref().unwrap();
+    assert!(!s.straddles);
+    assert_eq!(s.verdicts, vec![ClaimVerdict::Holds; 3]);
+    assert!((inside.ratio.unwrap() - 5.9 / 5.45).abs() < 1e-9, "the median sample's ratio");
+    assert!((inside.figure.as_ref().unwrap().value.unwrap() - 5.9).abs() < 1e-9);
+
+    let across = row(&[5.9, 6.1, 5.6]);
+    assert_eq!(across.verdict, ClaimVerdict::HoldsPartly, "{across:?}");
+    let s = across.samples.as_ref().unwrap();
+    assert!(s.straddles);
+    assert_eq!(s.verdicts, vec![ClaimVerdict::Holds, ClaimVerdict::HoldsPartly, ClaimVerdict::Holds]);
+    let r = s.ratio.unwrap();
+    assert_eq!(r.n, 3);
+    assert!((r.min - 5.6 / 5.45).abs() < 1e-9 && (r.max - 6.1 / 5.45).abs() < 1e-9, "{r:?}");
+    let c = SeedClaims { claims: vec![across], ..SeedClaims::default() };
+    let md = c.markdown();
+    assert!(
+        md.contains("| 1.08× (1.03–1.12×, 3 samples) | **holds partly (straddles: 2 holds, 1 holds partly)** |"),
+        "{md}"
+    );
+    assert!(md.contains("the verdict is the weakest any sample gives"), "{md}");
+    assert!(c.console().contains("holds partly (straddles: 2 holds, 1 holds partly)"), "{}", c.console());
+
+    let beyond = row(&[6.1, 6.2, 6.05]);
+    assert_eq!(beyond.verdict, ClaimVerdict::HoldsPartly);
+    assert!(!beyond.samples.unwrap().straddles, "every sample past 1.10 and below the serial time");
+}
+
+/// A case run once beside one run several times gives its one value to every sample; a bound's suite figure is the
+/// median of its samples, with their spread.
+#[test]
+fn samples_pair_by_run_and_bounds_show_their_median_and_spread() {
+    let c = claims(vec![
+        sampled("bound-pinned-h2d", &[("h2d", &[54.0, 50.0, 56.0])]),
+        measured("bound-pinned-d2h", &[("d2h", 55.0)]),
+    ]);
+    let h2d = &c.bounds[0];
+    assert_eq!(h2d.suite, Some(54.0));
+    let s = h2d.spread.unwrap();
+    assert_eq!((s.n, s.min, s.max), (3, 50.0, 56.0));
+    assert_eq!((c.bounds[1].suite, c.bounds[1].spread), (Some(55.0), None), "measured once: no spread");
+    assert!(c.markdown().contains("| 54.0 GB/s (50.0 GB/s–56.0 GB/s, 3 samples) |"), "{}", c.markdown());
+    let json = serde_json::to_string(&c).unwrap();
+    assert_eq!(serde_json::from_str::<SeedClaims>(&json).unwrap(), c);
 }

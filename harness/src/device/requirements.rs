@@ -147,6 +147,7 @@ mod tests {
             env: vec![],
             poisons: vec![],
             timing: None,
+            samples: 1,
             decls,
             script: script
                 .into_iter()

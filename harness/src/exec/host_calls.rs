@@ -146,6 +146,7 @@ mod tests {
             env: vec![],
             poisons: vec![],
             timing: None,
+            samples: 1,
             decls: vec![],
             script: vec![Op {
                 label: Some("h".into()),

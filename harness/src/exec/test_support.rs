@@ -72,6 +72,7 @@ pub fn case(decls: Vec<Decl>, script: Vec<Op>, expects: Vec<Expectation>) -> Cas
         env: vec![],
         poisons: vec![],
         timing: None,
+        samples: 1,
         positions: SourceMap {
             file: "test.case".into(),
             case_line: 1,

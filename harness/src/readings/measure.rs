@@ -20,7 +20,14 @@ pub fn compute(case: &Case, obs: &Observations) -> Vec<MeasureRecord> {
                 Ok(v) => (Some(v), None),
                 Err(why) => (None, Some(why)),
             };
-            MeasureRecord { name: m.name.clone(), of: measure_of(&m.of), value, unit: m.of.unit().to_owned(), why }
+            MeasureRecord {
+                name: m.name.clone(),
+                of: measure_of(&m.of),
+                value,
+                unit: m.of.unit().to_owned(),
+                why,
+                samples: Vec::new(),
+            }
         })
         .collect()
 }
@@ -56,6 +63,19 @@ pub fn memory_kind(case: &Case, name: &str) -> Option<MemKind> {
         Decl::Slice { name: n, of, .. } if n == name => memory_kind(case, of),
         _ => None,
     })
+}
+
+/// Adds one more run's measures (`more`, computed as [`compute`] does) to `records` as samples: the first time, each
+/// record's own value becomes its first sample. A run without a value for a measure adds nothing to it.
+pub fn add_samples(records: &mut [MeasureRecord], more: &[MeasureRecord]) {
+    for r in records.iter_mut() {
+        if r.samples.is_empty() {
+            r.samples.extend(r.value);
+        }
+        if let Some(v) = more.iter().find(|m| m.name == r.name).and_then(|m| m.value) {
+            r.samples.push(v);
+        }
+    }
 }
 
 struct Figures<'a> {
@@ -315,6 +335,21 @@ end
         o.kernels = vec![stamp(2, 0, 400_000), stamp(3, 600_000, 1_000_000)];
         assert_eq!(device_interval(&case, &o, 3), Some((0.6, 1.0)));
         assert_eq!(device_interval(&case, &o, 1), None, "a copy has no stamps");
+    }
+
+    #[test]
+    fn samples_gather_every_run_that_has_a_value() {
+        let case = case();
+        let mut first = compute(&case, &obs(&case));
+        let mut o = obs(&case);
+        o.ops[6].value = Some(OpValue::ElapsedMs(3.0));
+        add_samples(&mut first, &compute(&case, &o));
+        o.ops[6].value = None;
+        add_samples(&mut first, &compute(&case, &o));
+        let seed = first.iter().find(|r| r.name == "seed").unwrap();
+        assert_eq!(seed.value, Some(2.5), "the first run's value stays the value");
+        assert_eq!(seed.samples, vec![2.5, 3.0], "a run without the figure adds no sample");
+        assert_eq!(first.iter().find(|r| r.name == "gpu").unwrap().samples.len(), 3);
     }
 
     #[test]

@@ -17,7 +17,11 @@ pub struct SeedClaims {
 pub struct BoundRow {
     pub what: String,
     pub unit: String,
+    /// The median of the samples where the case ran more than once (`samples:`).
     pub suite: Option<f64>,
+    /// Under `samples:`: how many, and their least and greatest value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spread: Option<Spread>,
     /// The C++ program's figure for the same work (`seeds/bandwidth.cu`, `seeds/004_dag_graph.cu`).
     pub program: Option<f64>,
     /// Where the suite's figure comes from: `performance/bound-pinned-h2d: h2d`.
@@ -42,6 +46,30 @@ pub struct ClaimRow {
     /// What the seed's program as written printed, beside the suite's figure.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub program: Option<String>,
+    /// Where the cases it reads ran more than once (`samples:`): the claim judged on each sample, and how the
+    /// verdict follows from them. `None`: one measurement.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub samples: Option<ClaimSamples>,
+}
+
+/// Least and greatest of `n` values.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Spread {
+    pub n: u32,
+    pub min: f64,
+    pub max: f64,
+}
+
+/// A claim judged on every sample: sample k takes the k-th run of every case the claim reads.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClaimSamples {
+    /// The verdict of each sample, in run order (a sample missing a figure is `not-measured`).
+    pub verdicts: Vec<ClaimVerdict>,
+    /// The samples' ratios: how many, least, greatest (the row's `ratio` is their median).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ratio: Option<Spread>,
+    /// The samples' verdicts differ: the interval straddles a threshold, and the row's verdict is the weakest.
+    pub straddles: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -72,6 +100,18 @@ impl std::fmt::Display for ClaimVerdict {
             ClaimVerdict::DoesNotHold => "does not hold",
             ClaimVerdict::NotMeasured => "not measured",
         })
+    }
+}
+
+impl ClaimVerdict {
+    /// How much a verdict grants: does not hold < holds partly < holds (`None` for not measured).
+    pub fn strength(self) -> Option<u8> {
+        match self {
+            ClaimVerdict::DoesNotHold => Some(0),
+            ClaimVerdict::HoldsPartly => Some(1),
+            ClaimVerdict::Holds => Some(2),
+            ClaimVerdict::NotMeasured => None,
+        }
     }
 }
 

@@ -76,6 +76,10 @@ pub struct MeasureRecord {
     pub unit: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub why: Option<String>,
+    /// Under `samples: N`: the value of every run that produced one, the first (`value`) included, in run order.
+    /// Empty for a case measured once. The claims judge the distribution, not the first value alone.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub samples: Vec<f64>,
 }
 
 /// The creation of one declared object.

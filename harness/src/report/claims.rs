@@ -1,7 +1,7 @@
 //! The seeds' claims as text: the Markdown section of a report's summary and the console lines of `seeds`.
 
 use super::escape::markdown_cell;
-use crate::record::claims::{Quantity, SeedClaims};
+use crate::record::claims::{ClaimRow, ClaimVerdict, Quantity, SeedClaims};
 use std::fmt::Write as _;
 
 impl Quantity {
@@ -22,6 +22,34 @@ fn ratio_text(r: Option<f64>) -> String {
     r.filter(|r| r.is_finite()).map_or("—".into(), |r| format!("{r:.2}×"))
 }
 
+/// The ratio, and under `samples:` its least and greatest value: `1.05× (1.00–1.15×, 5 samples)`.
+pub fn claim_ratio_text(c: &ClaimRow) -> String {
+    match c.samples.as_ref().and_then(|s| s.ratio) {
+        Some(s) if s.n > 1 => format!("{} ({:.2}–{:.2}×, {} samples)", ratio_text(c.ratio), s.min, s.max, s.n),
+        _ => ratio_text(c.ratio),
+    }
+}
+
+/// The verdict, and where the samples disagree, how many gave each: `holds partly (straddles: 3 holds, 2 holds
+/// partly)`.
+pub fn verdict_text(c: &ClaimRow) -> String {
+    let Some(s) = c.samples.as_ref().filter(|s| s.straddles) else { return c.verdict.to_string() };
+    let order = [ClaimVerdict::Holds, ClaimVerdict::HoldsPartly, ClaimVerdict::DoesNotHold, ClaimVerdict::NotMeasured];
+    let counts: Vec<String> = order
+        .iter()
+        .map(|v| (v, s.verdicts.iter().filter(|x| *x == v).count()))
+        .filter(|(_, n)| *n > 0)
+        .map(|(v, n)| format!("{n} {v}"))
+        .collect();
+    format!("{} (straddles: {})", c.verdict, counts.join(", "))
+}
+
+/// The rule for claims judged on several samples, as the Markdown section states it.
+pub const SAMPLES_RULE: &str = "Where the cases ran more than once (`samples:`), each claim is judged on every \
+    sample (sample k takes the k-th run of every case it reads); the figures shown are the median sample's, the ratio \
+    has the samples' least and greatest value, and the verdict is the weakest any sample gives: a claim holds only if \
+    its whole interval is inside the threshold, and one that straddles a threshold gets the side that grants less.";
+
 impl SeedClaims {
     /// The Markdown section of a report's summary: the bounds, then the claims.
     pub fn markdown(&self) -> String {
@@ -30,12 +58,17 @@ impl SeedClaims {
         out.push_str("### Bounds measured in this run\n\n| bound | suite | C++ program | suite / program | measured by |\n|---|---|---|---|---|\n");
         for b in &self.bounds {
             let shown = |v: Option<f64>| v.map_or("—".into(), |v| Quantity::new(v, &b.unit, "").shown());
+            let suite = match b.spread {
+                Some(s) => {
+                    format!("{} ({}–{}, {} samples)", shown(b.suite), shown(Some(s.min)), shown(Some(s.max)), s.n)
+                }
+                None => shown(b.suite),
+            };
             let ratio = match (b.suite, b.program) {
                 (Some(s), Some(p)) if p > 0.0 => format!("{:.3}", s / p),
                 _ => "—".into(),
             };
-            let _ =
-                writeln!(out, "| {} | {} | {} | {ratio} | `{}` |", b.what, shown(b.suite), shown(b.program), b.source);
+            let _ = writeln!(out, "| {} | {suite} | {} | {ratio} | `{}` |", b.what, shown(b.program), b.source);
         }
         out.push_str("\n### Claims\n\n| claim | seed's words | figure | bound | ratio | verdict | seed's program as written |\n|---|---|---|---|---|---|---|\n");
         for c in &self.claims {
@@ -48,12 +81,15 @@ impl SeedClaims {
                 markdown_cell(&c.words),
                 shown(&c.figure),
                 shown(&c.bound),
-                ratio_text(c.ratio),
-                c.verdict,
+                claim_ratio_text(c),
+                verdict_text(c),
                 markdown_cell(c.program.as_deref().unwrap_or("—"))
             );
         }
         out.push_str("\nHow each verdict is decided, and what the figures are:\n\n");
+        if self.claims.iter().any(|c| c.samples.is_some()) {
+            let _ = writeln!(out, "{SAMPLES_RULE}\n");
+        }
         for c in &self.claims {
             let what = |q: &Option<Quantity>| q.as_ref().filter(|q| q.value.is_some()).map(|q| q.what.clone());
             let detail: Vec<String> =
@@ -80,10 +116,10 @@ impl SeedClaims {
                 out,
                 "  {:<26} {:<14} figure {}, bound {}, ratio {}",
                 c.id,
-                c.verdict.to_string(),
+                verdict_text(c),
                 shown(&c.figure),
                 shown(&c.bound),
-                ratio_text(c.ratio)
+                claim_ratio_text(c)
             );
         }
         out

@@ -240,8 +240,8 @@ impl Report {
                     xml(&c.words),
                     xml(&shown(&c.figure)),
                     xml(&shown(&c.bound)),
-                    c.ratio.filter(|r| r.is_finite()).map_or("—".into(), |r| format!("{r:.2}×")),
-                    verdict,
+                    xml(&super::claims::claim_ratio_text(c)),
+                    xml(&super::claims::verdict_text(c)),
                     xml(c.program.as_deref().unwrap_or("—"))
                 );
             }

@@ -21,7 +21,17 @@ pub fn run_in_process_with(case: &Case, kernels: &KernelTable, device: &DeviceIn
     }
     let observations = exec::run_case(case, kernels, device, opts);
     let verdict = verdict::judge(case, &observations);
-    let measures = measure::compute(case, &observations);
+    let mut measures = measure::compute(case, &observations);
+    // `samples: N`: the same script N − 1 more times, for the figures only. A run whose verdict differs from the
+    // first's is not the same measurement (its figures are dropped); the first run alone decides the verdict.
+    if case.samples > 1 && verdict.kind == VerdictKind::Pass && !measures.is_empty() {
+        for _ in 1..case.samples {
+            let more = exec::run_case(case, kernels, device, opts);
+            if verdict::judge(case, &more).kind == verdict.kind {
+                measure::add_samples(&mut measures, &measure::compute(case, &more));
+            }
+        }
+    }
     let timeline = timeline::build(case, &observations);
     CaseResult { measures, timeline, ..CaseResult::new(case, verdict, Some(observations), start.elapsed()) }
 }

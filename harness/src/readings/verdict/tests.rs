@@ -39,6 +39,7 @@ fn case(expects: Vec<Expectation>) -> Case {
         env: vec![],
         poisons: vec![],
         timing: None,
+        samples: 1,
         decls: vec![Decl::Gate { name: "g".into() }],
         positions: SourceMap {
             op_lines: (10..10 + script.len() as u32).collect(),
