@@ -15,6 +15,7 @@ use crate::record::observations::Observations;
 use crate::record::verdict::VerdictKind;
 use crate::record::{CaseResult, Provenance};
 use programs::EAGER;
+use std::cell::RefCell;
 
 /// The cases the claims read besides `performance/`: correctness cases whose verdicts a claim speaks to.
 pub const OTHER_CASES: [&str; 6] = [
@@ -50,20 +51,61 @@ pub fn pipeline_bound(t: &[f64], n: u32) -> f64 {
 /// once gives its one value to all), and [`combine`] makes one row of them: the median sample's figures, the ratio's
 /// least and greatest value, and the verdict by [`distribution_verdict`].
 pub fn evaluate(cases: &[CaseResult], programs: &[ProgramRun], provenance: &Provenance) -> SeedClaims {
-    let at = |sample| Inputs { cases, programs, provenance, sample };
+    let at = |sample| Inputs { cases, programs, provenance, sample, log: RefCell::new(Vec::new()) };
     let n = sample_count(cases);
     if n <= 1 {
         let run = at(None);
-        return SeedClaims { programs: programs.to_vec(), bounds: run.bounds(), claims: run.claims() };
+        let bounds = run.bounds().into_iter().map(|(row, _)| row).collect();
+        return SeedClaims { programs: programs.to_vec(), bounds, claims: claims().iter().map(|f| f(&run)).collect() };
     }
     let runs: Vec<Inputs> = (0..n).map(|k| at(Some(k))).collect();
-    let claims: Vec<Vec<ClaimRow>> = runs.iter().map(Inputs::claims).collect();
-    let bounds: Vec<Vec<BoundRow>> = runs.iter().map(Inputs::bounds).collect();
-    SeedClaims {
-        programs: programs.to_vec(),
-        bounds: (0..bounds[0].len()).map(|i| combine_bound(bounds.iter().map(|b| b[i].clone()).collect())).collect(),
-        claims: (0..claims[0].len()).map(|i| combine(claims.iter().map(|c| c[i].clone()).collect())).collect(),
-    }
+    let claims = claims()
+        .iter()
+        .map(|f| {
+            let rows = runs.iter().map(|run| {
+                run.log.borrow_mut().clear();
+                let row = f(run);
+                (row, run.log.take())
+            });
+            combine(distinct(rows))
+        })
+        .collect();
+    let bounds: Vec<Vec<(BoundRow, Vec<usize>)>> = runs.iter().map(Inputs::bounds).collect();
+    let bounds = (0..bounds[0].len()).map(|i| combine_bound(distinct(bounds.iter().map(|b| b[i].clone())))).collect();
+    SeedClaims { programs: programs.to_vec(), bounds, claims }
+}
+
+/// The claims, in the order of the table.
+fn claims<'a>() -> [fn(&Inputs<'a>) -> ClaimRow; 12] {
+    [
+        Inputs::seed000_pipeline,
+        Inputs::seed001_busy,
+        Inputs::seed001_priority,
+        Inputs::seed001_pinned_async,
+        Inputs::seed001_pinned_faster,
+        Inputs::seed002_one_stream,
+        Inputs::seed002_four_streams,
+        Inputs::seed003_printed,
+        Inputs::seed003_three_times,
+        Inputs::seed003_device_overlap,
+        Inputs::seed004_submission,
+        Inputs::seed004_deterministic,
+    ]
+}
+
+/// The rows of the samples that read a combination of runs no earlier sample read (`key`: the run of each measure
+/// read, in order). Sample k reads run k mod n of a case run n times, so with cases run 3 times, samples 3 and 4 are
+/// samples 0 and 1 again: counted twice, they would move the median and the counts.
+fn distinct<T>(rows: impl Iterator<Item = (T, Vec<usize>)>) -> Vec<T> {
+    let mut seen: Vec<Vec<usize>> = Vec::new();
+    rows.filter_map(|(row, key)| {
+        if seen.contains(&key) {
+            return None;
+        }
+        seen.push(key);
+        Some(row)
+    })
+    .collect()
 }
 
 /// The most runs any case the claims read has for one of its measures (1 where none ran more than once).
@@ -135,6 +177,9 @@ struct Inputs<'a> {
     provenance: &'a Provenance,
     /// Which run's value of each measure to read (`None`: the recorded value, the first run's).
     sample: Option<usize>,
+    /// The run of each measure read so far (`usize::MAX` for a value measured once): which combination of runs a
+    /// sample's row comes from.
+    log: RefCell<Vec<usize>>,
 }
 
 /// A figure a claim needs, or why it is missing.
@@ -153,23 +198,6 @@ struct SleepTimes {
 }
 
 impl Inputs<'_> {
-    fn claims(&self) -> Vec<ClaimRow> {
-        vec![
-            self.seed000_pipeline(),
-            self.seed001_busy(),
-            self.seed001_priority(),
-            self.seed001_pinned_async(),
-            self.seed001_pinned_faster(),
-            self.seed002_one_stream(),
-            self.seed002_four_streams(),
-            self.seed003_printed(),
-            self.seed003_three_times(),
-            self.seed003_device_overlap(),
-            self.seed004_submission(),
-            self.seed004_deterministic(),
-        ]
-    }
-
     fn case(&self, id: &str) -> Need<&CaseResult> {
         self.cases.iter().find(|c| c.id == id).ok_or_else(|| format!("{id} did not run"))
     }
@@ -185,7 +213,10 @@ impl Inputs<'_> {
         self.observations(&id)?;
         match self.case(&id)?.measures.iter().find(|m| m.name == name) {
             Some(m) => match self.sample {
-                Some(k) if !m.samples.is_empty() => Ok(m.samples[k % m.samples.len()]),
+                Some(k) if !m.samples.is_empty() => {
+                    self.log.borrow_mut().push(k % m.samples.len());
+                    Ok(m.samples[k % m.samples.len()])
+                }
                 _ => m.value.ok_or_else(|| format!("{id}: {name}: {}", m.why.as_deref().unwrap_or("no value"))),
             },
             None => Err(format!("{id} has no measure {name}")),
@@ -213,7 +244,16 @@ impl Inputs<'_> {
         self.program(name, "")?.figure(figure)
     }
 
-    fn bounds(&self) -> Vec<BoundRow> {
+    /// `f`'s result, and the runs of the measures it read (see [`distinct`]).
+    fn keyed<T>(&self, f: impl FnOnce() -> T) -> (T, Vec<usize>) {
+        let start = self.log.borrow().len();
+        let t = f();
+        let key = self.log.borrow()[start..].to_vec();
+        (t, key)
+    }
+
+    /// Each bound, and the runs of the measures it read.
+    fn bounds(&self) -> Vec<(BoundRow, Vec<usize>)> {
         let row = |what: &str, unit: &str, case: &str, measure: &str, program: Option<f64>| BoundRow {
             what: what.into(),
             unit: unit.into(),
@@ -223,7 +263,10 @@ impl Inputs<'_> {
             source: format!("{AREA}{case}: {measure}"),
         };
         let bw = |figure: &str| self.p("bandwidth", figure);
-        let mut rows: Vec<BoundRow> = vec![
+        let row = |what: &str, unit: &str, case: &str, measure: &str, program: Option<f64>| {
+            self.keyed(|| row(what, unit, case, measure, program))
+        };
+        let mut rows: Vec<(BoundRow, Vec<usize>)> = vec![
             row("pinned host→device, 4 × 256 MiB, gated", "GB/s", "bound-pinned-h2d", "h2d", bw("pinned-h2d")),
             row("pinned device→host, 4 × 256 MiB, gated", "GB/s", "bound-pinned-d2h", "d2h", bw("pinned-d2h")),
             row("bidirectional: host→device", "GB/s", "bound-pinned-bidirectional", "h2d", bw("bidirectional-h2d")),
@@ -237,31 +280,31 @@ impl Inputs<'_> {
             ("seed 000 chunk alone: vecAdd 8 Mi floats", "kernel"),
             ("seed 000 chunk alone: 32 MiB device→host", "d2h"),
         ] {
-            rows.push(BoundRow {
+            rows.push(self.keyed(|| BoundRow {
                 what: what.into(),
                 unit: "ms".into(),
                 suite: self.mean("seed000-serial", name, 4).ok(),
                 spread: None,
                 program: None,
                 source: format!("{AREA}seed000-serial: mean of {name}-0..3"),
-            });
+            }));
         }
-        rows.push(BoundRow {
+        rows.push(self.keyed(|| BoundRow {
             what: "host submission per kernel launch (100 on a stream)".into(),
             unit: "us".into(),
             suite: self.median("seed004-launch-cost", "eager-host", 5).ok(),
             spread: None,
             program: self.p("004_dag_graph", "small-eager-per-kernel"),
             source: format!("{AREA}seed004-launch-cost: median of eager-host-1..5"),
-        });
-        rows.push(BoundRow {
+        }));
+        rows.push(self.keyed(|| BoundRow {
             what: "host submission of one graph launch (100 kernels)".into(),
             unit: "us".into(),
             suite: self.median("seed004-launch-cost", "graph-host", 5).ok(),
             spread: None,
             program: self.p("004_dag_graph", "small-graph-launch"),
             source: format!("{AREA}seed004-launch-cost: median of graph-host-1..5"),
-        });
+        }));
         rows
     }
 
