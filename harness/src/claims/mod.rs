@@ -134,6 +134,10 @@ pub fn distribution_verdict(verdicts: &[ClaimVerdict]) -> ClaimVerdict {
 /// sample whose ratio is the median (the middle one, the upper of two), the ratios' spread, and the verdict by
 /// [`distribution_verdict`].
 pub fn combine(rows: Vec<ClaimRow>) -> ClaimRow {
+    if rows.len() == 1 {
+        // Every sample read the same runs (cases measured once): one measurement, shown as one.
+        return rows.into_iter().next().unwrap_or_else(|| ClaimRow::new("", "", "", ""));
+    }
     let verdicts: Vec<ClaimVerdict> = rows.iter().map(|r| r.verdict).collect();
     let verdict = distribution_verdict(&verdicts);
     let mut measured: Vec<&ClaimRow> = rows.iter().filter(|r| r.verdict.strength().is_some()).collect();
