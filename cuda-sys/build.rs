@@ -72,7 +72,7 @@ const DOCS_RS: &str = "DOCS_RS";
 const PREGENERATED_VAR: &str = "CUDA_CONFORMANCE_SYS_DOCS_CUDA";
 /// The committed bindings, `bindings/cudart-<CUDART_VERSION>.rs`, oldest first: one per release that
 /// `scripts/setup.sh` pins (the test `pregenerated` regenerates the build's own and fails on any drift).
-const PREGENERATED: [u32; 5] = [12000, 12030, 12090, 13000, 13050];
+const PREGENERATED: [u32; 9] = [12000, 12030, 12090, 13000, 13010, 13020, 13030, 13040, 13050];
 
 /// The no-toolkit docs build: the committed bindings of one release, its cfgs, and nothing to link (rustdoc
 /// links nothing). `BUILD_TOOLKIT_*` say where the bindings came from.

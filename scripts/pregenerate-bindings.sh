@@ -3,11 +3,11 @@
 # (cuda-sys/build.rs, DOCS_RS), from the pinned headers of every release scripts/setup.sh installs: each one is the
 # build script's own bindgen output for that toolkit, copied unchanged. The test cuda-sys/tests/pregenerated.rs
 # fails when a build's bindings differ from the committed file of its release, so run this after a bindgen or
-# header change. Usage: scripts/pregenerate-bindings.sh [VERSION...]   (default: 12.0 12.3 12.9 13.0 13.5)
+# header change. Usage: scripts/pregenerate-bindings.sh [VERSION...]   (default: 12.0 12.3 12.9 13.0 13.1 13.2 13.3 13.4 13.5)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 versions=("$@")
-[ ${#versions[@]} -gt 0 ] || versions=(12.0 12.3 12.9 13.0 13.5)
+[ ${#versions[@]} -gt 0 ] || versions=(12.0 12.3 12.9 13.0 13.1 13.2 13.3 13.4 13.5)
 for v in "${versions[@]}"; do
     bash scripts/setup.sh --cuda "$v" >/dev/null
     root="$PWD/.toolkit/cu$v"

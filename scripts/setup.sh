@@ -7,6 +7,7 @@
 #        --cuda 12.9    CUDA 12.9 (static cudart: the fleet bundle's runtime) into .toolkit/cu12.9;
 #        --cuda 12.0    CUDA 12.0 (libcudart.so.12 only: build with --features cuda-sys/dynamic) into .toolkit/cu12.0;
 #        --cuda 13.5    CUDA 13.5, the newest 13.x (static cudart) into .toolkit/cu13.5;
+#        --cuda 13.1 … 13.4   the 13.x minors in between, likewise (CI checks that each builds);
 #        --cuda 12.3    likewise (graph edge data came in 12.3; scripts/api-versions.py reads its headers);
 #      each version is pinned with hashes in scripts/cuda-<version>-requirements.txt. cuda-sys finds the default
 #      by itself; choose another with CUDA_HOME (e.g. CUDA_HOME=$PWD/.toolkit/cu12.9, best with its own
