@@ -1,9 +1,9 @@
 //! The command line's trials (`cli/...`), on the `cuda-conformance` binary: reports made in mock child mode (no GPU)
 //! are compared, blessed, summarised and merged, and the exit statuses and messages are checked.
 
-use crate::runner_trials::{expect, Fixture};
+use crate::runner_trials::{expect, report_header, Fixture};
 use harness::runner::mock::mock_device;
-use harness::runner::session::{self, ReportHeader};
+use harness::runner::session;
 use libtest_mimic::{Failed, Trial};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -56,14 +56,7 @@ fn cli_reports(fx: &Fixture) -> Result<(), Failed> {
     let tmp = std::env::temp_dir().join(format!("cuda-conformance-cli-{}", std::process::id()));
     std::fs::create_dir_all(&tmp)?;
     let c = fx.plain(3);
-    let header = ReportHeader {
-        commit: "test".into(),
-        started_at: "2026-01-01T00:00:00Z".into(),
-        filter: String::new(),
-        shard: None,
-        baseline: None,
-        kernel_image: Default::default(),
-    };
+    let header = report_header();
     let (base, new) = (tmp.join("base.json"), tmp.join("new.json"));
     let mut o = fx.opts(&[(c[0], "fail")]);
     o.reruns = 0;

@@ -47,6 +47,18 @@ impl Fixture {
     }
 }
 
+/// The header of the reports the mock runs write (no commit, a fixed start time, no filter, shard or baseline).
+pub fn report_header() -> ReportHeader {
+    ReportHeader {
+        commit: "test".into(),
+        started_at: "2026-01-01T00:00:00Z".into(),
+        filter: String::new(),
+        shard: None,
+        baseline: None,
+        kernel_image: Default::default(),
+    }
+}
+
 pub fn expect(cond: bool, what: impl FnOnce() -> String) -> Result<(), Failed> {
     if cond {
         Ok(())
@@ -273,14 +285,7 @@ fn devices(fx: &Fixture) -> Result<(), Failed> {
 fn rewrites(fx: &Fixture) -> Result<(), Failed> {
     let c = fx.plain(3);
     let path = std::env::temp_dir().join(format!("cuda-conformance-rewrite-{}.json", std::process::id()));
-    let header = ReportHeader {
-        commit: "test".into(),
-        started_at: "2026-01-01T00:00:00Z".into(),
-        filter: String::new(),
-        shard: None,
-        baseline: None,
-        kernel_image: Default::default(),
-    };
+    let header = report_header();
     let mut seen = Vec::new();
     let report =
         session::run_to_report(&c, &[mock_device()], &fx.opts(&[(c[2], "crash")]), &header, Some(&path), |_, e| {
