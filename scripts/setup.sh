@@ -75,9 +75,11 @@ install_13_0() {
     say "CUDA toolkit: $(grep -m1 '#define CUDART_VERSION' "$root/include/cuda_runtime_api.h") in $root"
 }
 
-# CUDA 12.x: the cu12 wheels spread a toolkit over nvidia/cuda_runtime and nvidia/cuda_nvcc, so the parts
-# cuda-sys needs are assembled into one root (include/ with crt/, lib/). A .complete stamp marks a finished copy.
-install_12() {
+# Every other release is assembled into .toolkit/cu<version> (include/ with crt/, lib/) from its pinned runtime
+# wheels, so that it never shadows the default 13.0 in .toolkit/nvidia/cu13; a .complete stamp marks a finished copy.
+# The layouts differ: the cu12 wheels spread a toolkit over nvidia/cuda_runtime and nvidia/cuda_nvcc, while the 13.x
+# wheels keep the nvidia/cu13 root, so the runtime and crt wheels alone make one.
+install_assembled() {
     local version=$1 root="$toolkit_dir/cu$1"
     if [ -f "$root/.complete" ]; then
         say "CUDA toolkit: found $root"
@@ -86,37 +88,25 @@ install_12() {
     say "CUDA toolkit: installing the pinned CUDA $version wheels into $root"
     rm -rf "$root"
     pip_install "$root/wheels" "$repo/scripts/cuda-$version-requirements.txt"
-    mkdir -p "$root/include" "$root/lib"
-    cp -r "$root/wheels/nvidia/cuda_runtime/include/." "$root/wheels/nvidia/cuda_nvcc/include/." "$root/include/"
-    cp -r "$root/wheels/nvidia/cuda_runtime/lib/." "$root/lib/"
+    case "$version" in
+        12.*)
+            mkdir -p "$root/include" "$root/lib"
+            cp -r "$root/wheels/nvidia/cuda_runtime/include/." "$root/wheels/nvidia/cuda_nvcc/include/." "$root/include/"
+            cp -r "$root/wheels/nvidia/cuda_runtime/lib/." "$root/lib/"
+            ;;
+        *) mv "$root/wheels/nvidia/cu13/include" "$root/wheels/nvidia/cu13/lib" "$root/" ;;
+    esac
     find "$root/include" "$root/lib" -name '__init__.py' -delete
-    rm -rf "$root/wheels" # ptxas and libnvvm: not needed, most of the download
+    rm -rf "$root/wheels" # ptxas and libnvvm of the 12.x wheels: not needed, most of the download
     [ -f "$root/include/crt/host_defines.h" ] || { say "no crt/host_defines.h in $root/include" >&2; exit 1; }
+    # 12.0-12.8 have no static cudart on PyPI; every 13.x wheel has one.
+    case "$version" in
+        13.*) [ -f "$root/lib/libcudart_static.a" ] || { say "no libcudart_static.a in $root/lib" >&2; exit 1; } ;;
+    esac
     touch "$root/.complete"
     local link="static (libcudart_static.a)"
     [ -f "$root/lib/libcudart_static.a" ] || link="dynamic only: build with --features cuda-sys/dynamic"
     say "CUDA toolkit: $(grep -m1 '#define CUDART_VERSION' "$root/include/cuda_runtime_api.h") in $root, $link"
-    say "CUDA toolkit: build with CUDA_HOME=$root (and e.g. CARGO_TARGET_DIR=target/cu$version)"
-}
-
-# CUDA 13.x after 13.0: the wheels keep the nvidia/cu13 layout, so the runtime and crt wheels alone make a root;
-# it is moved to .toolkit/cu<version> so that it never shadows the default 13.0 in .toolkit/nvidia/cu13.
-install_13x() {
-    local version=$1 root="$toolkit_dir/cu$1"
-    if [ -f "$root/.complete" ]; then
-        say "CUDA toolkit: found $root"
-        return
-    fi
-    say "CUDA toolkit: installing the pinned CUDA $version wheels into $root"
-    rm -rf "$root"
-    pip_install "$root/wheels" "$repo/scripts/cuda-$version-requirements.txt"
-    mv "$root/wheels/nvidia/cu13/include" "$root/wheels/nvidia/cu13/lib" "$root/"
-    find "$root/include" "$root/lib" -name '__init__.py' -delete
-    rm -rf "$root/wheels"
-    [ -f "$root/include/crt/host_defines.h" ] && [ -f "$root/lib/libcudart_static.a" ] ||
-        { say "no crt/host_defines.h or libcudart_static.a in $root" >&2; exit 1; }
-    touch "$root/.complete"
-    say "CUDA toolkit: $(grep -m1 '#define CUDART_VERSION' "$root/include/cuda_runtime_api.h") in $root, static"
     say "CUDA toolkit: build with CUDA_HOME=$root (and e.g. CARGO_TARGET_DIR=target/cu$version)"
 }
 
@@ -133,8 +123,7 @@ case "$cuda" in
         fi
         ;;
     13.0) install_13_0 ;;
-    13.*) install_13x "$cuda" ;;
-    *) install_12 "$cuda" ;;
+    *) install_assembled "$cuda" ;;
 esac
 
 # The kernel compiler, whatever the toolkit: see scripts/kernel-compiler-requirements.txt for why NVRTC 12.0.
