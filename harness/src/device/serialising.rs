@@ -24,11 +24,17 @@ use crate::case::ast::{
 /// Set by `run --sanitizer TOOL` in its workers' environment: the compute-sanitizer tool they run under.
 pub const SANITIZER_TOOL_VAR: &str = "CUDA_CONFORMANCE_SANITIZER";
 
-/// What serialises this process's device work, in words for the report (`None`: nothing seen).
+/// What serialises this process's device work, in words for the report (`None`: nothing seen). A tool is set up
+/// when the process starts and nothing here changes the environment, so the answer is read once per process: every
+/// case's requirements ask for it, and reading `/proc/self/maps` of a CUDA process each time was work per case.
 pub fn detect() -> Option<String> {
-    let env: Vec<(String, String)> = std::env::vars().collect();
-    let maps = std::fs::read_to_string("/proc/self/maps").unwrap_or_default();
-    detect_in(&env, &maps)
+    static SEEN: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    SEEN.get_or_init(|| {
+        let env: Vec<(String, String)> = std::env::vars().collect();
+        let maps = std::fs::read_to_string("/proc/self/maps").unwrap_or_default();
+        detect_in(&env, &maps)
+    })
+    .clone()
 }
 
 /// [`detect`] over an environment and the text of `/proc/self/maps` (so tests need not change the process).
