@@ -65,11 +65,21 @@ pub struct Spread {
 pub struct ClaimSamples {
     /// The verdict of each sample, in run order (a sample missing a figure is `not-measured`).
     pub verdicts: Vec<ClaimVerdict>,
+    /// The ratio of each sample, in run order (`None` where a sample has none): the distribution itself.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ratios: Vec<Option<f64>>,
     /// The samples' ratios: how many, least, greatest (the row's `ratio` is their median).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ratio: Option<Spread>,
-    /// The samples' verdicts differ: the interval straddles a threshold, and the row's verdict is the weakest.
+    /// The ratios of the middle samples, those that decide the verdict (see `rule`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub middle: Option<Spread>,
+    /// The samples' verdicts differ (some sample lies across a threshold from another).
     pub straddles: bool,
+    /// How the verdict follows from these samples, in words: `the middle 3 of 5 samples decide (1 set aside at
+    /// each end): all hold`.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub rule: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -90,6 +100,9 @@ pub enum ClaimVerdict {
     DoesNotHold,
     /// A figure it needs was not measured (the case did not run or recorded nothing).
     NotMeasured,
+    /// Judged on several samples, the middle ones disagree: the distribution's centre straddles a threshold
+    /// (`crate::claims::distribution_verdict`). Never a single sample's verdict.
+    Undecided,
 }
 
 impl std::fmt::Display for ClaimVerdict {
@@ -99,18 +112,38 @@ impl std::fmt::Display for ClaimVerdict {
             ClaimVerdict::HoldsPartly => "holds partly",
             ClaimVerdict::DoesNotHold => "does not hold",
             ClaimVerdict::NotMeasured => "not measured",
+            ClaimVerdict::Undecided => "undecided",
         })
     }
 }
 
 impl ClaimVerdict {
-    /// How much a verdict grants: does not hold < holds partly < holds (`None` for not measured).
+    /// `2 holds, 1 holds partly`: how many of `verdicts` are each verdict, strongest first.
+    pub fn counts_text(verdicts: &[ClaimVerdict]) -> String {
+        let order = [
+            ClaimVerdict::Holds,
+            ClaimVerdict::HoldsPartly,
+            ClaimVerdict::DoesNotHold,
+            ClaimVerdict::NotMeasured,
+            ClaimVerdict::Undecided,
+        ];
+        order
+            .iter()
+            .map(|v| (v, verdicts.iter().filter(|x| *x == v).count()))
+            .filter(|(_, n)| *n > 0)
+            .map(|(v, n)| format!("{n} {v}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// How much a verdict grants: does not hold < holds partly < holds (`None` for not measured and undecided,
+    /// which no single sample gives).
     pub fn strength(self) -> Option<u8> {
         match self {
             ClaimVerdict::DoesNotHold => Some(0),
             ClaimVerdict::HoldsPartly => Some(1),
             ClaimVerdict::Holds => Some(2),
-            ClaimVerdict::NotMeasured => None,
+            ClaimVerdict::NotMeasured | ClaimVerdict::Undecided => None,
         }
     }
 }

@@ -30,25 +30,21 @@ pub fn claim_ratio_text(c: &ClaimRow) -> String {
     }
 }
 
-/// The verdict, and where the samples disagree, how many gave each: `holds partly (straddles: 3 holds, 2 holds
-/// partly)`.
+/// The verdict, and where the samples disagree, how many gave each: `holds (samples: 2 holds, 1 holds partly)`,
+/// `undecided (samples: 3 holds, 2 holds partly)`.
 pub fn verdict_text(c: &ClaimRow) -> String {
     let Some(s) = c.samples.as_ref().filter(|s| s.straddles) else { return c.verdict.to_string() };
-    let order = [ClaimVerdict::Holds, ClaimVerdict::HoldsPartly, ClaimVerdict::DoesNotHold, ClaimVerdict::NotMeasured];
-    let counts: Vec<String> = order
-        .iter()
-        .map(|v| (v, s.verdicts.iter().filter(|x| *x == v).count()))
-        .filter(|(_, n)| *n > 0)
-        .map(|(v, n)| format!("{n} {v}"))
-        .collect();
-    format!("{} (straddles: {})", c.verdict, counts.join(", "))
+    format!("{} (samples: {})", c.verdict, ClaimVerdict::counts_text(&s.verdicts))
 }
 
 /// The rule for claims judged on several samples, as the Markdown section states it.
 pub const SAMPLES_RULE: &str = "Where the cases ran more than once (`samples:`), each claim is judged on every \
     sample (sample k takes the k-th run of every case it reads); the figures shown are the median sample's, the ratio \
-    has the samples' least and greatest value, and the verdict is the weakest any sample gives: a claim holds only if \
-    its whole interval is inside the threshold, and one that straddles a threshold gets the side that grants less.";
+    has the samples' least and greatest value. The verdict: order the samples by the verdict each gives and set \
+    aside a quarter of them at each end (rounded down; at least one once there are three); the middle ones decide. \
+    When they agree, that is the verdict (with 3 samples the median decides, with 5 the middle 3); when they differ, \
+    the middle of the distribution straddles a threshold and the claim is undecided. One or two samples must all \
+    agree.";
 
 impl SeedClaims {
     /// The Markdown section of a report's summary: the bounds, then the claims.
