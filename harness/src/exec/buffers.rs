@@ -4,9 +4,14 @@
 
 use super::resources::{check, Destroy, DeviceMemory, HostMemory};
 use crate::case::ast::{MemKind, INITIAL_BYTE, INITIAL_WORD};
+use crate::record::observations::{Contents, ContentsScan};
 use cuda_sys as sys;
 use std::ffi::c_void;
 use std::ptr;
+
+/// Words of device memory read back per cudaMemcpy when a buffer's contents are summarised: 4 MiB of host memory
+/// reused for the whole buffer, rather than a copy of all of it (256 MiB of fresh pages to fault in and scan).
+const READBACK_WORDS: usize = 1 << 20;
 
 /// The cudaMemcpyKind of a copy from `src` to `dst`: pinned, pageable and mapped memory are host memory.
 pub fn memcpy_kind(dst: MemKind, src: MemKind) -> sys::cudaMemcpyKind {
@@ -185,7 +190,9 @@ impl Buffer {
         }
     }
 
-    /// The whole contents. Call only when no work can touch the buffer (after the final device synchronize).
+    /// The whole contents, copied (the tests compare [`Buffer::contents`] with it). Call only when no work can touch
+    /// the buffer (after the final device synchronize).
+    #[cfg(test)]
     pub fn read(&self) -> Result<Vec<u32>, sys::cudaError_t> {
         let words = usize::try_from(self.words()).map_err(|_| sys::cudaError::cudaErrorInvalidValue)?;
         let mut out = vec![0u32; words];
@@ -199,6 +206,32 @@ impl Buffer {
             }
         }
         Ok(out)
+    }
+
+    /// The whole contents as a [`Contents`] record (keeping the words at `probe_indices`), in one pass: host-visible
+    /// memory is scanned where it lies, device memory is read back [`READBACK_WORDS`] at a time. Call only when no
+    /// work can touch the buffer (after the final device synchronize).
+    pub fn contents(&self, probe_indices: &[u64]) -> Result<Contents, sys::cudaError_t> {
+        let mut scan = ContentsScan::new(probe_indices);
+        if let Some((ptr, n)) = self.host_words() {
+            // SAFETY: ptr holds n words of live host memory; nothing writes it any more (see above).
+            scan.push(unsafe { std::slice::from_raw_parts(ptr, n) });
+            return Ok(scan.finish());
+        }
+        let words = usize::try_from(self.words()).map_err(|_| sys::cudaError::cudaErrorInvalidValue)?;
+        let mut chunk = vec![0u32; words.min(READBACK_WORDS)];
+        let kind = sys::cudaMemcpyKind::cudaMemcpyDeviceToHost;
+        let mut done = 0;
+        while done < words {
+            let n = (words - done).min(chunk.len());
+            // SAFETY: chunk has at least n words; the source is n words inside the device allocation (done + n is
+            // at most its word count).
+            let src = unsafe { self.copy_ptr().cast::<u32>().add(done) }.cast::<c_void>();
+            check(unsafe { sys::cudaMemcpy(chunk.as_mut_ptr().cast(), src, n * 4, kind) })?;
+            scan.push(&chunk[..n]);
+            done += n;
+        }
+        Ok(scan.finish())
     }
 
     /// The device allocation, for cudaFreeAsync; `None` for host memory.
@@ -307,6 +340,9 @@ mod tests {
         assert_eq!(b.host_words().map(|(_, n)| n), Some(16));
         // The pattern, not zero: a check that expects 0 cannot pass on words nobody wrote.
         assert_eq!(b.read().unwrap(), vec![0xCDCD_CDCD; 16]);
+        let c = b.contents(&[3]).unwrap();
+        assert_eq!((c.words, c.uniform, c.word(3)), (16, Some(0xCDCD_CDCD), Some(0xCDCD_CDCD)));
+        assert_eq!(c, Contents::of(&b.read().unwrap(), &[3]), "scanned in place, as if copied");
         assert_eq!(b.release(), sys::cudaError::cudaSuccess);
     }
 }

@@ -11,7 +11,7 @@ use super::threads::CaseThreads;
 use crate::case::ast::CaptureStatus;
 use crate::case::ast::{Case, Decl, Expectation, Predicate, StreamRef};
 use crate::case::words::Word;
-use crate::record::observations::{BufferRecord, Contents};
+use crate::record::observations::BufferRecord;
 use cuda_sys as sys;
 use std::sync::PoisonError;
 
@@ -111,8 +111,8 @@ pub fn read_buffers(case: &Case, st: &Objects) -> Vec<BufferRecord> {
         .map(|(name, kind, bytes)| {
             let (contents, read_error) = match st.buffer(name) {
                 Err(why) => (None, Some(why)),
-                Ok(buffer) => match st.devices.on(st.device_of(name), || buffer.read()) {
-                    Ok(words) => (Some(Contents::of(&words, &probe_indices(case, name))), None),
+                Ok(buffer) => match st.devices.on(st.device_of(name), || buffer.contents(&probe_indices(case, name))) {
+                    Ok(contents) => (Some(contents), None),
                     Err(code) => (None, Some(format!("reading it back returned {}", code))),
                 },
             };

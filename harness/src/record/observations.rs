@@ -286,27 +286,9 @@ impl Contents {
 
     /// Summarises `words`, keeping the words at `probe_indices` (those out of range are left out).
     pub fn of(words: &[u32], probe_indices: &[u64]) -> Contents {
-        let uniform = match words.split_first() {
-            Some((&first, rest)) if rest.iter().all(|&w| w == first) => Some(first),
-            _ => None,
-        };
-        let mut probes: Vec<WordAt> = probe_indices
-            .iter()
-            .filter_map(|&index| {
-                let value = *words.get(usize::try_from(index).ok()?)?;
-                Some(WordAt { index, value })
-            })
-            .collect();
-        probes.sort_by_key(|p| p.index);
-        probes.dedup();
-        Contents {
-            words: words.len() as u64,
-            uniform,
-            first_words: words.iter().take(Self::KEPT_WORDS).copied().collect(),
-            probes,
-            summary: summary(words),
-            runs: Some(runs_of(words)).filter(|r| r.len() <= Self::KEPT_RUNS),
-        }
+        let mut scan = ContentsScan::new(probe_indices);
+        scan.push(words);
+        scan.finish()
     }
 
     /// Every word of the buffer, when the runs were kept.
@@ -331,33 +313,103 @@ impl Contents {
 /// How many runs of equal words a summary spells out.
 const SUMMARY_RUNS: usize = 8;
 
-fn runs_of(words: &[u32]) -> Vec<[u64; 3]> {
-    let mut runs: Vec<[u64; 3]> = Vec::new();
-    for (i, &w) in words.iter().enumerate() {
-        match runs.last_mut() {
-            Some([_, end, value]) if *value == w as u64 => *end = i as u64 + 1,
-            _ => runs.push([i as u64, i as u64 + 1, w as u64]),
-        }
-    }
-    runs
+/// [`Contents`] built from a buffer's words in order, a chunk at a time, in one pass and without holding the
+/// buffer: a device buffer of 256 MiB is read back through a small host chunk, and host memory is scanned where it
+/// lies (copying it whole first cost more host time than the cases' own work, and far more on a busy host).
+#[derive(Debug)]
+pub struct ContentsScan {
+    words: u64,
+    first_words: Vec<u32>,
+    /// The indices asked for (sorted, without repeats), and the words found at them so far.
+    wanted: Vec<u64>,
+    probes: Vec<WordAt>,
+    /// The first runs of equal words, closed (enough for the summary and for an exact copy), and how many in all.
+    runs: Vec<[u64; 3]>,
+    run_count: u64,
+    /// The run still open: where it started and its word.
+    open: Option<(u64, u32)>,
 }
 
-fn summary(words: &[u32]) -> String {
-    let runs: Vec<(u64, u64, u64)> = runs_of(words).into_iter().map(|[s, e, v]| (s, e, v)).collect();
-    let mut text = format!("{} words", words.len());
-    match runs.as_slice() {
+impl ContentsScan {
+    pub fn new(probe_indices: &[u64]) -> ContentsScan {
+        let mut wanted = probe_indices.to_vec();
+        wanted.sort_unstable();
+        wanted.dedup();
+        ContentsScan {
+            words: 0,
+            first_words: Vec::new(),
+            wanted,
+            probes: Vec::new(),
+            runs: Vec::new(),
+            run_count: 0,
+            open: None,
+        }
+    }
+
+    /// The next words of the buffer.
+    pub fn push(&mut self, chunk: &[u32]) {
+        let base = self.words;
+        let end = base + chunk.len() as u64;
+        if self.first_words.len() < Contents::KEPT_WORDS {
+            let more = (Contents::KEPT_WORDS - self.first_words.len()).min(chunk.len());
+            self.first_words.extend_from_slice(&chunk[..more]);
+        }
+        for &index in self.wanted.iter().filter(|&&i| i >= base && i < end) {
+            self.probes.push(WordAt { index, value: chunk[(index - base) as usize] });
+        }
+        let mut at = 0usize;
+        while at < chunk.len() {
+            let (start, value) = *self.open.get_or_insert((base + at as u64, chunk[at]));
+            // The end of the run of `value` inside this chunk (a plain comparison loop, which the compiler
+            // vectorises: a buffer of one run is scanned at memory speed).
+            let len = chunk[at..].iter().position(|&w| w != value).unwrap_or(chunk.len() - at);
+            at += len;
+            if at < chunk.len() {
+                self.close(start, base + at as u64, value);
+                self.open = None;
+            }
+        }
+        self.words = end;
+    }
+
+    fn close(&mut self, start: u64, end: u64, value: u32) {
+        self.run_count += 1;
+        if self.runs.len() <= Contents::KEPT_RUNS {
+            self.runs.push([start, end, u64::from(value)]);
+        }
+    }
+
+    pub fn finish(mut self) -> Contents {
+        if let Some((start, value)) = self.open.take() {
+            self.close(start, self.words, value);
+        }
+        let uniform = match self.runs.as_slice() {
+            [[_, _, v]] if self.run_count == 1 => Some(*v as u32),
+            _ => None,
+        };
+        let summary = summary(self.words, &self.runs, self.run_count);
+        let runs = (self.run_count as usize <= Contents::KEPT_RUNS).then_some(self.runs);
+        Contents { words: self.words, uniform, first_words: self.first_words, probes: self.probes, summary, runs }
+    }
+}
+
+/// `4096 words: [0..1024) = 7, [1024..4096) = 0` from the first runs (at least [`SUMMARY_RUNS`] of them, or all)
+/// and how many runs there are.
+fn summary(words: u64, runs: &[[u64; 3]], run_count: u64) -> String {
+    let mut text = format!("{words} words");
+    match runs {
         [] => {}
-        [(_, _, v)] => {
+        [[_, _, v]] if run_count == 1 => {
             let _ = write!(text, ", all {v} ({v:#x})");
         }
         _ => {
-            let _ = write!(text, " in {} runs:", runs.len());
-            for (start, end, v) in runs.iter().take(SUMMARY_RUNS) {
+            let _ = write!(text, " in {run_count} runs:");
+            for [start, end, v] in runs.iter().take(SUMMARY_RUNS) {
                 let _ = write!(text, " [{start}..{end}) = {v},");
             }
             text.pop();
-            if runs.len() > SUMMARY_RUNS {
-                let _ = write!(text, " (+{} more runs)", runs.len() - SUMMARY_RUNS);
+            if run_count > SUMMARY_RUNS as u64 {
+                let _ = write!(text, " (+{} more runs)", run_count - SUMMARY_RUNS as u64);
             }
         }
     }
@@ -430,5 +482,69 @@ mod tests {
         assert!(Contents::of(&words, &[]).summary.ends_with("(+12 more runs)"));
         assert_eq!(Contents::of(&[], &[]).summary, "0 words");
         assert_eq!(Contents::of(&[], &[]).uniform, None);
+    }
+
+    /// What `Contents::of` computed before the scan (every word copied, its runs listed twice), as the reference:
+    /// the scan must give the same record for every buffer, however it is cut into chunks.
+    fn reference(words: &[u32], probe_indices: &[u64]) -> Contents {
+        let mut runs: Vec<[u64; 3]> = Vec::new();
+        for (i, &w) in words.iter().enumerate() {
+            match runs.last_mut() {
+                Some([_, end, value]) if *value == w as u64 => *end = i as u64 + 1,
+                _ => runs.push([i as u64, i as u64 + 1, w as u64]),
+            }
+        }
+        let uniform = match words.split_first() {
+            Some((&first, rest)) if rest.iter().all(|&w| w == first) => Some(first),
+            _ => None,
+        };
+        let mut probes: Vec<WordAt> = probe_indices
+            .iter()
+            .filter_map(|&index| Some(WordAt { index, value: *words.get(usize::try_from(index).ok()?)? }))
+            .collect();
+        probes.sort_by_key(|p| p.index);
+        probes.dedup();
+        Contents {
+            words: words.len() as u64,
+            uniform,
+            first_words: words.iter().take(Contents::KEPT_WORDS).copied().collect(),
+            probes,
+            summary: summary(words.len() as u64, &runs, runs.len() as u64),
+            runs: Some(runs).filter(|r| r.len() <= Contents::KEPT_RUNS),
+        }
+    }
+
+    #[test]
+    fn the_scan_in_chunks_gives_what_the_whole_buffer_gives() {
+        // A small deterministic generator: buffers of one run, of a few runs, of 64 and 65 runs (the limit of an
+        // exact copy) and of noise, cut at every kind of place.
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut buffers: Vec<Vec<u32>> = vec![vec![], vec![7], vec![7; 1000], (0..20).collect()];
+        for runs in [2usize, 8, 9, 64, 65, 300] {
+            let mut words = Vec::new();
+            for r in 0..runs {
+                words.extend(std::iter::repeat_n(r as u32 % 3, 1 + (next() % 40) as usize));
+            }
+            buffers.push(words);
+        }
+        buffers.push((0..5000).map(|_| (next() % 4) as u32).collect());
+        for words in &buffers {
+            let probes = [0, 3, words.len() as u64 / 2, words.len() as u64 + 5, 3];
+            let whole = reference(words, &probes);
+            for chunk in [1usize, 2, 3, 7, 64, 1000, usize::MAX] {
+                let mut scan = ContentsScan::new(&probes);
+                for part in words.chunks(chunk.min(words.len().max(1))) {
+                    scan.push(part);
+                }
+                assert_eq!(scan.finish(), whole, "{} words in chunks of {chunk}", words.len());
+            }
+            assert_eq!(Contents::of(words, &probes), whole);
+        }
     }
 }
