@@ -51,6 +51,17 @@ pub struct RunArgs {
     /// and timeline: what every command reads) or `all`.
     #[arg(long, value_enum, default_value_t = TraceKeep::NonPass)]
     trace: TraceKeep,
+    /// How the workers' host threads wait for the device: `block` (cudaDeviceScheduleBlockingSync: woken when the
+    /// work completes, quick on a busy host) or `auto` (cudart's default: spin while the process has fewer contexts
+    /// than the host has cores).
+    #[arg(long, value_enum, default_value_t = HostWaitsName::Block)]
+    host_waits: HostWaitsName,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum HostWaitsName {
+    Block,
+    Auto,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -93,6 +104,10 @@ impl RunArgs {
             traces: match self.trace {
                 TraceKeep::All => Traces::All,
                 TraceKeep::NonPass => Traces::NonPass,
+            },
+            host_waits: match self.host_waits {
+                HostWaitsName::Block => runner::HostWaits::Block,
+                HostWaitsName::Auto => runner::HostWaits::Auto,
             },
             ..RunOptions::default()
         };
@@ -217,8 +232,12 @@ impl RunCmd {
         // they are recorded, never asserted, so they change neither a verdict nor the exit status.
         if session.wants_figures(!self.no_figures, &opts, shard) {
             let figure_filter = self.filter.as_deref().filter(|f| !f.is_empty());
+            let started = std::time::Instant::now();
             let staging = measure_figures(d, figure_filter, opts.case_deadline);
             report.figures = (!staging.is_empty()).then_some(Figures { staging });
+            if let Some(phases) = report.run.as_mut().and_then(|r| r.phases.as_mut()) {
+                phases.figures_s = Some(started.elapsed().as_secs_f64());
+            }
         }
         let report = session.conclude(report, &[]);
         emit(&report.summary_table());

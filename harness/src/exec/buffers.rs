@@ -9,9 +9,10 @@ use cuda_sys as sys;
 use std::ffi::c_void;
 use std::ptr;
 
-/// Words of device memory read back per cudaMemcpy when a buffer's contents are summarised: 4 MiB of host memory
-/// reused for the whole buffer, rather than a copy of all of it (256 MiB of fresh pages to fault in and scan).
-const READBACK_WORDS: usize = 1 << 20;
+/// Words of device memory read back per cudaMemcpy when a buffer's contents are summarised: 16 MiB of host memory
+/// reused for the whole buffer, rather than a copy of all of it (256 MiB of fresh pages to fault in and scan), in
+/// chunks large enough that a 256 MiB buffer takes 16 waits for the device, not hundreds.
+const READBACK_WORDS: usize = 1 << 22;
 
 /// The cudaMemcpyKind of a copy from `src` to `dst`: pinned, pageable and mapped memory are host memory.
 pub fn memcpy_kind(dst: MemKind, src: MemKind) -> sys::cudaMemcpyKind {

@@ -20,6 +20,7 @@ use crate::record::figures::{Point, SeriesFigure, LARGEST, SMALLEST};
 use crate::record::verdict::VerdictKind;
 use crate::record::CaseResult;
 use crate::runner::worker::{ChildSpec, Worker};
+use crate::runner::HostWaits;
 use std::time::Duration;
 
 /// Bisection stops once the bracket is at most 1/8 of the early size (the power-of-two step it started from)...
@@ -243,8 +244,15 @@ fn measure_series(
         }
     };
     // The suite's worker, at the written delays: a point is a case like any other, sent as its text.
-    let spec =
-        ChildSpec { exe, ordinal: device.ordinal, visible: None, mock: None, all_devices: false, sanitizer: None };
+    let spec = ChildSpec {
+        exe,
+        ordinal: device.ordinal,
+        visible: None,
+        mock: None,
+        all_devices: false,
+        sanitizer: None,
+        host_waits: HostWaits::default(),
+    };
     let mut worker = Worker::new(spec);
     let mut failures_in_a_row = 0;
     let points = sweep(|bytes| {

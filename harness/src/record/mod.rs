@@ -185,6 +185,29 @@ pub struct RunInfo {
     /// timeline) and its trace is dropped as it is written.
     #[serde(default)]
     pub traces: Traces,
+    /// How the workers' host threads waited for the device: `block` (cudaDeviceScheduleBlockingSync) or `auto`
+    /// (cudart's default: spin with fewer contexts than cores). Absent in reports from before the choice.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_waits: Option<String>,
+    /// Where the run's time went, for a benchmark under load to read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phases: Option<RunPhases>,
+}
+
+/// Where a run's wall time went, in seconds from the start of its cases (the first device's runner).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunPhases {
+    /// When the cases that need a process of their own (and the several-device ones) were done.
+    pub own_phase_end_s: f64,
+    /// How long those cases waited for their processes' contexts (what starting them ahead did not hide).
+    pub own_ready_wait_s: f64,
+    /// When the batch worker had its context and the batch cases began.
+    pub batch_start_s: f64,
+    /// When the last case ended.
+    pub cases_end_s: f64,
+    /// How long the figures after the cases took (`run` only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub figures_s: Option<f64>,
 }
 
 /// Which cases' traces a written report keeps (see [`RunInfo::traces`]).

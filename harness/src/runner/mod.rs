@@ -73,6 +73,30 @@ pub const WRITTEN_GATE_DELAY: Duration = Duration::from_millis(300);
 /// The default gate delay of a run: an order of magnitude above an API call's latency, a tenth of the written one.
 pub const DEFAULT_GATE_DELAY: Duration = Duration::from_millis(30);
 
+/// How a worker's host threads wait for the device (in `cudaStreamSynchronize`, `cudaMemcpy`, `cudaEventSynchronize`
+/// ...). cudart's default (`cudaDeviceScheduleAuto`) spins while the process has fewer contexts than the host has
+/// cores, whatever else runs there; on a busy host a spinning thread notices the device's completion only when the
+/// scheduler next runs it, a few milliseconds per wait with 4 runnable threads per core, and the suite waits
+/// thousands of times. A thread blocked on a primitive is woken when the work completes and runs at once. Neither
+/// changes what a call returns or whether it waits, only how the host waits (no case reads the device flags).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum HostWaits {
+    /// `cudaDeviceScheduleBlockingSync` in every worker, before its context exists.
+    #[default]
+    Block,
+    /// cudart's default heuristic (`cudaDeviceScheduleAuto`): spin with fewer contexts than cores.
+    Auto,
+}
+
+impl HostWaits {
+    pub fn word(self) -> &'static str {
+        match self {
+            HostWaits::Block => "block",
+            HostWaits::Auto => "auto",
+        }
+    }
+}
+
 /// How a suite runs.
 #[derive(Debug, Clone)]
 pub struct RunOptions {
@@ -96,6 +120,8 @@ pub struct RunOptions {
     pub sanitizer: Option<sanitizer::SanitizerSpec>,
     /// Which cases keep their whole trace in the written report (`run --trace all`: every case).
     pub traces: crate::record::Traces,
+    /// How the workers' host threads wait for the device.
+    pub host_waits: HostWaits,
 }
 
 impl Default for RunOptions {
@@ -111,6 +137,7 @@ impl Default for RunOptions {
             baseline: None,
             sanitizer: None,
             traces: crate::record::Traces::NonPass,
+            host_waits: HostWaits::default(),
         }
     }
 }

@@ -29,6 +29,9 @@ pub(super) const CHILD_WARM: &str = "CUDA_CONFORMANCE_CHILD_WARM";
 /// Set for a child that runs the cases needing several devices: it creates a context on every device it sees at
 /// once, so that a case's first use of a device does not look like memory it failed to release.
 pub(super) const CHILD_ALL_DEVICES: &str = "CUDA_CONFORMANCE_CHILD_ALL_DEVICES";
+/// Set for a child whose host threads block while they wait for the device (`cudaDeviceScheduleBlockingSync`), rather
+/// than spin as cudart's default does with fewer contexts than cores (see [`super::HostWaits`]).
+pub(super) const CHILD_BLOCKING_WAITS: &str = "CUDA_CONFORMANCE_CHILD_BLOCKING_WAITS";
 /// Marks the line a warm child prints once its context exists.
 pub(super) const READY_PREFIX: &str = "CUDA-CONFORMANCE-READY";
 /// Marks the child's result lines, so that stray output (a driver message) cannot be mistaken for one.

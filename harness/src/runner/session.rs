@@ -18,7 +18,7 @@ use super::{RunOptions, WRITTEN_GATE_DELAY};
 use crate::case::ast::Case;
 use crate::device::gpu::DeviceInfo;
 use crate::record::claims::ProgramRun;
-use crate::record::{write_atomic, CaseResult, KernelImage, Provenance, Report, RunInfo, SanitizerRun};
+use crate::record::{write_atomic, CaseResult, KernelImage, Provenance, Report, RunInfo, RunPhases, SanitizerRun};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -95,6 +95,14 @@ pub fn report_of(
         extra_runs: stats.extra_runs,
         sanitizer: opts.sanitizer.as_ref().map(|s| SanitizerRun::over(&s.tool, &s.executable, &report.cases)),
         traces: opts.traces,
+        host_waits: Some(opts.host_waits.word().to_owned()),
+        phases: stats.lanes.first().map(|l| RunPhases {
+            own_phase_end_s: l.own_phase_end_s,
+            own_ready_wait_s: l.own_ready_wait_s,
+            batch_start_s: l.batch_start_s,
+            cases_end_s: l.end_s,
+            figures_s: None,
+        }),
     });
     report
 }

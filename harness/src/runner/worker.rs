@@ -11,9 +11,11 @@ use super::mock::{self, Mock};
 use super::one_case::{run_in_process_with, verdict_of};
 use super::process::Process;
 use super::protocol::{
-    MemoryLoss, Ready, Reply, Request, CHILD_ALL_DEVICES, CHILD_DEVICE, CHILD_WARM, READY_PREFIX, RESULT_PREFIX,
+    MemoryLoss, Ready, Reply, Request, CHILD_ALL_DEVICES, CHILD_BLOCKING_WAITS, CHILD_DEVICE, CHILD_WARM, READY_PREFIX,
+    RESULT_PREFIX,
 };
 use super::sanitizer::{self, SanitizerSpec};
+use super::HostWaits;
 use crate::case::ast::Case;
 use crate::device::gpu::{self, DeviceInfo};
 use crate::device::kernels::KernelTable;
@@ -61,6 +63,12 @@ fn serve(ordinal: i32, kernels: impl FnOnce() -> KernelTable, mock: Option<Mock>
         Some(_) => None,
         None => Some((gpu::probe(ordinal).map_err(|e| e.to_string())?, kernels())),
     };
+    if gpu.is_some() && std::env::var_os(CHILD_BLOCKING_WAITS).is_some() {
+        // Not fatal: the cases run as well with spinning waits, only slower on a busy host.
+        if let Err(why) = block_host_waits(ordinal, std::env::var_os(CHILD_ALL_DEVICES).is_some()) {
+            eprintln!("warning: {why}; host threads spin while they wait");
+        }
+    }
     if gpu.is_some() && std::env::var_os(CHILD_ALL_DEVICES).is_some() {
         create_every_context(ordinal)?;
     }
@@ -103,6 +111,32 @@ fn serve(ordinal: i32, kernels: impl FnOnce() -> KernelTable, mock: Option<Mock>
         }
     }
     Ok(())
+}
+
+/// Makes the host threads block while they wait for device `home` (and with `every`, for every device this process
+/// sees): `cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync)`, before a case runs (see [`HostWaits`]).
+fn block_host_waits(home: i32, every: bool) -> Result<(), String> {
+    let mut count = 0;
+    // SAFETY: a valid out-pointer; then plain calls without pointers.
+    unsafe {
+        let code = sys::cudaGetDeviceCount(&mut count);
+        if code != sys::cudaError::cudaSuccess {
+            return Err(format!("cannot count the devices: {code}"));
+        }
+        let devices: Vec<i32> = if every { (0..count).collect() } else { vec![home] };
+        for d in devices {
+            let code = sys::cudaSetDevice(d);
+            let flags = sys::cudaDeviceScheduleBlockingSync;
+            let code = if code == sys::cudaError::cudaSuccess { sys::cudaSetDeviceFlags(flags) } else { code };
+            if code != sys::cudaError::cudaSuccess {
+                return Err(format!("cannot make device {d}'s waits block (cudaSetDeviceFlags): {code}"));
+            }
+        }
+        match sys::cudaSetDevice(home) {
+            sys::cudaError::cudaSuccess => Ok(()),
+            code => Err(format!("cannot make device {home} current again: {code}")),
+        }
+    }
 }
 
 /// Creates the primary context of every device this process sees, and makes `home` current again.
@@ -272,6 +306,8 @@ pub struct ChildSpec {
     pub all_devices: bool,
     /// Run the child under compute-sanitizer (`run --sanitizer`).
     pub sanitizer: Option<SanitizerSpec>,
+    /// How the child's host threads wait for the device.
+    pub host_waits: HostWaits,
 }
 
 /// The parent's handle on a worker: started on the first case, replaced after one that killed or dirtied it.
@@ -458,6 +494,10 @@ impl Worker {
         } else {
             command.env_remove(CHILD_WARM);
         }
+        match spec.host_waits {
+            HostWaits::Block => command.env(CHILD_BLOCKING_WAITS, "1"),
+            HostWaits::Auto => command.env_remove(CHILD_BLOCKING_WAITS),
+        };
         if spec.all_devices {
             command.env(CHILD_ALL_DEVICES, "1");
         } else {
@@ -497,8 +537,15 @@ mod tests {
                     expect k returned cudaSuccess\nend\n";
         let file = crate::case::parse_file("area.case", text).unwrap_or_else(|d| panic!("{d:?}"));
         let exe = PathBuf::from("/nonexistent/cuda-conformance-worker");
-        let mut worker =
-            Worker::new(ChildSpec { exe, ordinal: 0, visible: None, mock: None, all_devices: false, sanitizer: None });
+        let mut worker = Worker::new(ChildSpec {
+            exe,
+            ordinal: 0,
+            visible: None,
+            mock: None,
+            all_devices: false,
+            sanitizer: None,
+            host_waits: HostWaits::default(),
+        });
         let result = worker.run(&file.cases[0], 1.0, Duration::from_secs(1));
         assert_eq!(result.verdict.kind, VerdictKind::Crash);
         assert!(result.verdict.messages[0].contains("cannot start the worker"), "{:?}", result.verdict);
