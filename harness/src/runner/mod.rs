@@ -43,6 +43,10 @@
 //!   decide starts at the written delays (it would be confirmed there anyway, in one more process). The other
 //!   devices start on the shared queue of batch cases at once.
 //! - **Measurements.** Cases that `measure` run one at a time across the devices (see `suite::BatchQueue`).
+//! - **Host waits.** Workers block on a primitive while they wait for the device ([`HostWaits::Block`]) instead of
+//!   spinning (cudart's default with fewer contexts than cores): on a host whose cores are busy with other work, a
+//!   spinning waiter sees the device finish only when the scheduler next runs it. What a call returns, and whether
+//!   it waits, is the same either way.
 //! - **Several devices.** Cases that need several devices share one worker of their own that sees every GPU
 //!   (with a context on each from the start), on the first device's runner, after its own-process cases.
 //! - **Device memory.** A worker reports how much less device memory was free after a case than before; only the
