@@ -16,16 +16,26 @@ N=$(nproc)
 PIDS=""
 spin() { for i in $(seq "$1"); do ( while :; do :; done ) & PIDS="$PIDS $!"; done; }
 unspin() { for p in $PIDS; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; PIDS=""; }
+TIMEFORMAT="%R s wall, %U s user, %S s sys (parent and workers)"
 suite() { # label
-  /usr/bin/time -f "$1 time: %e s wall, %U s user, %S s sys (parent and workers)" -o "/tmp/$1.time" \
-    timeout 150 $B run --report "$OUT/$1.json.gz" > "/tmp/$1.out" 2> "/tmp/$1.err"
-  echo "$1 rc=$? $(cat /tmp/$1.time | tail -1); $(grep -a 'cases on' /tmp/$1.err | head -1)"
+  { time timeout 150 $B run --report "$OUT/$1.json.gz" > "/tmp/$1.out" 2> "/tmp/$1.err"; } 2> "/tmp/$1.time"
+  echo "$1: $(tail -1 /tmp/$1.time); $(grep -a 'cases on' /tmp/$1.err | head -1)"
 }
-summarise() { python3 "$(dirname "$0")/load-claims-summary.py" "$OUT" /tmp/r > "$OUT/summary.md" 2>&1; tar czf "$OUT/seeds10.tar.gz" -C /tmp r 2>/dev/null; }
-mkdir -p /tmp/r
+summarise() {
+  python3 "$(dirname "$0")/load-claims-summary.py" "$OUT" /tmp/r "$(dirname "$0")/reference.json.gz" > "$OUT/summary.md" 2>&1
+  tar czf "$OUT/seeds10.tar.gz" -C /tmp r 2>/dev/null
+  cp /tmp/idle.* /tmp/load2x.* /tmp/load4x.* /tmp/logs/ 2>/dev/null; tar czf "$OUT/logs.tar.gz" -C /tmp logs 2>/dev/null
+}
+mkdir -p /tmp/r /tmp/logs
 suite idle; summarise
 spin $((2*N)); sleep 1; suite load2x; unspin; summarise
-spin $((4*N)); sleep 1; suite load4x; unspin; summarise
+spin $((4*N)); sleep 1; suite load4x
+# The same area at 4x load with cudart's spinning waits and with blocking ones (no figures): what the waits cost.
+for w in auto block; do
+  t0=$(date +%s%N); $B run async-copy/ --no-figures --host-waits $w --report "/tmp/logs/ab-$w.json.gz" > /dev/null 2>&1
+  echo "4x load, async-copy/, host waits $w: $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+done
+unspin; summarise
 last=0
 for i in $(seq 1 10); do
   used=$(( $(date +%s) - START ))
