@@ -6,7 +6,7 @@ use harness::case::ast::Case;
 use harness::record::verdict::VerdictKind;
 use harness::record::{CaseResult, Report};
 use harness::runner::mock::mock_device;
-use harness::runner::policy::{has_delayed_open, needs_all_devices, needs_own_process};
+use harness::runner::policy::{has_delayed_open, measures, needs_all_devices, needs_own_process};
 use harness::runner::session::{self, ReportHeader};
 use harness::runner::suite::{run_suite, SuiteStats};
 use harness::runner::{self, RunOptions};
@@ -84,6 +84,7 @@ pub fn trials(dir: &Path) -> Vec<Trial> {
         ("runner/device-memory-a-case-keeps-ends-its-worker", leak),
         ("runner/several-device-cases-share-a-worker-of-their-own", several),
         ("runner/cases-share-a-worker-and-own-process-cases-do-not", sharing),
+        ("runner/measuring-cases-run-in-a-worker-with-the-default-host-waits", measuring),
         ("runner/a-fail-must-reproduce-else-flake", flake),
         ("runner/a-variant-must-repeat-else-flake", variant),
         ("runner/a-short-gate-delay-cannot-decide-a-fail", gates),
@@ -202,6 +203,25 @@ fn several(fx: &Fixture) -> Result<(), Failed> {
     let on_first = r[2..].iter().all(|r| r.device == Some(0));
     let judged = r[2].dirty.as_deref().is_some_and(|d| d.contains("100 MiB"));
     expect(on_first && judged, || format!("{:?} {:?}", r.iter().map(|r| r.device).collect::<Vec<_>>(), r[2].dirty))
+}
+
+/// Where workers block while they wait for the device (the default), the cases that measure run in a worker of
+/// their own with cudart's default waits (their figures are the seeds' programs'), started ahead like the batch
+/// worker; with `auto` waits everywhere one worker runs them all.
+fn measuring(fx: &Fixture) -> Result<(), Failed> {
+    let plain = fx.plain(2);
+    let measuring = fx.cases.iter().find(|c| measures(c) && !needs_own_process(c)).ok_or("no case that measures")?;
+    let c = [plain[0], measuring, plain[1]];
+    let (r, stats) = fx.run(&c, &fx.opts(&[]));
+    let pids: Vec<Option<u32>> = r.iter().map(pid).collect();
+    expect(kinds(&r) == [VerdictKind::Pass; 3], || format!("{r:?}"))?;
+    expect(pids[0] == pids[2] && pids[1] != pids[0] && stats.processes_started == 2, || format!("{pids:?} {stats:?}"))?;
+    let warm: Vec<bool> = r.iter().map(|r| r.verdict.messages[0].contains(", warm)")).collect();
+    expect(warm == [true, true, true], || format!("warm: {warm:?}"))?;
+    let auto = RunOptions { host_waits: runner::HostWaits::Auto, ..fx.opts(&[]) };
+    let (r, stats) = fx.run(&c, &auto);
+    let pids: Vec<Option<u32>> = r.iter().map(pid).collect();
+    expect(pids[0] == pids[1] && pids[1] == pids[2] && stats.processes_started == 1, || format!("{pids:?} {stats:?}"))
 }
 
 fn sharing(fx: &Fixture) -> Result<(), Failed> {

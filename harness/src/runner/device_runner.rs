@@ -3,12 +3,12 @@
 
 use super::one_case::verdict_of;
 use super::policy::{
-    expected_runs, has_delayed_open, make_flake, must_reproduce, needs_all_devices, needs_own_process,
+    expected_runs, has_delayed_open, make_flake, measures, must_reproduce, needs_all_devices, needs_own_process,
     needs_written_delays, short_delay_can_decide,
 };
 use super::suite::{Disturbance, SuiteStats};
 use super::worker::{ChildSpec, Worker};
-use super::{RunOptions, WRITTEN_GATE_DELAY};
+use super::{HostWaits, RunOptions, WRITTEN_GATE_DELAY};
 use crate::case::ast::Case;
 use crate::device::gpu::DeviceInfo;
 use crate::device::requirements::unmet_requirement;
@@ -43,6 +43,14 @@ pub struct DeviceRunner<'a> {
     batch_started: bool,
     /// The worker of the cases that need several devices (it sees them all).
     several: Worker,
+    /// Where the host threads of the other workers block while they wait ([`HostWaits::Block`]): the worker of the
+    /// cases that `measure`, with cudart's default waits. Their figures are what the seeds' programs get, which run
+    /// with the default: blocking waits put a wake-up into every synchronous call, and on an H100 made seed 002's
+    /// synchronous cell 16–19% slower (its claim went from holds to holds partly). `None` when every worker waits
+    /// the default way already.
+    measuring: Option<Worker>,
+    /// The run has cases that measure (then the measuring worker is started ahead with the batch worker).
+    measuring_expected: bool,
     /// How many devices the run uses, and what tells this runner whether another could have touched its device.
     lanes: usize,
     disturbance: Option<&'a Disturbance>,
@@ -64,8 +72,11 @@ impl<'a> DeviceRunner<'a> {
             host_waits: opts.host_waits,
         };
         let several_spec = ChildSpec { visible: None, ordinal: device.ordinal, all_devices: true, ..spec.clone() };
+        let measuring_spec = ChildSpec { host_waits: HostWaits::Auto, ..spec.clone() };
         DeviceRunner {
             several: Worker::new(several_spec),
+            measuring: (opts.host_waits != HostWaits::Auto).then(|| Worker::new(measuring_spec)),
+            measuring_expected: false,
             lanes: 1,
             disturbance: None,
             device,
@@ -84,6 +95,12 @@ impl<'a> DeviceRunner<'a> {
     pub fn share_devices(&mut self, lanes: usize, disturbance: &'a Disturbance) {
         self.lanes = lanes;
         self.disturbance = Some(disturbance);
+    }
+
+    /// Tells the runner whether the batch cases include cases that measure (so that their worker is started ahead,
+    /// with the batch worker).
+    pub fn expect_measuring(&mut self, any: bool) {
+        self.measuring_expected = any;
     }
 
     /// Starts the processes this runner will need soon: the batch worker (and the several-device worker), and the
@@ -112,6 +129,11 @@ impl<'a> DeviceRunner<'a> {
         if self.warmed == runs.len() && !self.batch_started {
             self.batch_started = true;
             self.batch.start_warm(&[]);
+            if self.measuring_expected {
+                if let Some(measuring) = &mut self.measuring {
+                    measuring.start_warm(&[]);
+                }
+            }
             if several {
                 self.several.start_warm(&[]);
             }
@@ -139,6 +161,9 @@ impl<'a> DeviceRunner<'a> {
         }
         if self.batch.is_running() {
             self.batch.await_ready(deadline);
+        }
+        if let Some(measuring) = self.measuring.as_mut().filter(|w| w.is_running()) {
+            measuring.await_ready(deadline);
         }
     }
 
@@ -173,7 +198,7 @@ impl<'a> DeviceRunner<'a> {
         let deadline = self.opts.case_deadline;
         let several = needs_all_devices(case);
         let before = self.disturbance.map(Disturbance::snapshot);
-        let worker = if several { &mut self.several } else { &mut self.batch };
+        let worker = self.shared_worker(case);
         let mut result = worker.run(case, scale, deadline);
         let loss = worker.last_memory_loss;
         let after = self.disturbance.map(Disturbance::snapshot);
@@ -191,12 +216,23 @@ impl<'a> DeviceRunner<'a> {
         let lost = judged.iter().filter(|(trusted, _)| *trusted).map(|(_, mib)| *mib).max().unwrap_or(0);
         if lost > MEMORY_SLACK_MIB && result.dirty.is_none() {
             result.dirty = Some(format!("device memory not released: {lost} MiB less free after the case"));
-            let worker = if several { &mut self.several } else { &mut self.batch };
+            let worker = self.shared_worker(case);
             let fresh = Worker::new(worker.spec().clone());
             let ended = std::mem::replace(worker, fresh);
             self.retire_worker(ended);
         }
         result
+    }
+
+    /// The shared worker that runs `case`: the several-device one, the measuring one, or the batch one.
+    fn shared_worker(&mut self, case: &Case) -> &mut Worker {
+        if needs_all_devices(case) {
+            return &mut self.several;
+        }
+        match &mut self.measuring {
+            Some(measuring) if measures(case) => measuring,
+            _ => &mut self.batch,
+        }
     }
 
     /// Every run of `case` it needs (see the module documentation), and the result that counts.
@@ -251,6 +287,9 @@ impl<'a> DeviceRunner<'a> {
         // Every process ends at once: a context's teardown takes a while, and they need not queue.
         let batch = std::mem::replace(&mut self.batch, Worker::new(self.spec.clone()));
         self.retire_worker(batch);
+        if let Some(measuring) = self.measuring.take() {
+            self.retire_worker(measuring);
+        }
         self.end_several_device_phase();
         for handle in self.exiting.drain(..) {
             let _ = handle.join();

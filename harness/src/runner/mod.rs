@@ -46,7 +46,9 @@
 //! - **Host waits.** Workers block on a primitive while they wait for the device ([`HostWaits::Block`]) instead of
 //!   spinning (cudart's default with fewer contexts than cores): on a host whose cores are busy with other work, a
 //!   spinning waiter sees the device finish only when the scheduler next runs it. What a call returns, and whether
-//!   it waits, is the same either way.
+//!   it waits, is the same either way; how long a synchronous call takes is not (a wake-up per wait), so the cases
+//!   that `measure` run in a worker of their own with cudart's default waits, as the seeds' programs they stand
+//!   for do.
 //! - **Several devices.** Cases that need several devices share one worker of their own that sees every GPU
 //!   (with a context on each from the start), on the first device's runner, after its own-process cases.
 //! - **Device memory.** A worker reports how much less device memory was free after a case than before; only the

@@ -13,6 +13,11 @@ pub fn needs_own_process(case: &Case) -> bool {
     !case.env.is_empty() || !case.poisons.is_empty()
 }
 
+/// A case with `measure` figures (bandwidths, kernel and launch times: what the seeds' claims are judged on).
+pub fn measures(case: &Case) -> bool {
+    case.expects.iter().any(|e| matches!(e, Expectation::Measure(_)))
+}
+
 /// A case that uses several devices: its process sees them all, and it may touch every GPU of the host.
 pub fn needs_all_devices(case: &Case) -> bool {
     case.requires.iter().any(|r| matches!(r, Requirement::Devices(n) if *n > 1))

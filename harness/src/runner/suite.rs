@@ -4,10 +4,10 @@
 
 use super::device_runner::DeviceRunner;
 use super::one_case::verdict_of;
-use super::policy::{needs_all_devices, needs_own_process};
+use super::policy::{measures, needs_all_devices, needs_own_process};
 use super::protocol::Ready;
 use super::RunOptions;
-use crate::case::ast::{Case, Expectation};
+use crate::case::ast::Case;
 use crate::device::gpu::DeviceInfo;
 use crate::record::verdict::VerdictKind;
 use crate::record::CaseResult;
@@ -115,6 +115,7 @@ pub fn run_suite(
                 scope.spawn(move || {
                     let mut lane = DeviceRunner::new(device, opts, exe);
                     lane.share_devices(devices.len(), disturbance);
+                    lane.expect_measuring(plan.shared.iter().any(|&i| measures(cases[i])));
                     let own: Vec<&Case> = plan.own[lane_index].iter().map(|&i| cases[i]).collect();
                     let several: Vec<&Case> = plan.several[lane_index].iter().map(|&i| cases[i]).collect();
                     let touches_all = several.iter().chain(&own).any(|c| needs_all_devices(c));
@@ -241,11 +242,6 @@ impl<'c> BatchQueue<'c> {
     fn measured(&self) {
         self.state.lock().unwrap_or_else(|p| p.into_inner()).1 = false;
     }
-}
-
-/// A case with `measure` figures.
-fn measures(case: &Case) -> bool {
-    case.expects.iter().any(|e| matches!(e, Expectation::Measure(_)))
 }
 
 /// Which runner takes which case: the cases that need a process of their own, and those that need several devices,
