@@ -18,20 +18,17 @@ def outcome(c):
 
 
 runs = {n: read(f"{out}/{n}.json.gz") for n in ["idle", "load2x", "load4x"] if os.path.exists(f"{out}/{n}.json.gz")}
-print("| run | cases wall | figures | cases + figures | vs idle (cases) | vs idle (cases + figures) | totals | own-process phase end | batch start | processes |")
-print("|---|---|---|---|---|---|---|---|---|---|")
+print("| run | wall (report: cases, then figures) | vs idle | cases end | vs idle | own-process phase (context waits) | figures | totals | processes |")
+print("|---|---|---|---|---|---|---|---|---|")
 idle = runs.get("idle")
-def full_s(r):
-    p = (r.get("run") or {}).get("phases") or {}
-    return r["wall_ms"] / 1000 + (p.get("figures_s") or 0)
+phases = lambda r: (r.get("run") or {}).get("phases") or {}
 for n, r in runs.items():
-    p = (r.get("run") or {}).get("phases") or {}
+    p, q = phases(r), phases(idle) if idle else {}
     ratio = "%.2f×" % (r["wall_ms"] / idle["wall_ms"]) if idle else "—"
-    ratio_full = "%.2f×" % (full_s(r) / full_s(idle)) if idle else "—"
-    print("| %s | %.1f s | %.1f s | %.1f s | %s | %s | %s | %.1f s (ready wait %.1f s) | %.1f s | %s |" % (
-        n, r["wall_ms"] / 1000, p.get("figures_s") or 0, full_s(r), ratio, ratio_full, r["totals"],
-        p.get("own_phase_end_s", 0), p.get("own_ready_wait_s", 0), p.get("batch_start_s", 0),
-        (r.get("run") or {}).get("processes_started")))
+    cases_ratio = "%.2f×" % (p["cases_end_s"] / q["cases_end_s"]) if p.get("cases_end_s") and q.get("cases_end_s") else "—"
+    print("| %s | %.1f s | %s | %.1f s | %s | %.1f s (%.1f s) | %.1f s | %s | %s |" % (
+        n, r["wall_ms"] / 1000, ratio, p.get("cases_end_s", 0), cases_ratio, p.get("own_phase_end_s", 0),
+        p.get("own_ready_wait_s", 0), p.get("figures_s") or 0, r["totals"], (r.get("run") or {}).get("processes_started")))
 print("\nhost waits:", {n: (r.get("run") or {}).get("host_waits") for n, r in runs.items()})
 
 if idle:
