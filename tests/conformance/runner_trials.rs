@@ -314,7 +314,14 @@ fn rewrites(fx: &Fixture) -> Result<(), Failed> {
     let _ = std::fs::remove_file(&path);
     expect(seen == [Ok((1, false)), Ok((2, false)), Ok((3, false))], || format!("{seen:?}"))?;
     let run = report.run.ok_or("no run info")?;
-    expect(run.gate_delay_ms == 30.0 && run.processes_started >= 2, || format!("{run:?}"))
+    expect(run.gate_delay_ms == 30.0 && run.processes_started >= 2, || format!("{run:?}"))?;
+    // How the workers waited, and where the time went: the batch began after the own-process phase and ended
+    // before the report's wall time (no figures in a suite run).
+    let p = run.phases.clone().ok_or("no phases")?;
+    let ordered = p.own_phase_end_s <= p.batch_start_s
+        && p.batch_start_s <= p.cases_end_s
+        && p.cases_end_s * 1000.0 <= report.wall_ms as f64 + 1.0;
+    expect(run.host_waits.as_deref() == Some("block") && ordered && p.figures_s.is_none(), || format!("{run:?}"))
 }
 
 fn per_case(fx: &Fixture) -> Result<(), Failed> {
