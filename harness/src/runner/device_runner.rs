@@ -46,8 +46,8 @@ pub struct DeviceRunner<'a> {
     /// Where the host threads of the other workers block while they wait ([`HostWaits::Block`]): the worker of the
     /// cases that `measure`, with cudart's default waits. Their figures are what the seeds' programs get, which run
     /// with the default: blocking waits put a wake-up into every synchronous call, and on an H100 made seed 002's
-    /// synchronous cell 16–19% slower (its claim went from holds to holds partly). `None` when every worker waits
-    /// the default way already.
+    /// synchronous cell take 0.50–0.64 ms instead of 0.38–0.40 (its claim went from holds to holds partly or
+    /// undecided). `None` when every worker waits the default way already.
     measuring: Option<Worker>,
     /// The run has cases that measure (then the measuring worker is started ahead with the batch worker).
     measuring_expected: bool,
@@ -185,10 +185,12 @@ impl<'a> DeviceRunner<'a> {
 
     /// The child an own-process case runs in: a case that needs several devices sees them all.
     fn own_spec(&self, case: &Case) -> ChildSpec {
-        if needs_all_devices(case) {
-            self.several.spec().clone()
+        let spec = if needs_all_devices(case) { self.several.spec().clone() } else { self.spec.clone() };
+        // A case that measures waits the default way in a process of its own too (see `measuring`).
+        if measures(case) {
+            ChildSpec { host_waits: HostWaits::Auto, ..spec }
         } else {
-            self.spec.clone()
+            spec
         }
     }
 
