@@ -1008,7 +1008,8 @@ impl OpKind {
             OpKind::MemcpyBatch { copies, stream, order, three_d, .. } => {
                 let word = if *three_d { OpWord::Memcpy3dBatch } else { OpWord::MemcpyBatch };
                 let waits = if *order == SrcAccessOrder::DuringCall { W::Stream(stream) } else { W::Nothing };
-                let mut operands: Vec<Operand> = copies.iter().flat_map(|(d, s)| [O::Buffer(d), O::Buffer(s)]).collect();
+                let mut operands: Vec<Operand> =
+                    copies.iter().flat_map(|(d, s)| [O::Buffer(d), O::Buffer(s)]).collect();
                 operands.push(O::Stream(stream));
                 row(word, Some(stream), Some(stream), waits, operands)
             }

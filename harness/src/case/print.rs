@@ -341,10 +341,11 @@ pub fn op_kind(k: &OpKind) -> String {
         // issue 20 (sem-a): batched copies, stream identity, stream and kernel-node attributes.
         OpKind::MemcpyBatch { copies, stream: s, order, attrs_at, .. } => {
             let pairs: Vec<String> = copies.iter().map(|(d, src)| format!("{d} {src}")).collect();
-            let order = if *order == SrcAccessOrder::Stream { String::new() } else { format!(" order {}", order.word()) };
-            let at = attrs_at.as_ref().map(|at| {
-                format!(" attrs-at {}", at.iter().map(u64::to_string).collect::<Vec<_>>().join(" "))
-            });
+            let order =
+                if *order == SrcAccessOrder::Stream { String::new() } else { format!(" order {}", order.word()) };
+            let at = attrs_at
+                .as_ref()
+                .map(|at| format!(" attrs-at {}", at.iter().map(u64::to_string).collect::<Vec<_>>().join(" ")));
             format!("{w} {} on {}{order}{}", pairs.join(" "), s.name(), at.unwrap_or_default())
         }
         OpKind::StreamDevice { stream: s, device } => format!("{w} {} is {device}", s.name()),

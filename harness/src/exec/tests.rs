@@ -5,10 +5,9 @@
 use super::test_support::{case, h100, op};
 use super::*;
 use crate::case::ast::{
-    AttrValue, SrcAccessOrder, SyncDomain,
-    CacheConfig, CaptureMode, CaptureStatus, ComputeShape, ConditionalKind, EventFlags, Fault, GraphMemAttr, Grid,
-    InstantiateFlag, KernelCall, LaunchShape, Limit, ListWord, MemKind, MemoryType, NodeKernel, NodeSpec, Op, OpKind,
-    OpWord, PoolAttr, Priority, StreamRef, Target, Timing, TimingSpec,
+    AttrValue, CacheConfig, CaptureMode, CaptureStatus, ComputeShape, ConditionalKind, EventFlags, Fault, GraphMemAttr,
+    Grid, InstantiateFlag, KernelCall, LaunchShape, Limit, ListWord, MemKind, MemoryType, NodeKernel, NodeSpec, Op,
+    OpKind, OpWord, PoolAttr, Priority, SrcAccessOrder, StreamRef, SyncDomain, Target, Timing, TimingSpec,
 };
 use crate::case::words::Word;
 use std::time::Instant;
