@@ -737,6 +737,9 @@ impl ProgramBuilder {
                 let snapshot = snapshot.map(|b| b % n).filter(|&b| kinds[b] == BufKind::Pinned);
                 Op::HostFunc { stream, snapshot }
             }
+            // A capture refuses cudaMemcpyBatchAsync with cudaErrorStreamCaptureUnsupported (H100, driver 580.159.04:
+            // batched-copies/batch-on-capturing-stream-is-recorded), as cuda.core says ("no graph-node form").
+            Work::BatchCopy { .. } if self.flavor == Flavor::Capturable => return None,
             // A batch copies between memories its stream's device reaches (its own, or pinned host memory).
             Work::BatchCopy { dst, src } if n >= 2 => {
                 let src = near(src)?;

@@ -294,6 +294,7 @@ fn generator_coverage() -> Result<(), Failed> {
             let has = |f: &dyn Fn(&Op) -> bool| p.ops.iter().any(f);
             if flavor == Flavor::EagerOnly {
                 count("wait on a never-recorded event", waits_on_unrecorded(&p));
+                count("eager: batched copy", has(&|o| matches!(o, Op::BatchCopy { .. })));
                 continue;
             }
             count("6 streams", p.streams.len() == 6);
@@ -311,7 +312,6 @@ fn generator_coverage() -> Result<(), Failed> {
             count("host snapshot", has(&|o| matches!(o, Op::HostFunc { snapshot: Some(_), .. })));
             count("device-to-device copy", has(&|o| copy_kinds(&p, o) == Some((false, false))));
             count("pinned-host copy", has(&|o| matches!(copy_kinds(&p, o), Some((a, b)) if a != b)));
-            count("batched copy", has(&|o| matches!(o, Op::BatchCopy { .. })));
             count("cross-stream edge", cross_stream_edge(&p, &hb));
             count("event re-recorded between two waits", re_record_between_waits(&p));
             count("shared buffer across streams", shared_across_streams(&p));

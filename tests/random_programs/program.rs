@@ -149,7 +149,8 @@ pub enum Op {
     Free { stream: usize, buf: usize },
     // issue 20 (sem-a): batched copies.
     /// `memcpy-batch dst src on s` (cudaMemcpyBatchAsync of one whole-buffer copy, source read in stream order):
-    /// in the model exactly a `memcpy-async`; the batch API is what differs.
+    /// in the model exactly a `memcpy-async`; the batch API is what differs. Eager-only programs: a capture
+    /// refuses it (cudaErrorStreamCaptureUnsupported on the H100, driver 580.159.04).
     BatchCopy { stream: usize, dst: usize, src: usize },
 }
 
@@ -451,6 +452,9 @@ impl Program {
             Op::Transform { mul, .. } if mul % 2 == 0 => Err("even multiplier (not order-sensitive)".into()),
             Op::PeerCopy { .. } if flavor == Flavor::Capturable => {
                 Err("a peer copy in a capturable program (a capture refuses cudaMemcpyPeerAsync)".into())
+            }
+            Op::BatchCopy { .. } if flavor == Flavor::Capturable => {
+                Err("a batched copy in a capturable program (a capture refuses cudaMemcpyBatchAsync)".into())
             }
             Op::Compare { a, b, into, .. } if into == a || into == b => Err("compare writes an input".into()),
             Op::Copy { dst, src, .. } | Op::PeerCopy { dst, src, .. } | Op::BatchCopy { dst, src, .. }

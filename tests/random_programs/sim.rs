@@ -327,6 +327,10 @@ impl Sim {
                 if matches!(s, StreamRef::Legacy | StreamRef::Null) {
                     return Err("cudaErrorInvalidValue".into());
                 }
+                if st.capturing.contains_key(s.name()) {
+                    // As the H100 with driver 580.159.04 answers (the header says nothing; cuda.core: no graph node).
+                    return Err("cudaErrorStreamCaptureUnsupported".into());
+                }
                 (Action::Copy { dst: copies[0].0.clone(), src: copies[0].1.clone() }, s)
             }
             OpKind::HostFunc { stream, snapshot, hold: None } => (Action::Host { snapshot: snapshot.clone() }, stream),
