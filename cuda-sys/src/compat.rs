@@ -15,6 +15,8 @@
 //! | [`graph_conditional_handle_create`] | the header's | the header's (12.3+) | `cudaErrorNotSupported` |
 //! | [`cudaGraphInstantiateConditionalHandleUnused`] | the header's | the header's (12.4+) | the value 5 |
 //! | [`mem_location`] | 13.5: `id` in an anonymous union; 13.0: a plain field | a plain field | a plain field |
+//! | [`memcpy_batch_async`], [`memcpy_3d_batch_async`] | no `failIdx` (8 / 4 args) | 12.8 – 12.9: `failIdx` before the stream (9 / 5 args) | `cudaErrorNotSupported` |
+//! | [`stream_get_device`] | the header's | the header's (12.8+) | `cudaErrorNotSupported` |
 //!
 //! Where the linked runtime lacks a call altogether, the wrapper returns `cudaErrorNotSupported` without calling
 //! anything: the suite reports that as *not-supported* with the reason, as it does for an old driver.
@@ -367,6 +369,142 @@ pub unsafe fn get_device_properties(prop: *mut cudaDeviceProp, device: i32) -> c
     #[cfg(not(cudart_ge_13_0))]
     {
         cudaGetDeviceProperties_v2(prop, device)
+    }
+}
+
+// issue 20 (sem-a): batched copies (12.8+, `failIdx` removed in 13.0) and the stream's device (12.8+).
+
+/// `cudaMemcpySrcAccessOrder` values (CUDA 12.8+; older headers have no such type), for the batched copies.
+pub const SRC_ACCESS_ORDER_INVALID: u32 = 0;
+pub const SRC_ACCESS_ORDER_STREAM: u32 = 1;
+pub const SRC_ACCESS_ORDER_DURING_API_CALL: u32 = 2;
+pub const SRC_ACCESS_ORDER_ANY: u32 = 3;
+
+/// `cudaMemcpyBatchAsync` (CUDA 12.8+) with one `cudaMemcpyAttributes` per entry of `src_access_orders` (that
+/// order, no location hints, no flags) and `attrs_idxs` as given: both `num_attrs` long. 12.8 – 12.9 take a
+/// `failIdx` out-parameter before the stream, which 13.0 removed (the 9 → 8 argument change that broke callers who
+/// bound one form and ran the other, sglang#21869): here `fail_idx` is filled on 12.x and set to `usize::MAX`
+/// ("the error doesn't pertain to any specific copy", the 12.x value for that) on 13.x, which reports none.
+///
+/// # Safety
+/// `dsts`, `srcs` and `sizes` must hold `count` entries (the pointers valid for their sizes); `src_access_orders`
+/// and `attrs_idxs` `num_attrs`; `fail_idx` valid for writes.
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn memcpy_batch_async(
+    dsts: *const *mut std::ffi::c_void,
+    srcs: *const *const std::ffi::c_void,
+    sizes: *const usize,
+    count: usize,
+    src_access_orders: *const u32,
+    attrs_idxs: *const usize,
+    num_attrs: usize,
+    fail_idx: *mut usize,
+    stream: cudaStream_t,
+) -> cudaError_t {
+    #[cfg(cudart_ge_12_8)]
+    {
+        let mut attrs: Vec<cudaMemcpyAttributes> = (0..num_attrs)
+            .map(|i| {
+                // SAFETY: all zero is a valid cudaMemcpyAttributes (no hints, no flags) before the order is set.
+                let mut a: cudaMemcpyAttributes = std::mem::zeroed();
+                a.srcAccessOrder = cudaMemcpySrcAccessOrder(*src_access_orders.add(i));
+                a
+            })
+            .collect();
+        let mut idxs: Vec<usize> = (0..num_attrs).map(|i| *attrs_idxs.add(i)).collect();
+        #[cfg(cudart_ge_13_0)]
+        {
+            *fail_idx = usize::MAX;
+            cudaMemcpyBatchAsync(dsts, srcs, sizes, count, attrs.as_mut_ptr(), idxs.as_mut_ptr(), num_attrs, stream)
+        }
+        #[cfg(not(cudart_ge_13_0))]
+        {
+            cudaMemcpyBatchAsync(
+                dsts.cast_mut(),
+                srcs.cast_mut().cast(),
+                sizes.cast_mut(),
+                count,
+                attrs.as_mut_ptr(),
+                idxs.as_mut_ptr(),
+                num_attrs,
+                fail_idx,
+                stream,
+            )
+        }
+    }
+    #[cfg(not(cudart_ge_12_8))]
+    {
+        let _ = (dsts, srcs, sizes, count, src_access_orders, attrs_idxs, num_attrs, fail_idx, stream);
+        cudaError::cudaErrorNotSupported
+    }
+}
+
+/// `cudaMemcpy3DBatchAsync` (CUDA 12.8+) of `count` pointer-to-pointer copies, each `sizes[i]` bytes wide, one row
+/// and one layer deep (the element size of pointer copies is 1), all with `src_access_order`, flags 0. 12.8 – 12.9
+/// take `failIdx` before the flags; 13.0 removed it (see [`memcpy_batch_async`] for what `fail_idx` holds).
+///
+/// # Safety
+/// `dsts`, `srcs` and `sizes` must hold `count` entries (the pointers valid for their sizes); `fail_idx` valid for
+/// writes.
+pub unsafe fn memcpy_3d_batch_async(
+    dsts: *const *mut std::ffi::c_void,
+    srcs: *const *const std::ffi::c_void,
+    sizes: *const usize,
+    count: usize,
+    src_access_order: u32,
+    fail_idx: *mut usize,
+    stream: cudaStream_t,
+) -> cudaError_t {
+    #[cfg(cudart_ge_12_8)]
+    {
+        let operand = |ptr: *mut std::ffi::c_void| {
+            // SAFETY: all zero is a valid operand (row length and layer height 0: tightly packed, no hint).
+            let mut o: cudaMemcpy3DOperand = std::mem::zeroed();
+            o.type_ = cudaMemcpy3DOperandType::cudaMemcpyOperandTypePointer;
+            o.op.ptr.ptr = ptr;
+            o
+        };
+        let mut ops: Vec<cudaMemcpy3DBatchOp> = (0..count)
+            .map(|i| {
+                // SAFETY: all zero is a valid batch op before its fields are set (later headers may add fields).
+                let mut op: cudaMemcpy3DBatchOp = std::mem::zeroed();
+                op.src = operand((*srcs.add(i)).cast_mut());
+                op.dst = operand(*dsts.add(i));
+                op.extent = cudaExtent { width: *sizes.add(i), height: 1, depth: 1 };
+                op.srcAccessOrder = cudaMemcpySrcAccessOrder(src_access_order);
+                op
+            })
+            .collect();
+        #[cfg(cudart_ge_13_0)]
+        {
+            *fail_idx = usize::MAX;
+            cudaMemcpy3DBatchAsync(count, ops.as_mut_ptr(), 0, stream)
+        }
+        #[cfg(not(cudart_ge_13_0))]
+        {
+            cudaMemcpy3DBatchAsync(count, ops.as_mut_ptr(), fail_idx, 0, stream)
+        }
+    }
+    #[cfg(not(cudart_ge_12_8))]
+    {
+        let _ = (dsts, srcs, sizes, count, src_access_order, fail_idx, stream);
+        cudaError::cudaErrorNotSupported
+    }
+}
+
+/// `cudaStreamGetDevice` (CUDA 12.8+).
+///
+/// # Safety
+/// `device` must be valid for writes.
+pub unsafe fn stream_get_device(stream: cudaStream_t, device: *mut i32) -> cudaError_t {
+    #[cfg(cudart_ge_12_8)]
+    {
+        cudaStreamGetDevice(stream, device)
+    }
+    #[cfg(not(cudart_ge_12_8))]
+    {
+        let _ = (stream, device);
+        cudaError::cudaErrorNotSupported
     }
 }
 

@@ -108,6 +108,8 @@ pub enum Work {
     PeerCopy { dst: usize, src: usize },
     Memset { buf: usize, byte: u8 },
     HostFunc { snapshot: Option<usize> },
+    // issue 20 (sem-a)
+    BatchCopy { dst: usize, src: usize },
 }
 
 /// What the update of a captured program should do; op and buffer numbers are taken modulo what the program has.
@@ -214,6 +216,7 @@ fn work() -> impl Strategy<Value = Work> {
         2 => (b(), b()).prop_map(|(dst, src)| Work::Copy { dst, src }),
         1 => (b(), 1..=255u8).prop_map(|(buf, byte)| Work::Memset { buf, byte }),
         1 => proptest::option::of(b()).prop_map(|snapshot| Work::HostFunc { snapshot }),
+        1 => (b(), b()).prop_map(|(dst, src)| Work::BatchCopy { dst, src }),
     ]
 }
 
@@ -547,6 +550,7 @@ pub fn compact(p: &Program) -> Program {
         Op::Wait { stream, event } => Op::Wait { stream: s(stream), event: e(event) },
         Op::Alloc { stream, buf } => Op::Alloc { stream: s(stream), buf: b(buf) },
         Op::Free { stream, buf } => Op::Free { stream: s(stream), buf: b(buf) },
+        Op::BatchCopy { stream, dst, src } => Op::BatchCopy { stream: s(stream), dst: b(dst), src: b(src) },
     };
     let placed = |list: &[u32], kept: &[usize]| -> Vec<u32> {
         if list.is_empty() {
@@ -733,7 +737,15 @@ impl ProgramBuilder {
                 let snapshot = snapshot.map(|b| b % n).filter(|&b| kinds[b] == BufKind::Pinned);
                 Op::HostFunc { stream, snapshot }
             }
-            Work::Compare { .. } | Work::Copy { .. } | Work::PeerCopy { .. } => return None,
+            // A capture refuses cudaMemcpyBatchAsync with cudaErrorStreamCaptureUnsupported (H100, driver 580.159.04:
+            // batched-copies/batch-on-capturing-stream-is-recorded), as cuda.core says ("no graph-node form").
+            Work::BatchCopy { .. } if self.flavor == Flavor::Capturable => return None,
+            // A batch copies between memories its stream's device reaches (its own, or pinned host memory).
+            Work::BatchCopy { dst, src } if n >= 2 => {
+                let src = near(src)?;
+                Op::BatchCopy { stream, dst: first(dst, &|c| c != src && reachable(c))?, src }
+            }
+            Work::Compare { .. } | Work::Copy { .. } | Work::PeerCopy { .. } | Work::BatchCopy { .. } => return None,
         })
     }
 }

@@ -24,7 +24,7 @@ use crate::model::{after_update, HappensBefore, ModelMode};
 use crate::program::{buffer_name, event_name, label, stream_name, BufKind, Edit, Op, Placement, Program, Update};
 use harness::case::ast::{
     self, CaptureMode, Decl, EventFlags, Expectation, KernelCall, MemKind, NodeKernel, NodeSpec, NodeWord, OpKind,
-    Predicate, Requirement, StreamRef, Target,
+    Predicate, Requirement, SrcAccessOrder, StreamRef, Target,
 };
 
 /// How a program is run.
@@ -113,6 +113,13 @@ fn body_op(o: &Op) -> OpKind {
         Op::Wait { stream, event } => OpKind::Wait { stream: s(stream), event: event_name(event), external: false },
         Op::Alloc { stream, buf } => OpKind::MallocAsync { buf: b(buf), stream: s(stream), pool: None },
         Op::Free { stream, buf } => OpKind::FreeAsync { buf: b(buf), stream: s(stream) },
+        Op::BatchCopy { stream, dst, src } => OpKind::MemcpyBatch {
+            copies: vec![(b(dst), b(src))],
+            stream: s(stream),
+            order: SrcAccessOrder::Stream,
+            attrs_at: None,
+            three_d: false,
+        },
     }
 }
 
@@ -130,7 +137,7 @@ fn node_kernel(o: &Op) -> NodeSpec {
 pub fn node_word(o: &Op) -> NodeWord {
     match o {
         Op::Fill { .. } | Op::Transform { .. } | Op::Compare { .. } => NodeWord::Kernel,
-        Op::Copy { .. } | Op::PeerCopy { .. } => NodeWord::Memcpy,
+        Op::Copy { .. } | Op::PeerCopy { .. } | Op::BatchCopy { .. } => NodeWord::Memcpy,
         Op::Memset { .. } => NodeWord::Memset,
         Op::HostFunc { .. } => NodeWord::Host,
         Op::Alloc { .. } => NodeWord::MemAlloc,
@@ -583,6 +590,15 @@ pub fn raise(case: &ast::Case) -> Result<Program, String> {
             }
             OpKind::MallocAsync { buf: b, stream: s, pool: None } => Op::Alloc { stream: stream(s)?, buf: buf(b)? },
             OpKind::FreeAsync { buf: b, stream: s } => Op::Free { stream: stream(s)?, buf: buf(b)? },
+            OpKind::MemcpyBatch {
+                copies,
+                stream: s,
+                order: SrcAccessOrder::Stream,
+                attrs_at: None,
+                three_d: false,
+            } if copies.len() == 1 => {
+                Op::BatchCopy { stream: stream(s)?, dst: buf(&copies[0].0)?, src: buf(&copies[0].1)? }
+            }
             OpKind::Record { event, stream: s, external: false } => match program_event(event) {
                 Some(e) => Op::Record { stream: stream(s)?, event: e },
                 None => {

@@ -294,6 +294,7 @@ fn generator_coverage() -> Result<(), Failed> {
             let has = |f: &dyn Fn(&Op) -> bool| p.ops.iter().any(f);
             if flavor == Flavor::EagerOnly {
                 count("wait on a never-recorded event", waits_on_unrecorded(&p));
+                count("eager: batched copy", has(&|o| matches!(o, Op::BatchCopy { .. })));
                 continue;
             }
             count("6 streams", p.streams.len() == 6);

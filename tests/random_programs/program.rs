@@ -147,6 +147,11 @@ pub enum Op {
     Alloc { stream: usize, buf: usize },
     /// `free-async b on s`: a memory-free node when captured.
     Free { stream: usize, buf: usize },
+    // issue 20 (sem-a): batched copies.
+    /// `memcpy-batch dst src on s` (cudaMemcpyBatchAsync of one whole-buffer copy, source read in stream order):
+    /// in the model exactly a `memcpy-async`; the batch API is what differs. Eager-only programs: a capture
+    /// refuses it (cudaErrorStreamCaptureUnsupported on the H100, driver 580.159.04).
+    BatchCopy { stream: usize, dst: usize, src: usize },
 }
 
 /// How an op touches a buffer.
@@ -169,7 +174,8 @@ impl Op {
             | Op::Record { stream, .. }
             | Op::Wait { stream, .. }
             | Op::Alloc { stream, .. }
-            | Op::Free { stream, .. } => stream,
+            | Op::Free { stream, .. }
+            | Op::BatchCopy { stream, .. } => stream,
         }
     }
 
@@ -192,7 +198,9 @@ impl Op {
     pub fn writes_whole(&self, buf: usize) -> bool {
         match *self {
             Op::Fill { buf: b, .. } | Op::Memset { buf: b, .. } => b == buf,
-            Op::Copy { dst, src, .. } | Op::PeerCopy { dst, src, .. } => dst == buf && src != buf,
+            Op::Copy { dst, src, .. } | Op::PeerCopy { dst, src, .. } | Op::BatchCopy { dst, src, .. } => {
+                dst == buf && src != buf
+            }
             _ => false,
         }
     }
@@ -209,7 +217,9 @@ impl Op {
             | Op::Alloc { buf, .. }
             | Op::Free { buf, .. } => vec![w(buf)],
             Op::Compare { a, b, into, .. } => vec![r(a), r(b), w(into)],
-            Op::Copy { dst, src, .. } | Op::PeerCopy { dst, src, .. } => vec![r(src), w(dst)],
+            Op::Copy { dst, src, .. } | Op::PeerCopy { dst, src, .. } | Op::BatchCopy { dst, src, .. } => {
+                vec![r(src), w(dst)]
+            }
             Op::HostFunc { snapshot, .. } => snapshot.into_iter().map(r).collect(),
             Op::Record { .. } | Op::Wait { .. } => Vec::new(),
         }
@@ -321,7 +331,11 @@ impl Program {
                 {
                     return fail("a peer copy of host memory".into())
                 }
-                Op::Fill { .. } | Op::Transform { .. } | Op::Compare { .. } | Op::Memset { .. } => {
+                Op::Fill { .. }
+                | Op::Transform { .. }
+                | Op::Compare { .. }
+                | Op::Memset { .. }
+                | Op::BatchCopy { .. } => {
                     if let Some(a) = op.accesses().iter().find(|a| !reachable(a.buf)) {
                         return fail(format!(
                             "touches {} of device {} from device {device}",
@@ -439,8 +453,15 @@ impl Program {
             Op::PeerCopy { .. } if flavor == Flavor::Capturable => {
                 Err("a peer copy in a capturable program (a capture refuses cudaMemcpyPeerAsync)".into())
             }
+            Op::BatchCopy { .. } if flavor == Flavor::Capturable => {
+                Err("a batched copy in a capturable program (a capture refuses cudaMemcpyBatchAsync)".into())
+            }
             Op::Compare { a, b, into, .. } if into == a || into == b => Err("compare writes an input".into()),
-            Op::Copy { dst, src, .. } | Op::PeerCopy { dst, src, .. } if dst == src => Err("copy onto itself".into()),
+            Op::Copy { dst, src, .. } | Op::PeerCopy { dst, src, .. } | Op::BatchCopy { dst, src, .. }
+                if dst == src =>
+            {
+                Err("copy onto itself".into())
+            }
             Op::Copy { dst, src, .. }
                 if self.buffers[dst] == BufKind::Pinned && self.buffers[src] == BufKind::Pinned =>
             {
@@ -517,6 +538,7 @@ impl fmt::Display for Op {
             Op::Wait { stream, event } => write!(f, "wait {} for {}", s(stream), e(event)),
             Op::Alloc { stream, buf } => write!(f, "malloc-async {} on {}", b(buf), s(stream)),
             Op::Free { stream, buf } => write!(f, "free-async {} on {}", b(buf), s(stream)),
+            Op::BatchCopy { stream, dst, src } => write!(f, "memcpy-batch {} {} on {}", b(dst), b(src), s(stream)),
         }
     }
 }

@@ -23,7 +23,8 @@
 //! device on purpose, to show that the checks catch what they should.
 
 use harness::case::ast::{
-    Case, Decl, Expectation, KernelCall, NodeKernel, NodeSpec, OpKind, Predicate, StreamRef, Target, INITIAL_WORD,
+    Case, Decl, Expectation, KernelCall, NodeKernel, NodeSpec, OpKind, Predicate, SrcAccessOrder, StreamRef, Target,
+    INITIAL_WORD,
 };
 use harness::case::print;
 use harness::case::words::Word;
@@ -313,6 +314,24 @@ impl Sim {
             }
             OpKind::Memset { buf, byte, bytes: None, stream: Some(s) } => {
                 (Action::Memset { buf: buf.clone(), byte: *byte }, s)
+            }
+            // issue 20 (sem-a): a one-copy batch in stream order is a stream-ordered copy ("The batch as a whole
+            // executes in stream order"); the header refuses the legacy NULL stream.
+            OpKind::MemcpyBatch {
+                copies,
+                stream: s,
+                order: SrcAccessOrder::Stream,
+                attrs_at: None,
+                three_d: false,
+            } if copies.len() == 1 => {
+                if matches!(s, StreamRef::Legacy | StreamRef::Null) {
+                    return Err("cudaErrorInvalidValue".into());
+                }
+                if st.capturing.contains_key(s.name()) {
+                    // As the H100 with driver 580.159.04 answers (the header says nothing; cuda.core: no graph node).
+                    return Err("cudaErrorStreamCaptureUnsupported".into());
+                }
+                (Action::Copy { dst: copies[0].0.clone(), src: copies[0].1.clone() }, s)
             }
             OpKind::HostFunc { stream, snapshot, hold: None } => (Action::Host { snapshot: snapshot.clone() }, stream),
             OpKind::MallocAsync { buf, stream, pool: None } => {

@@ -414,6 +414,16 @@ words! {
         PeekLastError = "peek-last-error",
         Open = "open",
         Sleep = "sleep",
+        // issue 20 (sem-a): batched copies, stream identity, stream and kernel-node attributes.
+        MemcpyBatch = "memcpy-batch",
+        Memcpy3dBatch = "memcpy-3d-batch",
+        StreamDevice = "stream-device",
+        StreamId = "stream-id",
+        StreamAttr = "stream-attr",
+        SetStreamAttr = "set-stream-attr",
+        CopyStreamAttrs = "copy-stream-attrs",
+        NodeAttr = "node-attr",
+        SetNodeAttr = "set-node-attr",
     }
 }
 
@@ -582,6 +592,75 @@ pub enum OpKind {
     Open { gate: String, after_ns: Option<u64> },
     /// `sleep DURATION`: the running thread sleeps. Never a correctness device; only lets a scheduled thing happen.
     Sleep { ns: u64 },
+    // issue 20 (sem-a): batched copies, stream identity, stream and kernel-node attributes.
+    /// `memcpy-batch DST SRC [DST SRC ...] on STREAM [order ORDER] [attrs-at I ...]` (cudaMemcpyBatchAsync) or
+    /// `memcpy-3d-batch DST SRC [DST SRC ...] on STREAM [order ORDER]` (cudaMemcpy3DBatchAsync, `three_d`): one
+    /// copy per pair, each the smaller buffer's size. Every `cudaMemcpyAttributes` entry (one per `attrs-at` index,
+    /// default the single index 0) has the source access order ORDER (default `stream`).
+    MemcpyBatch {
+        copies: Vec<(String, String)>,
+        stream: StreamRef,
+        order: SrcAccessOrder,
+        attrs_at: Option<Vec<u64>>,
+        three_d: bool,
+    },
+    /// `stream-device STREAM is N` (cudaStreamGetDevice; the device is asserted to be the case's device N).
+    StreamDevice { stream: StreamRef, device: u32 },
+    /// `stream-id STREAM` (cudaStreamGetId): the id, for `L value` and `A same-value B`.
+    StreamId { stream: StreamRef },
+    /// `stream-attr STREAM ATTR is VALUE` (cudaStreamGetAttribute; the value is asserted).
+    StreamAttr { stream: StreamRef, value: AttrValue },
+    /// `set-stream-attr STREAM ATTR VALUE` (cudaStreamSetAttribute).
+    SetStreamAttr { stream: StreamRef, value: AttrValue },
+    /// `copy-stream-attrs DST from SRC` (cudaStreamCopyAttributes).
+    CopyStreamAttrs { dst: StreamRef, src: StreamRef },
+    /// `node-attr L ATTR is VALUE` (cudaGraphKernelNodeGetAttribute of kernel node L; the value is asserted).
+    NodeAttr { node: String, value: AttrValue },
+    /// `set-node-attr L ATTR VALUE` (cudaGraphKernelNodeSetAttribute of kernel node L).
+    SetNodeAttr { node: String, value: AttrValue },
+}
+
+// issue 20 (sem-a): the batched copies' source access order and the launch attributes of streams and nodes.
+words! {
+    /// `cudaMemcpySrcAccessOrder`: `invalid` is the zero value the docs reject.
+    pub enum SrcAccessOrder: "a source access order" {
+        Stream = "stream",
+        DuringCall = "during-call",
+        Any = "any",
+        Invalid = "invalid",
+    }
+}
+
+words! {
+    /// The `cudaLaunchAttributeID`s `stream-attr` and `node-attr` name ("Valid for streams, graph nodes, launches").
+    pub enum LaunchAttr: "a launch attribute" {
+        Priority = "priority",
+        MemSyncDomain = "mem-sync-domain",
+    }
+}
+
+words! {
+    /// `cudaLaunchMemSyncDomain`.
+    pub enum SyncDomain: "a memory synchronization domain" {
+        Default = "default",
+        Remote = "remote",
+    }
+}
+
+/// A launch attribute and its value: `priority N|greatest|least` or `mem-sync-domain default|remote`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum AttrValue {
+    Priority(Priority),
+    MemSyncDomain(SyncDomain),
+}
+
+impl AttrValue {
+    pub fn attr(&self) -> LaunchAttr {
+        match self {
+            AttrValue::Priority(_) => LaunchAttr::Priority,
+            AttrValue::MemSyncDomain(_) => LaunchAttr::MemSyncDomain,
+        }
+    }
 }
 
 /// `launch KERNEL ARGS on STREAM [SHAPE]`: which probe kernel, with its arguments and launch shape.
@@ -923,6 +1002,36 @@ impl OpKind {
             OpKind::GetLastError => row(OpWord::GetLastError, None, None, W::Nothing, vec![]),
             OpKind::Open { gate, .. } => row(OpWord::Open, None, None, W::Nothing, vec![O::Gate(gate)]),
             OpKind::Sleep { .. } => row(OpWord::Sleep, None, None, W::Nothing, vec![]),
+            // issue 20 (sem-a): batched copies, stream identity, stream and kernel-node attributes.
+            // A batch "executes in stream order" on its stream; with `during-call`, "all accesses must be complete
+            // before the API call returns", so the call may wait for what the stream holds.
+            OpKind::MemcpyBatch { copies, stream, order, three_d, .. } => {
+                let word = if *three_d { OpWord::Memcpy3dBatch } else { OpWord::MemcpyBatch };
+                let waits = if *order == SrcAccessOrder::DuringCall { W::Stream(stream) } else { W::Nothing };
+                let mut operands: Vec<Operand> =
+                    copies.iter().flat_map(|(d, s)| [O::Buffer(d), O::Buffer(s)]).collect();
+                operands.push(O::Stream(stream));
+                row(word, Some(stream), Some(stream), waits, operands)
+            }
+            OpKind::StreamDevice { stream, device } => OpFacts {
+                devices: vec![*device],
+                ..row(OpWord::StreamDevice, None, None, W::Nothing, vec![O::Stream(stream)])
+            },
+            OpKind::StreamId { stream } => {
+                OpFacts { value: true, ..row(OpWord::StreamId, None, None, W::Nothing, vec![O::Stream(stream)]) }
+            }
+            OpKind::StreamAttr { stream, .. } => {
+                row(OpWord::StreamAttr, None, None, W::Nothing, vec![O::Stream(stream)])
+            }
+            // "The updated attribute will be applied to subsequent work": nothing says the call waits.
+            OpKind::SetStreamAttr { stream, .. } => {
+                row(OpWord::SetStreamAttr, None, None, W::Nothing, vec![O::Stream(stream)])
+            }
+            OpKind::CopyStreamAttrs { dst, src } => {
+                row(OpWord::CopyStreamAttrs, None, None, W::Nothing, vec![O::Stream(dst), O::Stream(src)])
+            }
+            OpKind::NodeAttr { node, .. } => row(OpWord::NodeAttr, None, None, W::Nothing, vec![O::Node(node)]),
+            OpKind::SetNodeAttr { node, .. } => row(OpWord::SetNodeAttr, None, None, W::Nothing, vec![O::Node(node)]),
         }
     }
 
@@ -1442,4 +1551,7 @@ pub enum Predicate {
     Path { graph: String, from: String, to: String },
     /// `no-path GRAPH A -> B`.
     NoPath { graph: String, from: String, to: String },
+    // issue 20 (sem-a): two operations' values compared.
+    /// `A same-value B` / `A other-value B`: the numbers operations A and B recorded (`stream-id`) are equal / differ.
+    SameValue { a: String, b: String, same: bool },
 }

@@ -116,6 +116,18 @@ impl OpKind {
             OpKind::Malloc { .. } => one("cudaMalloc"),
             // The harness's own steps: reading a buffer back for the expectations, opening a gate, sleeping.
             OpKind::Read { .. } | OpKind::Open { .. } | OpKind::Sleep { .. } => Vec::new(),
+            // issue 20 (sem-a): batched copies, stream identity, stream and kernel-node attributes.
+            // compat::memcpy_batch_async / memcpy_3d_batch_async: the 12.8 forms with failIdx, 13.x without.
+            OpKind::MemcpyBatch { three_d, .. } => {
+                one(if *three_d { "cudaMemcpy3DBatchAsync" } else { "cudaMemcpyBatchAsync" })
+            }
+            OpKind::StreamDevice { .. } => one("cudaStreamGetDevice"),
+            OpKind::StreamId { .. } => one("cudaStreamGetId"),
+            OpKind::StreamAttr { .. } => one("cudaStreamGetAttribute"),
+            OpKind::SetStreamAttr { .. } => one("cudaStreamSetAttribute"),
+            OpKind::CopyStreamAttrs { .. } => one("cudaStreamCopyAttributes"),
+            OpKind::NodeAttr { .. } => one("cudaGraphKernelNodeGetAttribute"),
+            OpKind::SetNodeAttr { .. } => one("cudaGraphKernelNodeSetAttribute"),
         }
     }
 }

@@ -500,6 +500,18 @@ impl<'f> CaseParser<'f> {
     }
 
     /// `N`, `greatest` or `least`.
+    // issue 20 (sem-a): `ATTR [is] VALUE` of `stream-attr`, `set-stream-attr`, `node-attr`, `set-node-attr`.
+    fn attr_value(cur: &mut Cursor, is: bool) -> Res<AttrValue> {
+        let attr: LaunchAttr = cur.word()?;
+        if is {
+            cur.expect("is")?;
+        }
+        Ok(match attr {
+            LaunchAttr::Priority => AttrValue::Priority(Self::priority(cur)?),
+            LaunchAttr::MemSyncDomain => AttrValue::MemSyncDomain(cur.word()?),
+        })
+    }
+
     fn priority(cur: &mut Cursor) -> Res<Priority> {
         let priority = match cur.peek() {
             Some("greatest") => Priority::Greatest,
@@ -901,6 +913,59 @@ impl<'f> CaseParser<'f> {
                 OpKind::Open { gate, after_ns }
             }
             OpWord::Sleep => OpKind::Sleep { ns: cur.duration()? },
+            // issue 20 (sem-a): batched copies, stream identity, stream and kernel-node attributes.
+            OpWord::MemcpyBatch | OpWord::Memcpy3dBatch => {
+                let mut copies = Vec::new();
+                while cur.peek().is_some_and(|w| w != "on") {
+                    let dst = cur.ident("a destination buffer")?;
+                    copies.push((dst, cur.ident("a source buffer")?));
+                }
+                if copies.is_empty() {
+                    return Err(cur.error("expected at least one copy (DST SRC) before `on`".into()));
+                }
+                let stream = self.on_stream(cur)?;
+                let order = if cur.eat("order") { cur.word()? } else { SrcAccessOrder::Stream };
+                let three_d = word == OpWord::Memcpy3dBatch;
+                let attrs_at = if !three_d && cur.eat("attrs-at") {
+                    let mut at = vec![u64::from(cur.u32("a copy index")?)];
+                    while cur.peek().is_some_and(|w| w != "=>") {
+                        at.push(u64::from(cur.u32("a copy index")?));
+                    }
+                    Some(at)
+                } else {
+                    None
+                };
+                OpKind::MemcpyBatch { copies, stream, order, attrs_at, three_d }
+            }
+            OpWord::StreamDevice => {
+                let stream = self.stream(cur)?;
+                cur.expect("is")?;
+                OpKind::StreamDevice { stream, device: Self::device(cur)? }
+            }
+            OpWord::StreamId => OpKind::StreamId { stream: self.stream(cur)? },
+            OpWord::StreamAttr | OpWord::SetStreamAttr => {
+                let stream = self.stream(cur)?;
+                let value = Self::attr_value(cur, word == OpWord::StreamAttr)?;
+                if word == OpWord::StreamAttr {
+                    OpKind::StreamAttr { stream, value }
+                } else {
+                    OpKind::SetStreamAttr { stream, value }
+                }
+            }
+            OpWord::CopyStreamAttrs => {
+                let dst = self.stream(cur)?;
+                cur.expect("from")?;
+                OpKind::CopyStreamAttrs { dst, src: self.stream(cur)? }
+            }
+            OpWord::NodeAttr | OpWord::SetNodeAttr => {
+                let node = cur.ident("a node label")?;
+                let value = Self::attr_value(cur, word == OpWord::NodeAttr)?;
+                if word == OpWord::NodeAttr {
+                    OpKind::NodeAttr { node, value }
+                } else {
+                    OpKind::SetNodeAttr { node, value }
+                }
+            }
         };
         let expect = cur.codes()?;
         cur.done()?;
@@ -1229,6 +1294,9 @@ impl<'f> CaseParser<'f> {
             }
             Verb::SameAddress => Predicate::SameAddress { a: subject, b: cur.ident("a label")?, same: true },
             Verb::OtherAddress => Predicate::SameAddress { a: subject, b: cur.ident("a label")?, same: false },
+            // issue 20 (sem-a)
+            Verb::SameValue => Predicate::SameValue { a: subject, b: cur.ident("a label")?, same: true },
+            Verb::OtherValue => Predicate::SameValue { a: subject, b: cur.ident("a label")?, same: false },
             Verb::Index => {
                 let index = cur.u32("an index")?;
                 cur.expect("]")?;

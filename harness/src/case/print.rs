@@ -338,7 +338,33 @@ pub fn op_kind(k: &OpKind) -> String {
         OpKind::Open { gate, after_ns: None } => format!("{w} {gate}"),
         OpKind::Open { gate, after_ns: Some(ns) } => format!("{w} {gate} after {}", duration(*ns)),
         OpKind::Sleep { ns } => format!("{w} {}", duration(*ns)),
+        // issue 20 (sem-a): batched copies, stream identity, stream and kernel-node attributes.
+        OpKind::MemcpyBatch { copies, stream: s, order, attrs_at, .. } => {
+            let pairs: Vec<String> = copies.iter().map(|(d, src)| format!("{d} {src}")).collect();
+            let order =
+                if *order == SrcAccessOrder::Stream { String::new() } else { format!(" order {}", order.word()) };
+            let at = attrs_at
+                .as_ref()
+                .map(|at| format!(" attrs-at {}", at.iter().map(u64::to_string).collect::<Vec<_>>().join(" ")));
+            format!("{w} {} on {}{order}{}", pairs.join(" "), s.name(), at.unwrap_or_default())
+        }
+        OpKind::StreamDevice { stream: s, device } => format!("{w} {} is {device}", s.name()),
+        OpKind::StreamId { stream: s } => format!("{w} {}", s.name()),
+        OpKind::StreamAttr { stream: s, value } => format!("{w} {} {}", s.name(), attr_value(value, " is")),
+        OpKind::SetStreamAttr { stream: s, value } => format!("{w} {} {}", s.name(), attr_value(value, "")),
+        OpKind::CopyStreamAttrs { dst, src } => format!("{w} {} from {}", dst.name(), src.name()),
+        OpKind::NodeAttr { node, value } => format!("{w} {node} {}", attr_value(value, " is")),
+        OpKind::SetNodeAttr { node, value } => format!("{w} {node} {}", attr_value(value, "")),
     }
+}
+
+// issue 20 (sem-a): `priority N`, `mem-sync-domain remote`, with `is` between for the reads.
+fn attr_value(value: &AttrValue, is: &str) -> String {
+    let v = match value {
+        AttrValue::Priority(p) => priority(*p),
+        AttrValue::MemSyncDomain(d) => d.word().to_owned(),
+    };
+    format!("{}{is} {v}", value.attr().word())
 }
 
 /// ` default` for a copy of kind cudaMemcpyDefault.
@@ -486,5 +512,9 @@ pub fn predicate(p: &Predicate) -> String {
         Predicate::NoEdge { graph, from, to } => format!("{} {graph} {from} -> {to}", PredicateWord::NoEdge.word()),
         Predicate::Path { graph, from, to } => format!("{} {graph} {from} -> {to}", PredicateWord::Path.word()),
         Predicate::NoPath { graph, from, to } => format!("{} {graph} {from} -> {to}", PredicateWord::NoPath.word()),
+        // issue 20 (sem-a)
+        Predicate::SameValue { a, b, same } => {
+            format!("{a} {} {b}", if *same { Verb::SameValue } else { Verb::OtherValue }.word())
+        }
     }
 }

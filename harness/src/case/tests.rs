@@ -132,6 +132,19 @@ case area/one
         memcpy-async h d1 64 default on s1
   hh:   host-func on s snapshot h hold g
   sf:   stream-flags s
+        memcpy-batch d h d1 h on s order during-call attrs-at 0 1
+        memcpy-3d-batch h d on s1 order any
+        memcpy-batch d h on per-thread
+        stream-device legacy is 0
+  i1:   stream-id s
+  i2:   stream-id per-thread
+        stream-attr s priority is greatest
+        set-stream-attr s mem-sync-domain remote
+        set-stream-attr s priority -2
+        copy-stream-attrs s1 from s
+        node-attr n1 priority is -2
+        set-node-attr n1 mem-sync-domain default
+        stream-attr s mem-sync-domain is remote
 
   expect held before k
   expect ls value == 3
@@ -169,6 +182,8 @@ case area/one
   expect elapsed el <= -0.5
   expect snapshot rd == 3
   expect sf value == 0
+  expect i1 other-value i2
+  expect i1 same-value i1
 end
 
 case area/two
@@ -241,7 +256,7 @@ fn parses_every_construct() {
         case.decls[23],
         Decl::Buffer { name: "d1".into(), kind: MemKind::Device, bytes: 4096, device: Some(1), later: false }
     );
-    assert_eq!(case.script.len(), 95);
+    assert_eq!(case.script.len(), 108);
     assert_eq!(case.script[84].kind, OpKind::SetDevice { device: 1 });
     assert_eq!(case.script[85].kind, OpKind::GetDevice { expect: Some(1) });
     assert_eq!(case.script[88].kind, OpKind::CanAccessPeer { device: 0, peer: 1 });
@@ -254,7 +269,7 @@ fn parses_every_construct() {
         case.script[92].kind,
         OpKind::Memcpy { dst: "h".into(), src: "d1".into(), bytes: Some(64), inferred: true, stream: s1 }
     );
-    assert_eq!(case.expects.len(), 36);
+    assert_eq!(case.expects.len(), 38);
     let shape = LaunchShape::default();
     assert_eq!(
         case.script[1].kind,

@@ -726,6 +726,12 @@ impl<'c, 'o> Checker<'c, 'o> {
                     });
                 }
             }
+            // issue 20 (sem-a)
+            Predicate::SameValue { a, b, .. } => {
+                for l in [a, b] {
+                    self.valued_label(line, l, "value", |k| k.facts().value)
+                }
+            }
             Predicate::NodeKind { graph, node, .. } => {
                 self.filled_graph(line, graph);
                 self.node_label(line, node);

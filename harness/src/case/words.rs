@@ -171,6 +171,9 @@ words! {
         ErrorFrom = "error-from",
         SameAddress = "same-address",
         OtherAddress = "other-address",
+        // issue 20 (sem-a): two operations' values compared (stream ids).
+        SameValue = "same-value",
+        OtherValue = "other-value",
     }
 }
 

@@ -2,7 +2,9 @@
 //! reverse (a value CUDA returned, named in the trace) is derived by searching the word set, so a returned value the
 //! language has no word for is named `unknown(N)` instead of being mislabelled.
 
-use crate::case::ast::{CacheConfig, CaptureMode, CaptureStatus, Limit, MemoryType, NodeWord};
+use crate::case::ast::{
+    CacheConfig, CaptureMode, CaptureStatus, LaunchAttr, Limit, MemoryType, NodeWord, SrcAccessOrder, SyncDomain,
+};
 use crate::case::words::Word;
 use cuda_sys as sys;
 
@@ -121,6 +123,53 @@ impl ToSys for NodeWord {
     }
     fn raw(value: Self::Sys) -> i64 {
         value.0 as i64
+    }
+}
+
+// issue 20 (sem-a): the batched copies' source access order and the launch attributes of streams and nodes.
+
+impl ToSys for SrcAccessOrder {
+    /// `cudaMemcpySrcAccessOrder` as a number: the type exists only in 12.8+ headers (`compat` passes it on).
+    type Sys = u32;
+    fn to_sys(self) -> Self::Sys {
+        use SrcAccessOrder as O;
+        match self {
+            O::Stream => sys::compat::SRC_ACCESS_ORDER_STREAM,
+            O::DuringCall => sys::compat::SRC_ACCESS_ORDER_DURING_API_CALL,
+            O::Any => sys::compat::SRC_ACCESS_ORDER_ANY,
+            O::Invalid => sys::compat::SRC_ACCESS_ORDER_INVALID,
+        }
+    }
+    fn raw(value: Self::Sys) -> i64 {
+        i64::from(value)
+    }
+}
+
+impl ToSys for LaunchAttr {
+    type Sys = sys::cudaLaunchAttributeID;
+    fn to_sys(self) -> Self::Sys {
+        use LaunchAttr as A;
+        match self {
+            A::Priority => sys::cudaLaunchAttributeID::cudaLaunchAttributePriority,
+            A::MemSyncDomain => sys::cudaLaunchAttributeID::cudaLaunchAttributeMemSyncDomain,
+        }
+    }
+    fn raw(value: Self::Sys) -> i64 {
+        i64::from(value.0)
+    }
+}
+
+impl ToSys for SyncDomain {
+    type Sys = sys::cudaLaunchMemSyncDomain;
+    fn to_sys(self) -> Self::Sys {
+        use SyncDomain as D;
+        match self {
+            D::Default => sys::cudaLaunchMemSyncDomain::cudaLaunchMemSyncDomainDefault,
+            D::Remote => sys::cudaLaunchMemSyncDomain::cudaLaunchMemSyncDomainRemote,
+        }
+    }
+    fn raw(value: Self::Sys) -> i64 {
+        i64::from(value.0)
     }
 }
 

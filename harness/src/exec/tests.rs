@@ -5,9 +5,9 @@
 use super::test_support::{case, h100, op};
 use super::*;
 use crate::case::ast::{
-    CacheConfig, CaptureMode, CaptureStatus, ComputeShape, ConditionalKind, EventFlags, Fault, GraphMemAttr, Grid,
-    InstantiateFlag, KernelCall, LaunchShape, Limit, ListWord, MemKind, MemoryType, NodeKernel, NodeSpec, Op, OpKind,
-    OpWord, PoolAttr, Priority, StreamRef, Target, Timing, TimingSpec,
+    AttrValue, CacheConfig, CaptureMode, CaptureStatus, ComputeShape, ConditionalKind, EventFlags, Fault, GraphMemAttr,
+    Grid, InstantiateFlag, KernelCall, LaunchShape, Limit, ListWord, MemKind, MemoryType, NodeKernel, NodeSpec, Op,
+    OpKind, OpWord, PoolAttr, Priority, SrcAccessOrder, StreamRef, SyncDomain, Target, Timing, TimingSpec,
 };
 use crate::case::words::Word;
 use std::time::Instant;
@@ -298,6 +298,36 @@ fn every_operation() -> Case {
         op(None, None, OpKind::StreamFlags { stream: StreamRef::PerThread }),
         op(None, None, OpKind::PeekLastError),
         op(Some("gle"), Some("w"), OpKind::GetLastError),
+        // issue 20 (sem-a): batched copies, stream identity, stream and kernel-node attributes.
+        op(
+            None,
+            None,
+            OpKind::MemcpyBatch {
+                copies: vec![(name("d"), name("h"))],
+                stream: s(),
+                order: SrcAccessOrder::DuringCall,
+                attrs_at: Some(vec![0]),
+                three_d: false,
+            },
+        ),
+        op(
+            None,
+            None,
+            OpKind::MemcpyBatch {
+                copies: vec![(name("h"), name("d"))],
+                stream: s(),
+                order: SrcAccessOrder::Any,
+                attrs_at: None,
+                three_d: true,
+            },
+        ),
+        op(None, None, OpKind::StreamDevice { stream: StreamRef::Legacy, device: 0 }),
+        op(None, None, OpKind::StreamId { stream: StreamRef::PerThread }),
+        op(None, None, OpKind::StreamAttr { stream: s(), value: AttrValue::Priority(Priority::Least) }),
+        op(None, None, OpKind::SetStreamAttr { stream: s(), value: AttrValue::MemSyncDomain(SyncDomain::Remote) }),
+        op(None, None, OpKind::CopyStreamAttrs { dst: s(), src: StreamRef::PerThread }),
+        op(None, None, OpKind::NodeAttr { node: name("n1"), value: AttrValue::Priority(Priority::Greatest) }),
+        op(None, None, OpKind::SetNodeAttr { node: name("n1"), value: AttrValue::Priority(Priority::Value(-3)) }),
         op(None, None, OpKind::Open { gate: name("g"), after_ns: None }),
         op(None, None, OpKind::Sleep { ns: 1_000_000 }),
         op(

@@ -6,7 +6,7 @@
 //! the watchdog had to end is a *timeout*. Otherwise a false `quality` gives *quality-warning*, a `variant` gives
 //! *variant* (naming the alternative), and all else is *pass*.
 
-use crate::case::ast::{Case, Expectation, OpKind, OpWord, Predicate, Priority};
+use crate::case::ast::{AttrValue, Case, Expectation, OpKind, OpWord, Predicate, Priority, SyncDomain};
 use crate::case::print::predicate as predicate_text;
 use crate::case::words::Word;
 use crate::record::observations::{GraphRecord, HostCallKind, KernelRecord, Observations, OpRecord, OpValue};
@@ -256,12 +256,47 @@ fn asserted_value_mismatch(kind: &OpKind, value: Option<&OpValue>, devices: &[i3
             };
             (*value != want).then(|| format!("the priority was {value} (greatest {greatest}, least {least})"))
         }
+        // issue 20 (sem-a): `stream-device ... is N`, `stream-attr`/`node-attr ... is VALUE`.
+        (OpKind::StreamDevice { device: want, .. }, Some(OpValue::Device(seen))) => {
+            match devices.iter().position(|o| o == seen) {
+                Some(i) if i as u32 == *want => None,
+                Some(i) => Some(format!("the stream's device was device {i} (ordinal {seen})")),
+                None => Some(format!("the stream's device was ordinal {seen}, none of the case's devices {devices:?}")),
+            }
+        }
+        (
+            OpKind::StreamAttr { value: AttrValue::Priority(priority), .. }
+            | OpKind::NodeAttr { value: AttrValue::Priority(priority), .. },
+            Some(OpValue::StreamPriority { value, greatest, least }),
+        ) => {
+            let want = match priority {
+                Priority::Value(v) => *v,
+                Priority::Greatest => *greatest,
+                Priority::Least => *least,
+            };
+            (*value != want).then(|| format!("the priority was {value} (greatest {greatest}, least {least})"))
+        }
+        (
+            OpKind::StreamAttr { value: AttrValue::MemSyncDomain(domain), .. }
+            | OpKind::NodeAttr { value: AttrValue::MemSyncDomain(domain), .. },
+            Some(OpValue::Number(seen)),
+        ) => {
+            let want = match domain {
+                // cudaLaunchMemSyncDomainDefault and cudaLaunchMemSyncDomainRemote.
+                SyncDomain::Default => 0,
+                SyncDomain::Remote => 1,
+            };
+            (*seen != want).then(|| format!("the memory synchronization domain was {seen}"))
+        }
         (
             OpKind::CaptureStatus { .. }
             | OpKind::CaptureDeps { .. }
             | OpKind::PointerType { .. }
             | OpKind::StreamPriority { .. }
-            | OpKind::GetDevice { .. },
+            | OpKind::GetDevice { .. }
+            | OpKind::StreamDevice { .. }
+            | OpKind::StreamAttr { .. }
+            | OpKind::NodeAttr { .. },
             _,
         ) => Some("no value was recorded".to_owned()),
         _ => None,
@@ -419,6 +454,15 @@ fn holds(p: &Predicate, obs: &Observations) -> Result<(), String> {
             };
             let (x, y) = (address(a)?, address(b)?);
             check((x == y) == *same, || format!("{a} returned {x:#x} and {b} returned {y:#x}"))
+        }
+        // issue 20 (sem-a)
+        Predicate::SameValue { a, b, same } => {
+            let number = |label: &str| match ran(obs, label)?.value {
+                Some(OpValue::Number(x)) => Ok(x),
+                _ => Err(format!("{label} returned no value")),
+            };
+            let (x, y) = (number(a)?, number(b)?);
+            check((x == y) == *same, || format!("{a} returned {x} and {b} returned {y}"))
         }
         Predicate::NodeKind { graph, node, kind } => {
             let g = topology(obs, graph)?;

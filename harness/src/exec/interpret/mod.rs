@@ -4,6 +4,8 @@
 //!
 //! [`interpret`] is the table of contents: one line per operation, to its function in the file of its family.
 
+// issue 20 (sem-a): batched copies, stream identity, launch attributes.
+mod attributes;
 mod captures;
 mod device;
 mod graphs;
@@ -213,5 +215,16 @@ fn interpret(ctx: &Ctx, st: &mut Objects, index: usize, op: &Op, t: &mut Timed) 
         OpKind::StreamFlags { stream } => device::stream_flags(x, stream),
         OpKind::PeekLastError => device::peek_last_error(x),
         OpKind::GetLastError => device::get_last_error(x),
+        // issue 20 (sem-a): batched copies, stream identity, stream and kernel-node attributes.
+        OpKind::MemcpyBatch { copies, stream, order, attrs_at, three_d } => {
+            attributes::memcpy_batch(x, copies, stream, *order, attrs_at, *three_d)
+        }
+        OpKind::StreamDevice { stream, .. } => attributes::stream_device(x, stream),
+        OpKind::StreamId { stream } => attributes::stream_id(x, stream),
+        OpKind::StreamAttr { stream, value } => attributes::stream_attr(x, stream, value),
+        OpKind::SetStreamAttr { stream, value } => attributes::set_stream_attr(x, stream, value),
+        OpKind::CopyStreamAttrs { dst, src } => attributes::copy_stream_attrs(x, dst, src),
+        OpKind::NodeAttr { node, value } => attributes::node_attr(x, node, value),
+        OpKind::SetNodeAttr { node, value } => attributes::set_node_attr(x, node, value),
     }
 }
