@@ -128,6 +128,13 @@ pub enum Requirement {
     /// `peer-access`: cudaDeviceCanAccessPeer is 1 in both directions between every two of the case's devices
     /// (`devices >= N` says how many).
     PeerAccess,
+    // issue 20 (sem-b): managed memory
+    /// `concurrent-managed-access`: cudaDevAttrConcurrentManagedAccess == 1 (the host may touch managed memory
+    /// while kernels run, and prefetch/advise act on the device).
+    ConcurrentManagedAccess,
+    /// `pageable-memory-access`: cudaDevAttrPageableMemoryAccess == 1 (kernels may use pageable host memory: HMM
+    /// or ATS).
+    PageableMemoryAccess,
 }
 
 impl Requirement {
@@ -144,6 +151,9 @@ impl Requirement {
             Requirement::Connections(_) => RequirementWord::Connections,
             Requirement::MemoryPools => RequirementWord::MemoryPools,
             Requirement::PeerAccess => RequirementWord::PeerAccess,
+            // issue 20 (sem-b): managed memory
+            Requirement::ConcurrentManagedAccess => RequirementWord::ConcurrentManagedAccess,
+            Requirement::PageableMemoryAccess => RequirementWord::PageableMemoryAccess,
         }
     }
 }
@@ -200,7 +210,13 @@ pub enum Decl {
     Exec { name: String },
     /// `pool NAME [default]`: a memory pool of the case's device, created with cudaMemPoolCreate (pinned device
     /// memory, no IPC handle), or the device's default pool (cudaDeviceGetDefaultMemPool) with `default`.
-    Pool { name: String, default: bool },
+    Pool {
+        name: String,
+        default: bool,
+        /// issue 20 (sem-b): `pool NAME posix-fd`: created with handleTypes = cudaMemHandleTypePosixFileDescriptor,
+        /// so it can be exported (`pool-export`).
+        posix_fd: bool,
+    },
     /// `condition NAME`: a `cudaGraphConditionalHandle` slot, filled by `condition-create NAME in GRAPH`.
     Condition { name: String },
     /// `slice NAME of BUF at OFFSET size BYTES`: the bytes [OFFSET, OFFSET + BYTES) of buffer BUF under a name of
@@ -297,12 +313,21 @@ words! {
         Pageable = "pageable",
         /// cudaHostAlloc(cudaHostAllocMapped); kernels use its cudaHostGetDevicePointer alias.
         Mapped = "mapped",
+        // issue 20 (sem-b): managed memory
+        /// cudaMallocManaged(cudaMemAttachGlobal): one pointer for the host and every device; the host reads and
+        /// writes it directly, kernels and copies use the same address.
+        Managed = "managed",
     }
 }
 
 impl MemKind {
     pub fn is_host(self) -> bool {
-        !matches!(self, MemKind::Device)
+        !matches!(self, MemKind::Device | MemKind::Managed)
+    }
+
+    /// Whether the host may read the memory through its pointer (host memory, and managed memory).
+    pub fn host_readable(self) -> bool {
+        self.is_host() || self == MemKind::Managed
     }
 }
 
@@ -414,6 +439,24 @@ words! {
         PeekLastError = "peek-last-error",
         Open = "open",
         Sleep = "sleep",
+        // issue 20 (sem-b): managed memory, IPC, user objects, device facts, the launch queue
+        Attach = "attach",
+        Prefetch = "prefetch",
+        Advise = "advise",
+        MallocManaged = "malloc-managed",
+        DeviceAttr = "device-attr",
+        DeviceCount = "device-count",
+        IpcMemHandle = "ipc-mem-handle",
+        IpcOpenMem = "ipc-open-mem",
+        IpcCloseMem = "ipc-close-mem",
+        IpcEventHandle = "ipc-event-handle",
+        IpcOpenEvent = "ipc-open-event",
+        PoolExport = "pool-export",
+        UserObject = "user-object",
+        RetainUserObject = "retain-user-object",
+        ReleaseUserObject = "release-user-object",
+        Destroyed = "destroyed",
+        QueueDepth = "queue-depth",
     }
 }
 
@@ -582,6 +625,54 @@ pub enum OpKind {
     Open { gate: String, after_ns: Option<u64> },
     /// `sleep DURATION`: the running thread sleeps. Never a correctness device; only lets a scheduled thing happen.
     Sleep { ns: u64 },
+    // issue 20 (sem-b): managed memory, IPC, user objects, device facts, the launch queue
+    /// `attach BUF on STREAM global|host|single [bytes N]` (cudaStreamAttachMemAsync(stream, BUF, N or 0, flag)).
+    Attach { buf: String, stream: StreamRef, mode: AttachMode, bytes: Option<u64> },
+    /// `prefetch BUF to device|host on STREAM` (cudaMemPrefetchAsync of the whole buffer to the case's device 0 or
+    /// the host; the 12.x/13.0 signatures through `cuda_sys::compat::mem_prefetch_async`).
+    Prefetch { buf: String, to: MemPlace, stream: StreamRef },
+    /// `advise BUF ADVICE device|host` (cudaMemAdvise of the whole buffer; `cuda_sys::compat::mem_advise`).
+    Advise { buf: String, advice: Advice, place: MemPlace },
+    /// `malloc-managed BYTES [host]` (cudaMallocManaged with cudaMemAttachGlobal, or cudaMemAttachHost; freed at
+    /// cleanup). BYTES may be 0, to observe the refusal.
+    MallocManaged { bytes: u64, host: bool },
+    /// `device-attr ATTR` (cudaDeviceGetAttribute of the case's device 0): the value, for `L value`.
+    DeviceAttr { attr: DeviceAttrWord },
+    /// `device-count` (cudaGetDeviceCount): the count, for `L value`.
+    DeviceCount,
+    /// `ipc-mem-handle BUF` (cudaIpcGetMemHandle of BUF's pointer). The handle is kept under the operation's
+    /// label; its value is a 64-bit digest of the handle's bytes, so `same-address`/`other-address` compare handles.
+    IpcMemHandle { buf: String },
+    /// `ipc-open-mem L` (cudaIpcOpenMemHandle(&ptr, handle of `ipc-mem-handle` L, cudaIpcMemLazyEnablePeerAccess));
+    /// the pointer is the value (an address) and is closed at cleanup unless `ipc-close-mem` closed it.
+    IpcOpenMem { handle: String },
+    /// `ipc-close-mem L` (cudaIpcCloseMemHandle of the pointer `ipc-open-mem` L returned).
+    IpcCloseMem { opened: String },
+    /// `ipc-event-handle EVENT` (cudaIpcGetEventHandle), kept under the operation's label.
+    IpcEventHandle { event: String },
+    /// `ipc-open-event L into EVENT` (cudaIpcOpenEventHandle of the handle `ipc-event-handle` L got, into the
+    /// `later` event slot EVENT; destroyed with cudaEventDestroy).
+    IpcOpenEvent { handle: String, into: String },
+    /// `pool-export POOL` (cudaMemPoolExportToShareableHandle(&fd, POOL, cudaMemHandleTypePosixFileDescriptor, 0);
+    /// the descriptor is closed at once).
+    PoolExport { pool: String },
+    /// `L: user-object` (cudaUserObjectCreate(&obj, flag, destructor, 1, cudaUserObjectNoDestructorSync)): a user
+    /// object named by the operation's label, whose destructor (a host function) sets a flag `destroyed` reads.
+    /// The case owns one reference; what it still owns is released at cleanup.
+    UserObject,
+    /// `retain-user-object GRAPH L [count N] [move]` (cudaGraphRetainUserObject(graph, obj, N, move ?
+    /// cudaGraphUserObjectMove : 0)): with `move`, N of the case's references pass to the graph.
+    RetainUserObject { graph: String, object: String, count: u32, take: bool },
+    /// `release-user-object [GRAPH] L [count N]` (cudaGraphReleaseUserObject(graph, obj, N), or without GRAPH
+    /// cudaUserObjectRelease(obj, N) of the case's own references).
+    ReleaseUserObject { graph: Option<String>, object: String, count: u32 },
+    /// `destroyed L [wait]`: whether user object L's destructor has run (value 1 or 0), read now; with `wait`,
+    /// polled until it has run or the case deadline passes (a hang guard, never a verdict: the value says which).
+    Destroyed { object: String, wait: bool },
+    /// `queue-depth STREAM behind GATE max N`: up to N launches of the spin kernel (0 ns) on STREAM from this
+    /// thread; the value is how many returned while GATE was still closed. With GATE holding STREAM and opened
+    /// later by `open GATE after D`, a launch that returned after the open had been blocked in the launch call.
+    QueueDepth { stream: StreamRef, gate: String, max: u32 },
 }
 
 /// `launch KERNEL ARGS on STREAM [SHAPE]`: which probe kernel, with its arguments and launch shape.
@@ -713,6 +804,9 @@ pub enum Operand<'a> {
     Condition(&'a str),
     /// The label of a graph node: an `add-node`, or an operation captured into a graph.
     Node(&'a str),
+    // issue 20 (sem-b): handles and user objects named by the operation that made them
+    /// The label of an operation with this word (`ipc-mem-handle`, `user-object`, ...).
+    Made(&'a str, OpWord),
 }
 
 impl OpKind {
@@ -923,6 +1017,57 @@ impl OpKind {
             OpKind::GetLastError => row(OpWord::GetLastError, None, None, W::Nothing, vec![]),
             OpKind::Open { gate, .. } => row(OpWord::Open, None, None, W::Nothing, vec![O::Gate(gate)]),
             OpKind::Sleep { .. } => row(OpWord::Sleep, None, None, W::Nothing, vec![]),
+            // issue 20 (sem-b): managed memory, IPC, user objects, device facts, the launch queue
+            // "a stream-ordered operation": captured into a graph like other stream work is not documented, so
+            // no capture column; it has no device work of its own to time.
+            OpKind::Attach { buf, stream, .. } => {
+                row(OpWord::Attach, None, None, W::Nothing, vec![O::Buffer(buf), O::Stream(stream)])
+            }
+            // "asynchronous with respect to the host and all work on other devices".
+            OpKind::Prefetch { buf, stream, .. } => {
+                row(OpWord::Prefetch, None, None, W::Nothing, vec![O::Buffer(buf), O::Stream(stream)])
+            }
+            OpKind::Advise { buf, .. } => row(OpWord::Advise, None, None, W::Nothing, vec![O::Buffer(buf)]),
+            // An allocation: the docs let allocation calls synchronize the device.
+            OpKind::MallocManaged { .. } => row(OpWord::MallocManaged, None, None, W::Device, vec![]),
+            OpKind::DeviceAttr { .. } => {
+                OpFacts { value: true, ..row(OpWord::DeviceAttr, None, None, W::Nothing, vec![]) }
+            }
+            OpKind::DeviceCount => OpFacts { value: true, ..row(OpWord::DeviceCount, None, None, W::Nothing, vec![]) },
+            OpKind::IpcMemHandle { buf } => row(OpWord::IpcMemHandle, None, None, W::Nothing, vec![O::Buffer(buf)]),
+            OpKind::IpcOpenMem { handle } => {
+                row(OpWord::IpcOpenMem, None, None, W::Nothing, vec![O::Made(handle, OpWord::IpcMemHandle)])
+            }
+            OpKind::IpcCloseMem { opened } => {
+                row(OpWord::IpcCloseMem, None, None, W::Nothing, vec![O::Made(opened, OpWord::IpcOpenMem)])
+            }
+            OpKind::IpcEventHandle { event } => {
+                row(OpWord::IpcEventHandle, None, None, W::Nothing, vec![O::Event(event)])
+            }
+            OpKind::IpcOpenEvent { handle, into } => {
+                let operands = vec![O::Made(handle, OpWord::IpcEventHandle), O::Event(into)];
+                row(OpWord::IpcOpenEvent, None, None, W::Nothing, operands)
+            }
+            OpKind::PoolExport { pool } => row(OpWord::PoolExport, None, None, W::Nothing, vec![O::Pool(pool)]),
+            OpKind::UserObject => row(OpWord::UserObject, None, None, W::Nothing, vec![]),
+            OpKind::RetainUserObject { graph, object, .. } => {
+                let operands = vec![O::Graph(graph), O::Made(object, OpWord::UserObject)];
+                row(OpWord::RetainUserObject, None, None, W::Nothing, operands)
+            }
+            // "There is not currently a mechanism to wait on user object destructors": a release never waits.
+            OpKind::ReleaseUserObject { graph, object, .. } => {
+                let operands = [graph.iter().map(|g| O::Graph(g)).collect(), vec![O::Made(object, OpWord::UserObject)]];
+                row(OpWord::ReleaseUserObject, None, None, W::Nothing, operands.concat())
+            }
+            OpKind::Destroyed { object, .. } => OpFacts {
+                value: true,
+                ..row(OpWord::Destroyed, None, None, W::Nothing, vec![O::Made(object, OpWord::UserObject)])
+            },
+            // Its launches may block until the stream's queue drains: what the gated stream waits for.
+            OpKind::QueueDepth { stream, gate, .. } => OpFacts {
+                value: true,
+                ..row(OpWord::QueueDepth, None, None, W::Stream(stream), vec![O::Stream(stream), O::Gate(gate)])
+            },
         }
     }
 
@@ -1065,6 +1210,49 @@ impl NodeKernel {
             | NodeKernel::SetCondition { buf, .. }
             | NodeKernel::Countdown { buf, .. } => vec![buf],
         }
+    }
+}
+
+// issue 20 (sem-b): operands of the managed-memory and device-fact operations
+words! {
+    /// `cudaStreamAttachMemAsync` flags.
+    pub enum AttachMode: "global, host or single" {
+        Global = "global",
+        Host = "host",
+        Single = "single",
+    }
+}
+
+words! {
+    /// Where `prefetch` moves memory and what `advise` names: the case's device 0 or the host (cudaCpuDeviceId).
+    pub enum MemPlace: "device or host" {
+        Device = "device",
+        Host = "host",
+    }
+}
+
+words! {
+    /// `cudaMemoryAdvise`.
+    pub enum Advice: "a memory advice" {
+        ReadMostly = "read-mostly",
+        UnsetReadMostly = "unset-read-mostly",
+        PreferredLocation = "preferred-location",
+        UnsetPreferredLocation = "unset-preferred-location",
+        AccessedBy = "accessed-by",
+        UnsetAccessedBy = "unset-accessed-by",
+    }
+}
+
+words! {
+    /// The `cudaDeviceAttr`s `device-attr` reads.
+    pub enum DeviceAttrWord: "a device attribute" {
+        ManagedMemory = "managed-memory",
+        ConcurrentManagedAccess = "concurrent-managed-access",
+        PageableMemoryAccess = "pageable-memory-access",
+        PageableMemoryAccessUsesHostPageTables = "pageable-uses-host-page-tables",
+        DirectManagedMemAccessFromHost = "direct-managed-access-from-host",
+        IpcEventSupport = "ipc-event-support",
+        HostRegisterSupported = "host-register-supported",
     }
 }
 

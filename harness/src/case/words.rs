@@ -132,6 +132,9 @@ words! {
         Connections = "connections",
         MemoryPools = "memory-pools",
         PeerAccess = "peer-access",
+        // issue 20 (sem-b): managed memory
+        ConcurrentManagedAccess = "concurrent-managed-access",
+        PageableMemoryAccess = "pageable-memory-access",
     }
 }
 

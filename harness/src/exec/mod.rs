@@ -23,6 +23,7 @@ mod clock;
 mod devices;
 mod gates;
 mod graph_api;
+mod handles;
 mod host_calls;
 mod interpret;
 mod objects;

@@ -1,6 +1,7 @@
 //! The objects a case declared, by name, and what the script did to them: created from the declarations before the
 //! script, looked up by the interpreter, released in reverse order of dependence at the end.
 
+use super::handles::Handles;
 use super::buffers::{byte_count, memcpy_kind, Buffer};
 use super::capture::NodeMap;
 use super::clock::CaseClock;
@@ -84,6 +85,8 @@ pub struct Objects {
     /// the case in the context.
     pub peers_enabled: Vec<(i32, i32)>,
     pub notes: Vec<String>,
+    // issue 20 (sem-b): IPC handles, user objects, managed allocations
+    pub handles: Handles,
 }
 
 /// Creates every declared object, in declaration order, on its device, and the record of each creation.
@@ -119,6 +122,7 @@ pub fn create(
         placement: BTreeMap::new(),
         peers_enabled: Vec::new(),
         notes: Vec::new(),
+        handles: Handles::default(),
     };
     // The stream `read` copies on is created before every declared stream: streams are spread over the hardware
     // queues (CUDA_DEVICE_MAX_CONNECTIONS) in creation order, so it gets a queue of its own in any case with fewer
@@ -168,8 +172,8 @@ pub fn create(
                     (Some(code), &[][..])
                 }
             },
-            Decl::Pool { default: false, .. } => {
-                (Some(fill(&mut state.pools, &name, pools::create_pool(device.ordinal))), &[][..])
+            Decl::Pool { default: false, posix_fd, .. } => {
+                (Some(fill(&mut state.pools, &name, pools::create_pool(device.ordinal, *posix_fd))), &[][..])
             }
             Decl::Condition { .. } => (None, &[][..]),
             // A view of memory its buffer (declared above it) already holds: no CUDA call.
@@ -525,6 +529,8 @@ impl Objects {
                 notes.push(format!("cleanup: disabling the peer access of ordinal {from} to {to} returned {}", code));
             }
         }
+        // issue 20 (sem-b): IPC mappings close before any memory is freed; user-object references go back.
+        self.handles.release(&mut notes);
         let placement = std::mem::take(&mut self.placement);
         let on = |name: &str, f: &mut dyn FnMut() -> sys::cudaError_t| {
             devices.on(placement.get(name).copied().unwrap_or_else(|| devices.ordinal(0)), f)
