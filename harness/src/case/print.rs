@@ -140,11 +140,9 @@ fn decl(d: &Decl) -> String {
         Decl::Gate { name } | Decl::Thread { name } | Decl::Graph { name } | Decl::Exec { name } => {
             format!("{w} {name}")
         }
-        Decl::Pool { name, default, posix_fd } => format!(
-            "{w} {name}{}{}",
-            if *default { " default" } else { "" },
-            if *posix_fd { " posix-fd" } else { "" }
-        ),
+        Decl::Pool { name, default, posix_fd } => {
+            format!("{w} {name}{}{}", if *default { " default" } else { "" }, if *posix_fd { " posix-fd" } else { "" })
+        }
         Decl::Condition { name } => format!("{w} {name}"),
         Decl::Slice { name, of, offset, bytes } => {
             format!("{w} {name} of {of} at {} size {}", size(*offset), size(*bytes))

@@ -88,7 +88,9 @@ impl Handles {
         for (label, object) in std::mem::take(&mut self.user_objects) {
             if object.owned > 0 {
                 // SAFETY: a live user object of which the case owns `owned` references.
-                check(format!("user object {label}"), unsafe { sys::cudaUserObjectRelease(object.handle(), object.owned) });
+                check(format!("user object {label}"), unsafe {
+                    sys::cudaUserObjectRelease(object.handle(), object.owned)
+                });
             }
         }
         for memory in self.managed.drain(..) {

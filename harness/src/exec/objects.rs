@@ -1,12 +1,12 @@
 //! The objects a case declared, by name, and what the script did to them: created from the declarations before the
 //! script, looked up by the interpreter, released in reverse order of dependence at the end.
 
-use super::handles::Handles;
 use super::buffers::{byte_count, memcpy_kind, Buffer};
 use super::capture::NodeMap;
 use super::clock::CaseClock;
 use super::devices::CaseDevices;
 use super::gates::GateSet;
+use super::handles::Handles;
 use super::host_calls::HostCallContext;
 use super::pools;
 use super::resources::{Destroy, DeviceMemory, Event, Graph, GraphExec, MemPool, Stream};

@@ -3,8 +3,8 @@
 
 use super::Step;
 use crate::exec::handles::{bytes_of, digest};
-use crate::exec::resources::Event;
 use crate::exec::objects::Slot;
+use crate::exec::resources::Event;
 use crate::record::observations::OpValue;
 use cuda_sys as sys;
 
@@ -79,9 +79,8 @@ pub(super) fn pool_export(x: Step, pool: &str) -> Result<(), String> {
     let mut fd: i32 = -1;
     let kind = sys::cudaMemAllocationHandleType::cudaMemHandleTypePosixFileDescriptor;
     // SAFETY: for a POSIX descriptor the shareable handle is an int; fd is a valid out-pointer.
-    let exported = x.t.call(|| unsafe {
-        sys::cudaMemPoolExportToShareableHandle((&mut fd as *mut i32).cast(), p, kind, 0)
-    });
+    let exported =
+        x.t.call(|| unsafe { sys::cudaMemPoolExportToShareableHandle((&mut fd as *mut i32).cast(), p, kind, 0) });
     if exported && fd >= 0 {
         // SAFETY: fd is a descriptor this process now owns and nothing else uses.
         drop(unsafe { <std::os::fd::OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fd) });

@@ -233,9 +233,7 @@ fn interpret(ctx: &Ctx, st: &mut Objects, index: usize, op: &Op, t: &mut Timed) 
         OpKind::IpcOpenEvent { handle, into } => ipc::open_event(x, handle, into),
         OpKind::PoolExport { pool } => ipc::pool_export(x, pool),
         OpKind::UserObject => lifetimes::create(x),
-        OpKind::RetainUserObject { graph, object, count, take } => {
-            lifetimes::retain(x, graph, object, *count, *take)
-        }
+        OpKind::RetainUserObject { graph, object, count, take } => lifetimes::retain(x, graph, object, *count, *take),
         OpKind::ReleaseUserObject { graph, object, count } => lifetimes::release(x, graph, object, *count),
         OpKind::Destroyed { object, wait } => lifetimes::destroyed(x, object, *wait),
     }
