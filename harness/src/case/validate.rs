@@ -410,11 +410,9 @@ impl<'c, 'o> Checker<'c, 'o> {
             }
             OpKind::SetLimit { value: 0, .. } => self.report(line, "a limit of 0 bytes".into()),
             OpKind::Malloc { bytes: 0 } => self.report(line, "malloc of 0 bytes".into()),
-            // issue 20 (sem-b): managed memory and IPC
-            OpKind::IpcOpenEvent { into, .. } => {
-                if !self.case.decls.iter().any(|d| d.name() == into && d.is_later()) {
-                    self.report(line, format!("`ipc-open-event ... into {into}` needs a `later` event declaration"));
-                }
+            // issue 20 (sem-b): an imported event fills a `later` slot
+            OpKind::IpcOpenEvent { into, .. } if !self.case.decls.iter().any(|d| d.name() == into && d.is_later()) => {
+                self.report(line, format!("`ipc-open-event ... into {into}` needs a `later` event declaration"));
             }
             // Device indices are checked by `devices`, from the `devices` column.
             _ => {}
