@@ -223,6 +223,11 @@ pub enum Decl {
     /// their own, usable wherever a buffer is (a copy's operand, a kernel's argument): the `d_A + offset` of a
     /// program that works on chunks of one allocation. It owns nothing: BUF's memory, kind and contents.
     Slice { name: String, of: String, offset: u64, bytes: u64 },
+    // issue 20 (sem-b): a second process of the case
+    /// `process NAME`: another process of the case (the same binary, started by the executor before the script),
+    /// with every declared object of its own; `@NAME` in front of an operation runs it there. IPC handles the
+    /// operations get pass between the processes with each operation (see `exec/peer.rs`).
+    Process { name: String },
 }
 
 impl Decl {
@@ -237,7 +242,8 @@ impl Decl {
             | Decl::Exec { name }
             | Decl::Pool { name, .. }
             | Decl::Condition { name }
-            | Decl::Slice { name, .. } => name,
+            | Decl::Slice { name, .. }
+            | Decl::Process { name } => name,
         }
     }
 
@@ -253,6 +259,7 @@ impl Decl {
             Decl::Pool { .. } => DeclWord::Pool,
             Decl::Condition { .. } => DeclWord::Condition,
             Decl::Slice { .. } => DeclWord::Slice,
+            Decl::Process { .. } => DeclWord::Process,
         }
     }
 
@@ -266,7 +273,8 @@ impl Decl {
             | Decl::Graph { .. }
             | Decl::Exec { .. }
             | Decl::Pool { .. }
-            | Decl::Condition { .. } => None,
+            | Decl::Condition { .. }
+            | Decl::Process { .. } => None,
             // A slice is on its buffer's device.
             Decl::Slice { .. } => None,
         }
@@ -282,7 +290,8 @@ impl Decl {
             | Decl::Exec { .. }
             | Decl::Pool { .. }
             | Decl::Condition { .. }
-            | Decl::Slice { .. } => false,
+            | Decl::Slice { .. }
+            | Decl::Process { .. } => false,
         }
     }
 }
@@ -645,7 +654,9 @@ pub enum OpKind {
     IpcMemHandle { buf: String },
     /// `ipc-open-mem L` (cudaIpcOpenMemHandle(&ptr, handle of `ipc-mem-handle` L, cudaIpcMemLazyEnablePeerAccess));
     /// the pointer is the value (an address) and is closed at cleanup unless `ipc-close-mem` closed it.
-    IpcOpenMem { handle: String },
+    /// `as BUF`: the mapping becomes the `later` device buffer BUF of this process (owning nothing: the mapping
+    /// is closed, never freed).
+    IpcOpenMem { handle: String, into: Option<String> },
     /// `ipc-close-mem L` (cudaIpcCloseMemHandle of the pointer `ipc-open-mem` L returned).
     IpcCloseMem { opened: String },
     /// `ipc-event-handle EVENT` (cudaIpcGetEventHandle), kept under the operation's label.
@@ -1035,8 +1046,10 @@ impl OpKind {
             }
             OpKind::DeviceCount => OpFacts { value: true, ..row(OpWord::DeviceCount, None, None, W::Nothing, vec![]) },
             OpKind::IpcMemHandle { buf } => row(OpWord::IpcMemHandle, None, None, W::Nothing, vec![O::Buffer(buf)]),
-            OpKind::IpcOpenMem { handle } => {
-                row(OpWord::IpcOpenMem, None, None, W::Nothing, vec![O::Made(handle, OpWord::IpcMemHandle)])
+            OpKind::IpcOpenMem { handle, into } => {
+                let operands =
+                    [vec![O::Made(handle, OpWord::IpcMemHandle)], into.iter().map(|b| O::Buffer(b)).collect()];
+                row(OpWord::IpcOpenMem, None, None, W::Nothing, operands.concat())
             }
             OpKind::IpcCloseMem { opened } => {
                 row(OpWord::IpcCloseMem, None, None, W::Nothing, vec![O::Made(opened, OpWord::IpcOpenMem)])

@@ -167,6 +167,7 @@ impl Decl {
             // Slots filled by operations, host-side objects, and views of another buffer.
             Decl::Gate { .. }
             | Decl::Thread { .. }
+            | Decl::Process { .. }
             | Decl::Exec { .. }
             | Decl::Condition { .. }
             | Decl::Slice { .. } => Vec::new(),
@@ -187,6 +188,7 @@ impl Decl {
             | Decl::Pool { default: true, .. }
             | Decl::Gate { .. }
             | Decl::Thread { .. }
+            | Decl::Process { .. }
             | Decl::Condition { .. }
             | Decl::Slice { .. } => Vec::new(),
         }

@@ -395,7 +395,8 @@ impl<'f> CaseParser<'f> {
             | DeclWord::Exec
             | DeclWord::Pool
             | DeclWord::Condition
-            | DeclWord::Slice => NameKind::Other,
+            | DeclWord::Slice
+            | DeclWord::Process => NameKind::Other,
         };
         self.declare(cur, &name, name_kind, col)?;
         let decl = match word {
@@ -436,6 +437,7 @@ impl<'f> CaseParser<'f> {
             }
             DeclWord::Gate => Decl::Gate { name },
             DeclWord::Thread => Decl::Thread { name },
+            DeclWord::Process => Decl::Process { name },
             DeclWord::Graph => Decl::Graph { name },
             DeclWord::Exec => Decl::Exec { name },
             DeclWord::Pool => {
@@ -935,7 +937,11 @@ impl<'f> CaseParser<'f> {
             OpWord::DeviceAttr => OpKind::DeviceAttr { attr: cur.word()? },
             OpWord::DeviceCount => OpKind::DeviceCount,
             OpWord::IpcMemHandle => OpKind::IpcMemHandle { buf: cur.ident("a buffer")? },
-            OpWord::IpcOpenMem => OpKind::IpcOpenMem { handle: cur.ident("the label of an ipc-mem-handle")? },
+            OpWord::IpcOpenMem => {
+                let handle = cur.ident("the label of an ipc-mem-handle")?;
+                let into = if cur.eat("as") { Some(cur.ident("a buffer")?) } else { None };
+                OpKind::IpcOpenMem { handle, into }
+            }
             OpWord::IpcCloseMem => OpKind::IpcCloseMem { opened: cur.ident("the label of an ipc-open-mem")? },
             OpWord::IpcEventHandle => OpKind::IpcEventHandle { event: cur.ident("an event")? },
             OpWord::IpcOpenEvent => {

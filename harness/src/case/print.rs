@@ -137,7 +137,11 @@ fn decl(d: &Decl) -> String {
         Decl::Buffer { name, kind, bytes, device, later } => {
             format!("{w} {name} {} {}{}{}", kind.word(), size(*bytes), device_word(*device), later_word(*later))
         }
-        Decl::Gate { name } | Decl::Thread { name } | Decl::Graph { name } | Decl::Exec { name } => {
+        Decl::Gate { name }
+        | Decl::Thread { name }
+        | Decl::Graph { name }
+        | Decl::Exec { name }
+        | Decl::Process { name } => {
             format!("{w} {name}")
         }
         Decl::Pool { name, default, posix_fd } => {
@@ -354,7 +358,10 @@ pub fn op_kind(k: &OpKind) -> String {
         OpKind::DeviceAttr { attr } => format!("{w} {}", attr.word()),
         OpKind::DeviceCount | OpKind::UserObject => w.into(),
         OpKind::IpcMemHandle { buf } => format!("{w} {buf}"),
-        OpKind::IpcOpenMem { handle } => format!("{w} {handle}"),
+        OpKind::IpcOpenMem { handle, into } => match into {
+            Some(buf) => format!("{w} {handle} as {buf}"),
+            None => format!("{w} {handle}"),
+        },
         OpKind::IpcCloseMem { opened } => format!("{w} {opened}"),
         OpKind::IpcEventHandle { event } => format!("{w} {event}"),
         OpKind::IpcOpenEvent { handle, into } => format!("{w} {handle} into {into}"),

@@ -40,6 +40,7 @@ case area/one
   pool xp posix-fd
   event ie disable-timing interprocess
   event ie2 later
+  process pp
 
   held: launch gate g on s
   k:    launch spin 2ms on legacy
@@ -154,6 +155,7 @@ case area/one
         release-user-object uo count 1
   ud:   destroyed uo wait
   qd:   queue-depth s behind g max 100
+  pc:   @pp device-count
 
   expect held before k
   expect ls value == 3
@@ -259,19 +261,24 @@ fn parses_every_construct() {
     assert_eq!(case.env[0], ("CUDA_MODULE_LOADING".to_owned(), "EAGER".to_owned()));
     assert_eq!(case.poisons.len(), 2);
     assert_eq!(case.requires[2], Requirement::Runtime(12030));
-    assert_eq!(case.decls.len(), 28);
+    assert_eq!(case.decls.len(), 29);
     assert_eq!(case.decls[21].device(), Some(1));
     assert_eq!(
         case.decls[23],
         Decl::Buffer { name: "d1".into(), kind: MemKind::Device, bytes: 4096, device: Some(1), later: false }
     );
-    assert_eq!(case.script.len(), 113);
+    assert_eq!(case.script.len(), 114);
     // issue 20 (sem-b): a user object named by its label, and a release with and without a graph.
     assert_eq!(
         case.script[108].kind,
         OpKind::RetainUserObject { graph: "gr".into(), object: "uo".into(), count: 2, take: true }
     );
     assert_eq!(case.script[110].kind, OpKind::ReleaseUserObject { graph: None, object: "uo".into(), count: 1 });
+    // issue 20 (sem-b): an operation of the case's second process.
+    assert_eq!(
+        (case.decls[28].clone(), case.script[113].thread.as_deref()),
+        (Decl::Process { name: "pp".into() }, Some("pp"))
+    );
     assert_eq!(case.script[84].kind, OpKind::SetDevice { device: 1 });
     assert_eq!(case.script[85].kind, OpKind::GetDevice { expect: Some(1) });
     assert_eq!(case.script[88].kind, OpKind::CanAccessPeer { device: 0, peer: 1 });
@@ -302,7 +309,7 @@ fn parses_every_construct() {
     assert_eq!(case.script[13].kind, OpKind::Query { target: Target::Event("e".into()) });
     assert_eq!(case.script[16].kind, OpKind::DeviceSync);
     assert_eq!(case.script[19].thread.as_deref(), Some("t"));
-    assert_eq!(case.positions.op_lines[0], 38);
+    assert_eq!(case.positions.op_lines[0], 39);
 }
 
 #[test]

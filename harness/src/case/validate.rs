@@ -122,7 +122,8 @@ impl<'c, 'o> Checker<'c, 'o> {
                     Kind::Buffer(*kind)
                 }
                 Decl::Gate { .. } => Kind::Gate,
-                Decl::Thread { .. } => Kind::Thread,
+                // A process is where operations run, as a thread is: `@NAME` names either.
+                Decl::Thread { .. } | Decl::Process { .. } => Kind::Thread,
                 Decl::Graph { .. } => Kind::Graph,
                 Decl::Exec { .. } => Kind::Exec,
                 Decl::Pool { .. } => Kind::Pool,
@@ -512,7 +513,7 @@ impl<'c, 'o> Checker<'c, 'o> {
                 OpKind::Create { name: n } | OpKind::MallocAsync { buf: n, .. } => n == name,
                 OpKind::AddNode { node: NodeSpec::MemAlloc { buf: n }, .. } => n == name,
                 // issue 20 (sem-b): an imported event fills its slot.
-                OpKind::IpcOpenEvent { into: n, .. } => n == name,
+                OpKind::IpcOpenEvent { into: n, .. } | OpKind::IpcOpenMem { into: Some(n), .. } => n == name,
                 _ => false,
             });
             if !created {

@@ -84,6 +84,8 @@ words! {
         Pool = "pool",
         Condition = "condition",
         Slice = "slice",
+        // issue 20 (sem-b): a second process of the case
+        Process = "process",
     }
 }
 

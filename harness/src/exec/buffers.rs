@@ -137,6 +137,12 @@ impl Buffer {
         Ok(Buffer { kind, bytes, storage })
     }
 
+    /// issue 20 (sem-b): device memory this process mapped from another's (cudaIpcOpenMemHandle): it owns nothing,
+    /// since the mapping is closed (cudaIpcCloseMemHandle), never freed, by whoever opened it.
+    pub fn mapping(raw: *mut c_void, bytes: u64) -> Buffer {
+        Buffer { kind: MemKind::Device, bytes, storage: Storage::View { copy: raw, kernel: Some(raw.cast()) } }
+    }
+
     /// A view of `bytes` bytes of `parent` from `offset` (whole words inside it; the validator checked).
     pub fn view(parent: &Buffer, offset: u64, bytes: u64) -> Result<Buffer, String> {
         if offset.checked_add(bytes).is_none_or(|end| end > parent.bytes) || offset % 4 != 0 {

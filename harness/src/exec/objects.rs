@@ -153,7 +153,7 @@ pub fn create(
             }
             Decl::Buffer { .. } => (Some(state.create_placed(decl, device, true)), &[][..]),
             Decl::Gate { .. } => (gate_codes.pop(), &[][..]),
-            Decl::Thread { .. } => (None, &[][..]),
+            Decl::Thread { .. } | Decl::Process { .. } => (None, &[][..]),
             Decl::Graph { .. } => {
                 state.graphs.insert(name.clone(), Slot::Empty);
                 (None, &[][..])
@@ -305,6 +305,7 @@ impl Objects {
             Decl::Buffer { .. } => drop(self.buffers.insert(name, Slot::Later)),
             Decl::Gate { .. }
             | Decl::Thread { .. }
+            | Decl::Process { .. }
             | Decl::Graph { .. }
             | Decl::Exec { .. }
             | Decl::Pool { .. }
@@ -356,6 +357,7 @@ impl Objects {
             }
             Decl::Gate { .. }
             | Decl::Thread { .. }
+            | Decl::Process { .. }
             | Decl::Graph { .. }
             | Decl::Exec { .. }
             | Decl::Pool { .. }

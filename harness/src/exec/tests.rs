@@ -328,7 +328,7 @@ fn every_operation() -> Case {
         op(Some("da"), None, OpKind::DeviceAttr { attr: DeviceAttrWord::IpcEventSupport }),
         op(Some("dc"), None, OpKind::DeviceCount),
         op(Some("ih"), None, OpKind::IpcMemHandle { buf: name("d") }),
-        op(Some("io"), None, OpKind::IpcOpenMem { handle: name("ih") }),
+        op(Some("io"), None, OpKind::IpcOpenMem { handle: name("ih"), into: Some(name("late")) }),
         op(None, None, OpKind::IpcCloseMem { opened: name("io") }),
         op(Some("ieh"), None, OpKind::IpcEventHandle { event: name("ie") }),
         op(None, None, OpKind::IpcOpenEvent { handle: name("ieh"), into: name("ie2") }),

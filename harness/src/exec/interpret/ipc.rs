@@ -2,6 +2,8 @@
 //! under the label of the operation that got them, for the operations that open them.
 
 use super::Step;
+use crate::case::ast::Decl;
+use crate::exec::buffers::Buffer;
 use crate::exec::handles::{bytes_of, digest};
 use crate::exec::objects::Slot;
 use crate::exec::resources::Event;
@@ -27,14 +29,25 @@ pub(super) fn mem_handle(x: Step, buf: &str) -> Result<(), String> {
 }
 
 /// `ipc-open-mem L`: cudaIpcOpenMemHandle(&ptr, handle, cudaIpcMemLazyEnablePeerAccess); the value is the pointer.
-pub(super) fn open_mem(x: Step, handle: &str) -> Result<(), String> {
+/// With `as BUF`, the mapping becomes the `later` buffer BUF (a view: closing the mapping is the handle table's).
+pub(super) fn open_mem(x: Step, handle: &str, into: &Option<String>) -> Result<(), String> {
     let h = *x.st.handles.mem.get(handle).ok_or_else(|| format!("{handle} got no memory handle"))?;
+    let size = |buf: &String| {
+        x.ctx.case.decls.iter().find_map(|d| match d {
+            Decl::Buffer { name, bytes, .. } if name == buf => Some(*bytes),
+            _ => None,
+        })
+    };
+    let bytes = into.as_ref().and_then(size);
     let mut ptr = std::ptr::null_mut();
     // SAFETY: ptr is a valid out-pointer; h a handle cudaIpcGetMemHandle filled.
     if x.t.call(|| unsafe { sys::cudaIpcOpenMemHandle(&mut ptr, h, sys::cudaIpcMemLazyEnablePeerAccess) }) {
         x.t.value(OpValue::Address(ptr as u64));
         let l = label(&x)?;
         x.st.handles.opened.insert(l, ptr as usize);
+        if let (Some(buf), Some(bytes)) = (into, bytes) {
+            x.st.buffers.insert(buf.clone(), Slot::Ready(Buffer::mapping(ptr, bytes)));
+        }
     }
     Ok(())
 }

@@ -227,7 +227,7 @@ fn interpret(ctx: &Ctx, st: &mut Objects, index: usize, op: &Op, t: &mut Timed) 
         OpKind::DeviceCount => environment::device_count(x),
         OpKind::QueueDepth { stream, gate, max } => environment::queue_depth(x, stream, gate, *max),
         OpKind::IpcMemHandle { buf } => ipc::mem_handle(x, buf),
-        OpKind::IpcOpenMem { handle } => ipc::open_mem(x, handle),
+        OpKind::IpcOpenMem { handle, into } => ipc::open_mem(x, handle, into),
         OpKind::IpcCloseMem { opened } => ipc::close_mem(x, opened),
         OpKind::IpcEventHandle { event } => ipc::event_handle(x, event),
         OpKind::IpcOpenEvent { handle, into } => ipc::open_event(x, handle, into),
