@@ -243,8 +243,15 @@ fn measure_series(
         }
     };
     // The suite's worker, at the written delays: a point is a case like any other, sent as its text.
-    let spec =
-        ChildSpec { exe, ordinal: device.ordinal, visible: None, mock: None, all_devices: false, sanitizer: None };
+    let spec = ChildSpec {
+        exe,
+        ordinal: device.ordinal,
+        visible: None,
+        mock: None,
+        all_devices: false,
+        sanitizer: None,
+        uuid: device.uuid.clone(),
+    };
     let mut worker = Worker::new(spec);
     let mut failures_in_a_row = 0;
     let points = sweep(|bytes| {

@@ -61,6 +61,7 @@ impl<'a> DeviceRunner<'a> {
             mock: opts.mock.clone(),
             all_devices: false,
             sanitizer: opts.sanitizer.clone(),
+            uuid: device.uuid.clone(),
         };
         let several_spec = ChildSpec { visible: None, ordinal: device.ordinal, all_devices: true, ..spec.clone() };
         DeviceRunner {
