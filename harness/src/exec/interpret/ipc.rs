@@ -10,8 +10,10 @@ use crate::exec::resources::Event;
 use crate::record::observations::OpValue;
 use cuda_sys as sys;
 
-fn label(x: &Step) -> Result<String, String> {
-    x.op.label.clone().ok_or_else(|| "the handle needs a label to be named by".to_owned())
+/// The key an operation's handle or mapping is kept under: its label, or `#INDEX` for an unlabelled one (which no
+/// later operation can name, but cleanup must still close).
+fn key(x: &Step) -> String {
+    x.op.label.clone().unwrap_or_else(|| format!("#{}", x.index))
 }
 
 /// `ipc-mem-handle BUF`: cudaIpcGetMemHandle; the value is a digest of the handle.
@@ -43,8 +45,8 @@ pub(super) fn open_mem(x: Step, handle: &str, into: &Option<String>) -> Result<(
     // SAFETY: ptr is a valid out-pointer; h a handle cudaIpcGetMemHandle filled.
     if x.t.call(|| unsafe { sys::cudaIpcOpenMemHandle(&mut ptr, h, sys::cudaIpcMemLazyEnablePeerAccess) }) {
         x.t.value(OpValue::Address(ptr as u64));
-        let l = label(&x)?;
-        x.st.handles.opened.insert(l, ptr as usize);
+        let k = key(&x);
+        x.st.handles.opened.insert(k, ptr as usize);
         if let (Some(buf), Some(bytes)) = (into, bytes) {
             x.st.buffers.insert(buf.clone(), Slot::Ready(Buffer::mapping(ptr, bytes)));
         }
