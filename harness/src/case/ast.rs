@@ -1550,6 +1550,9 @@ pub enum MeasureOf {
     Busy { from: String, to: String },
     /// `spread L ...`: (max − min) / median of the device times of the operations named, in percent.
     Spread { labels: Vec<String> },
+    // issue 20 (sem-b)
+    /// `value L`: the number operation L recorded (`queue-depth`, `device-attr`, `pool-get`, ...), as a figure.
+    Value { label: String },
 }
 
 impl MeasureOf {
@@ -1562,13 +1565,14 @@ impl MeasureOf {
             MeasureOf::Host { .. } => W::Host,
             MeasureOf::Busy { .. } => W::Busy,
             MeasureOf::Spread { .. } => W::Spread,
+            MeasureOf::Value { .. } => W::Value,
         }
     }
 
     /// The labels it reads, in the order written.
     pub fn labels(&self) -> Vec<&String> {
         match self {
-            MeasureOf::Elapsed { label } => vec![label],
+            MeasureOf::Elapsed { label } | MeasureOf::Value { label } => vec![label],
             MeasureOf::Device { from, to, .. }
             | MeasureOf::Bandwidth { from, to }
             | MeasureOf::Host { from, to, .. } => std::iter::once(from).chain(to.as_ref()).collect(),
@@ -1584,6 +1588,7 @@ impl MeasureOf {
             MeasureOf::Bandwidth { .. } => "GB/s",
             MeasureOf::Host { .. } => "us",
             MeasureOf::Busy { .. } | MeasureOf::Spread { .. } => "%",
+            MeasureOf::Value { .. } => "count",
         }
     }
 }

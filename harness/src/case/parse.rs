@@ -1062,6 +1062,7 @@ impl<'f> CaseParser<'f> {
                 }
                 MeasureOf::Spread { labels }
             }
+            MeasureWord::Value => MeasureOf::Value { label: cur.ident("a label")? },
         };
         Ok(Measure { name, of })
     }

@@ -468,7 +468,7 @@ pub fn measure_of(of: &MeasureOf) -> String {
     let to = |to: &Option<String>| to.as_ref().map(|t| format!(" to {t}")).unwrap_or_default();
     let per = |per: &Option<u32>| per.map(|n| format!(" per {n}")).unwrap_or_default();
     match of {
-        MeasureOf::Elapsed { label } => format!("{w} {label}"),
+        MeasureOf::Elapsed { label } | MeasureOf::Value { label } => format!("{w} {label}"),
         MeasureOf::Device { from, to: t, per: p } | MeasureOf::Host { from, to: t, per: p } => {
             format!("{w} {from}{}{}", to(t), per(p))
         }

@@ -195,6 +195,7 @@ case area/one
   expect sf value == 0
   expect ud value == 1
   expect ih other-address io
+  measure depth: value qd
 end
 
 case area/two
@@ -291,7 +292,7 @@ fn parses_every_construct() {
         case.script[92].kind,
         OpKind::Memcpy { dst: "h".into(), src: "d1".into(), bytes: Some(64), inferred: true, stream: s1 }
     );
-    assert_eq!(case.expects.len(), 38);
+    assert_eq!(case.expects.len(), 39);
     let shape = LaunchShape::default();
     assert_eq!(
         case.script[1].kind,

@@ -650,6 +650,12 @@ impl<'c, 'o> Checker<'c, 'o> {
                 }
             }
             MeasureOf::Host { .. } => {}
+            // issue 20 (sem-b)
+            MeasureOf::Value { label } => {
+                if !script[indices[0]].kind.facts().value {
+                    self.report(line, format!("`{label}` records no number (see `L value` in cases/README.md)"));
+                }
+            }
             MeasureOf::Bandwidth { .. } if !timed => {
                 self.report(line, "a bandwidth needs `timing: events` (copies have no device stamps)".into());
             }

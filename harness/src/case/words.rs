@@ -204,6 +204,9 @@ words! {
         Busy = "busy",
         /// `spread L ...`: (max − min) / median of the operations' device times, in percent.
         Spread = "spread",
+        // issue 20 (sem-b)
+        /// `value L`: the number operation L recorded (a count: the depth `queue-depth` measured).
+        Value = "value",
     }
 }
 
