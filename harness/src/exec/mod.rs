@@ -14,6 +14,10 @@
 //! 4. Synchronize the device (its code is recorded: a sticky error shows here), read stamps, gates, host calls and
 //!    buffers, then release everything in reverse order, noting any release that failed.
 //!
+//! A case with `process NAME` declarations also has peers ([`peer`]): started before its objects are created,
+//! sent each `@NAME` operation with the IPC handles this process holds, and finished (gates opened, device
+//! synchronized, mappings closed) after step 3's gates open and before anything of this process is released.
+//!
 //! Gates come first in every cleanup path (cudaFree waits for all work on the device), including the unwinding one:
 //! [`Resources`] opens them when dropped, before anything is freed.
 
