@@ -17,6 +17,8 @@
 //! | [`mem_location`] | 13.5: `id` in an anonymous union; 13.0: a plain field | a plain field | a plain field |
 //! | [`memcpy_batch_async`], [`memcpy_3d_batch_async`] | no `failIdx` (8 / 4 args) | 12.8 – 12.9: `failIdx` before the stream (9 / 5 args) | `cudaErrorNotSupported` |
 //! | [`stream_get_device`] | the header's | the header's (12.8+) | `cudaErrorNotSupported` |
+//! | [`mem_prefetch_async`] | `cudaMemPrefetchAsync` (location, flags) | `cudaMemPrefetchAsync_v2` (12.3+ builds) | `cudaMemPrefetchAsync` (`int` device) |
+//! | [`mem_advise`] | `cudaMemAdvise` (location) | `cudaMemAdvise_v2` (12.3+ builds) | `cudaMemAdvise` (`int` device) |
 //!
 //! Where the linked runtime lacks a call altogether, the wrapper returns `cudaErrorNotSupported` without calling
 //! anything: the suite reports that as *not-supported* with the reason, as it does for an old driver.
@@ -530,5 +532,88 @@ mod tests {
         assume_driver_version(13000);
         assert_eq!(edge_data_forms(), cfg!(cudart_ge_12_3));
         assert!(call_forms().contains(if cfg!(cudart_ge_12_3) { "with edge data" } else { "no edge data" }));
+    }
+}
+
+// issue 20 (sem-b): managed memory. 13.0 replaced the `int device` of cudaMemPrefetchAsync and cudaMemAdvise by a
+// `cudaMemLocation` (prefetch also gained `flags`); 12.2 – 12.9 have that form as `_v2`; 12.0 – 12.1 only the
+// `int` one, where the host is `cudaCpuDeviceId` (-1).
+
+/// The `int` device of the pre-12.2 forms for a location: a device's ordinal, or `cudaCpuDeviceId` (-1) for the
+/// host.
+#[cfg(not(cudart_ge_13_0))]
+#[allow(dead_code)]
+fn location_device(location: cudaMemLocation) -> i32 {
+    if location.type_ == cudaMemLocationType::cudaMemLocationTypeDevice {
+        mem_location_id(location)
+    } else {
+        -1
+    }
+}
+
+/// The `id` of a location, however the header spells it (see [`mem_location`]).
+pub fn mem_location_id(location: cudaMemLocation) -> i32 {
+    #[cfg(cuda_sys_mem_location_union)]
+    {
+        // SAFETY: every variant of the union is an i32-sized plain value; `id` is the one [`mem_location`] sets.
+        unsafe { location.__bindgen_anon_1.id }
+    }
+    #[cfg(not(cuda_sys_mem_location_union))]
+    {
+        location.id
+    }
+}
+
+/// `cudaMemPrefetchAsync` in its 13.0 form (location and flags): `cudaMemPrefetchAsync_v2` on 12.3 – 12.9, the
+/// `int` form on 12.0 – 12.2 (where `flags` must be 0 and a host location is `cudaCpuDeviceId`).
+///
+/// # Safety
+/// As for the C function: `dev_ptr` is managed memory of at least `count` bytes (or the call fails); `stream` is
+/// a live stream or a built-in handle.
+pub unsafe fn mem_prefetch_async(
+    dev_ptr: *const std::ffi::c_void,
+    count: usize,
+    location: cudaMemLocation,
+    flags: u32,
+    stream: cudaStream_t,
+) -> cudaError_t {
+    #[cfg(cudart_ge_13_0)]
+    {
+        cudaMemPrefetchAsync(dev_ptr, count, location, flags, stream)
+    }
+    #[cfg(all(cudart_ge_12_3, not(cudart_ge_13_0)))]
+    {
+        cudaMemPrefetchAsync_v2(dev_ptr, count, location, flags, stream)
+    }
+    #[cfg(not(cudart_ge_12_3))]
+    {
+        if flags != 0 {
+            return cudaError::cudaErrorInvalidValue;
+        }
+        cudaMemPrefetchAsync(dev_ptr, count, location_device(location), stream)
+    }
+}
+
+/// `cudaMemAdvise` in its 13.0 form (a location): `cudaMemAdvise_v2` on 12.3 – 12.9, the `int` form on 12.0 – 12.2.
+///
+/// # Safety
+/// As for the C function: `dev_ptr` is managed (or, with pageable memory access, host) memory of `count` bytes.
+pub unsafe fn mem_advise(
+    dev_ptr: *const std::ffi::c_void,
+    count: usize,
+    advice: cudaMemoryAdvise,
+    location: cudaMemLocation,
+) -> cudaError_t {
+    #[cfg(cudart_ge_13_0)]
+    {
+        cudaMemAdvise(dev_ptr, count, advice, location)
+    }
+    #[cfg(all(cudart_ge_12_3, not(cudart_ge_13_0)))]
+    {
+        cudaMemAdvise_v2(dev_ptr, count, advice, location)
+    }
+    #[cfg(not(cudart_ge_12_3))]
+    {
+        cudaMemAdvise(dev_ptr, count, advice, location_device(location))
     }
 }

@@ -128,6 +128,13 @@ pub enum Requirement {
     /// `peer-access`: cudaDeviceCanAccessPeer is 1 in both directions between every two of the case's devices
     /// (`devices >= N` says how many).
     PeerAccess,
+    // issue 20 (sem-b): managed memory
+    /// `concurrent-managed-access`: cudaDevAttrConcurrentManagedAccess == 1 (the host may touch managed memory
+    /// while kernels run, and prefetch/advise act on the device).
+    ConcurrentManagedAccess,
+    /// `pageable-memory-access`: cudaDevAttrPageableMemoryAccess == 1 (kernels may use pageable host memory: HMM
+    /// or ATS).
+    PageableMemoryAccess,
 }
 
 impl Requirement {
@@ -144,6 +151,9 @@ impl Requirement {
             Requirement::Connections(_) => RequirementWord::Connections,
             Requirement::MemoryPools => RequirementWord::MemoryPools,
             Requirement::PeerAccess => RequirementWord::PeerAccess,
+            // issue 20 (sem-b): managed memory
+            Requirement::ConcurrentManagedAccess => RequirementWord::ConcurrentManagedAccess,
+            Requirement::PageableMemoryAccess => RequirementWord::PageableMemoryAccess,
         }
     }
 }
@@ -200,13 +210,24 @@ pub enum Decl {
     Exec { name: String },
     /// `pool NAME [default]`: a memory pool of the case's device, created with cudaMemPoolCreate (pinned device
     /// memory, no IPC handle), or the device's default pool (cudaDeviceGetDefaultMemPool) with `default`.
-    Pool { name: String, default: bool },
+    Pool {
+        name: String,
+        default: bool,
+        /// issue 20 (sem-b): `pool NAME posix-fd`: created with handleTypes = cudaMemHandleTypePosixFileDescriptor,
+        /// so it can be exported (`pool-export`).
+        posix_fd: bool,
+    },
     /// `condition NAME`: a `cudaGraphConditionalHandle` slot, filled by `condition-create NAME in GRAPH`.
     Condition { name: String },
     /// `slice NAME of BUF at OFFSET size BYTES`: the bytes [OFFSET, OFFSET + BYTES) of buffer BUF under a name of
     /// their own, usable wherever a buffer is (a copy's operand, a kernel's argument): the `d_A + offset` of a
     /// program that works on chunks of one allocation. It owns nothing: BUF's memory, kind and contents.
     Slice { name: String, of: String, offset: u64, bytes: u64 },
+    // issue 20 (sem-b): a second process of the case
+    /// `process NAME`: another process of the case (the same binary, started by the executor before the script),
+    /// with every declared object of its own; `@NAME` in front of an operation runs it there. IPC handles the
+    /// operations get pass between the processes with each operation (see `exec/peer.rs`).
+    Process { name: String },
 }
 
 impl Decl {
@@ -221,7 +242,8 @@ impl Decl {
             | Decl::Exec { name }
             | Decl::Pool { name, .. }
             | Decl::Condition { name }
-            | Decl::Slice { name, .. } => name,
+            | Decl::Slice { name, .. }
+            | Decl::Process { name } => name,
         }
     }
 
@@ -237,6 +259,7 @@ impl Decl {
             Decl::Pool { .. } => DeclWord::Pool,
             Decl::Condition { .. } => DeclWord::Condition,
             Decl::Slice { .. } => DeclWord::Slice,
+            Decl::Process { .. } => DeclWord::Process,
         }
     }
 
@@ -250,7 +273,8 @@ impl Decl {
             | Decl::Graph { .. }
             | Decl::Exec { .. }
             | Decl::Pool { .. }
-            | Decl::Condition { .. } => None,
+            | Decl::Condition { .. }
+            | Decl::Process { .. } => None,
             // A slice is on its buffer's device.
             Decl::Slice { .. } => None,
         }
@@ -266,7 +290,8 @@ impl Decl {
             | Decl::Exec { .. }
             | Decl::Pool { .. }
             | Decl::Condition { .. }
-            | Decl::Slice { .. } => false,
+            | Decl::Slice { .. }
+            | Decl::Process { .. } => false,
         }
     }
 }
@@ -297,12 +322,21 @@ words! {
         Pageable = "pageable",
         /// cudaHostAlloc(cudaHostAllocMapped); kernels use its cudaHostGetDevicePointer alias.
         Mapped = "mapped",
+        // issue 20 (sem-b): managed memory
+        /// cudaMallocManaged(cudaMemAttachGlobal): one pointer for the host and every device; the host reads and
+        /// writes it directly, kernels and copies use the same address.
+        Managed = "managed",
     }
 }
 
 impl MemKind {
     pub fn is_host(self) -> bool {
-        !matches!(self, MemKind::Device)
+        !matches!(self, MemKind::Device | MemKind::Managed)
+    }
+
+    /// Whether the host may read the memory through its pointer (host memory, and managed memory).
+    pub fn host_readable(self) -> bool {
+        self.is_host() || self == MemKind::Managed
     }
 }
 
@@ -424,6 +458,24 @@ words! {
         CopyStreamAttrs = "copy-stream-attrs",
         NodeAttr = "node-attr",
         SetNodeAttr = "set-node-attr",
+        // issue 20 (sem-b): managed memory, IPC, user objects, device facts, the launch queue
+        Attach = "attach",
+        Prefetch = "prefetch",
+        Advise = "advise",
+        MallocManaged = "malloc-managed",
+        DeviceAttr = "device-attr",
+        DeviceCount = "device-count",
+        IpcMemHandle = "ipc-mem-handle",
+        IpcOpenMem = "ipc-open-mem",
+        IpcCloseMem = "ipc-close-mem",
+        IpcEventHandle = "ipc-event-handle",
+        IpcOpenEvent = "ipc-open-event",
+        PoolExport = "pool-export",
+        UserObject = "user-object",
+        RetainUserObject = "retain-user-object",
+        ReleaseUserObject = "release-user-object",
+        Destroyed = "destroyed",
+        QueueDepth = "queue-depth",
     }
 }
 
@@ -618,6 +670,56 @@ pub enum OpKind {
     NodeAttr { node: String, value: AttrValue },
     /// `set-node-attr L ATTR VALUE` (cudaGraphKernelNodeSetAttribute of kernel node L).
     SetNodeAttr { node: String, value: AttrValue },
+    // issue 20 (sem-b): managed memory, IPC, user objects, device facts, the launch queue
+    /// `attach BUF on STREAM global|host|single [bytes N]` (cudaStreamAttachMemAsync(stream, BUF, N or 0, flag)).
+    Attach { buf: String, stream: StreamRef, mode: AttachMode, bytes: Option<u64> },
+    /// `prefetch BUF to device|host on STREAM` (cudaMemPrefetchAsync of the whole buffer to the case's device 0 or
+    /// the host; the 12.x/13.0 signatures through `cuda_sys::compat::mem_prefetch_async`).
+    Prefetch { buf: String, to: MemPlace, stream: StreamRef },
+    /// `advise BUF ADVICE device|host` (cudaMemAdvise of the whole buffer; `cuda_sys::compat::mem_advise`).
+    Advise { buf: String, advice: Advice, place: MemPlace },
+    /// `malloc-managed BYTES [host]` (cudaMallocManaged with cudaMemAttachGlobal, or cudaMemAttachHost; freed at
+    /// cleanup). BYTES may be 0, to observe the refusal.
+    MallocManaged { bytes: u64, host: bool },
+    /// `device-attr ATTR` (cudaDeviceGetAttribute of the case's device 0): the value, for `L value`.
+    DeviceAttr { attr: DeviceAttrWord },
+    /// `device-count` (cudaGetDeviceCount): the count, for `L value`.
+    DeviceCount,
+    /// `ipc-mem-handle BUF` (cudaIpcGetMemHandle of BUF's pointer). The handle is kept under the operation's
+    /// label; its value is a 64-bit digest of the handle's bytes, so `same-address`/`other-address` compare handles.
+    IpcMemHandle { buf: String },
+    /// `ipc-open-mem L` (cudaIpcOpenMemHandle(&ptr, handle of `ipc-mem-handle` L, cudaIpcMemLazyEnablePeerAccess));
+    /// the pointer is the value (an address) and is closed at cleanup unless `ipc-close-mem` closed it.
+    /// `as BUF`: the mapping becomes the `later` device buffer BUF of this process (owning nothing: the mapping
+    /// is closed, never freed).
+    IpcOpenMem { handle: String, into: Option<String> },
+    /// `ipc-close-mem L` (cudaIpcCloseMemHandle of the pointer `ipc-open-mem` L returned).
+    IpcCloseMem { opened: String },
+    /// `ipc-event-handle EVENT` (cudaIpcGetEventHandle), kept under the operation's label.
+    IpcEventHandle { event: String },
+    /// `ipc-open-event L into EVENT` (cudaIpcOpenEventHandle of the handle `ipc-event-handle` L got, into the
+    /// `later` event slot EVENT; destroyed with cudaEventDestroy).
+    IpcOpenEvent { handle: String, into: String },
+    /// `pool-export POOL` (cudaMemPoolExportToShareableHandle(&fd, POOL, cudaMemHandleTypePosixFileDescriptor, 0);
+    /// the descriptor is closed at once).
+    PoolExport { pool: String },
+    /// `L: user-object` (cudaUserObjectCreate(&obj, flag, destructor, 1, cudaUserObjectNoDestructorSync)): a user
+    /// object named by the operation's label, whose destructor (a host function) sets a flag `destroyed` reads.
+    /// The case owns one reference; what it still owns is released at cleanup.
+    UserObject,
+    /// `retain-user-object GRAPH L [count N] [move]` (cudaGraphRetainUserObject(graph, obj, N, move ?
+    /// cudaGraphUserObjectMove : 0)): with `move`, N of the case's references pass to the graph.
+    RetainUserObject { graph: String, object: String, count: u32, take: bool },
+    /// `release-user-object [GRAPH] L [count N]` (cudaGraphReleaseUserObject(graph, obj, N), or without GRAPH
+    /// cudaUserObjectRelease(obj, N) of the case's own references).
+    ReleaseUserObject { graph: Option<String>, object: String, count: u32 },
+    /// `destroyed L [wait]`: whether user object L's destructor has run (value 1 or 0), read now; with `wait`,
+    /// polled until it has run or the case deadline passes (a hang guard, never a verdict: the value says which).
+    Destroyed { object: String, wait: bool },
+    /// `queue-depth STREAM behind GATE max N`: up to N launches of the spin kernel (0 ns) on STREAM from this
+    /// thread; the value is how many returned while GATE was still closed. With GATE holding STREAM and opened
+    /// later by `open GATE after D`, a launch that returned after the open had been blocked in the launch call.
+    QueueDepth { stream: StreamRef, gate: String, max: u32 },
 }
 
 // issue 20 (sem-a): the batched copies' source access order and the launch attributes of streams and nodes.
@@ -792,6 +894,9 @@ pub enum Operand<'a> {
     Condition(&'a str),
     /// The label of a graph node: an `add-node`, or an operation captured into a graph.
     Node(&'a str),
+    // issue 20 (sem-b): handles and user objects named by the operation that made them
+    /// The label of an operation with this word (`ipc-mem-handle`, `user-object`, ...).
+    Made(&'a str, OpWord),
 }
 
 impl OpKind {
@@ -1032,6 +1137,59 @@ impl OpKind {
             }
             OpKind::NodeAttr { node, .. } => row(OpWord::NodeAttr, None, None, W::Nothing, vec![O::Node(node)]),
             OpKind::SetNodeAttr { node, .. } => row(OpWord::SetNodeAttr, None, None, W::Nothing, vec![O::Node(node)]),
+            // issue 20 (sem-b): managed memory, IPC, user objects, device facts, the launch queue
+            // "a stream-ordered operation": captured into a graph like other stream work is not documented, so
+            // no capture column; it has no device work of its own to time.
+            OpKind::Attach { buf, stream, .. } => {
+                row(OpWord::Attach, None, None, W::Nothing, vec![O::Buffer(buf), O::Stream(stream)])
+            }
+            // "asynchronous with respect to the host and all work on other devices".
+            OpKind::Prefetch { buf, stream, .. } => {
+                row(OpWord::Prefetch, None, None, W::Nothing, vec![O::Buffer(buf), O::Stream(stream)])
+            }
+            OpKind::Advise { buf, .. } => row(OpWord::Advise, None, None, W::Nothing, vec![O::Buffer(buf)]),
+            // An allocation: the docs let allocation calls synchronize the device.
+            OpKind::MallocManaged { .. } => row(OpWord::MallocManaged, None, None, W::Device, vec![]),
+            OpKind::DeviceAttr { .. } => {
+                OpFacts { value: true, ..row(OpWord::DeviceAttr, None, None, W::Nothing, vec![]) }
+            }
+            OpKind::DeviceCount => OpFacts { value: true, ..row(OpWord::DeviceCount, None, None, W::Nothing, vec![]) },
+            OpKind::IpcMemHandle { buf } => row(OpWord::IpcMemHandle, None, None, W::Nothing, vec![O::Buffer(buf)]),
+            OpKind::IpcOpenMem { handle, into } => {
+                let operands =
+                    [vec![O::Made(handle, OpWord::IpcMemHandle)], into.iter().map(|b| O::Buffer(b)).collect()];
+                row(OpWord::IpcOpenMem, None, None, W::Nothing, operands.concat())
+            }
+            OpKind::IpcCloseMem { opened } => {
+                row(OpWord::IpcCloseMem, None, None, W::Nothing, vec![O::Made(opened, OpWord::IpcOpenMem)])
+            }
+            OpKind::IpcEventHandle { event } => {
+                row(OpWord::IpcEventHandle, None, None, W::Nothing, vec![O::Event(event)])
+            }
+            OpKind::IpcOpenEvent { handle, into } => {
+                let operands = vec![O::Made(handle, OpWord::IpcEventHandle), O::Event(into)];
+                row(OpWord::IpcOpenEvent, None, None, W::Nothing, operands)
+            }
+            OpKind::PoolExport { pool } => row(OpWord::PoolExport, None, None, W::Nothing, vec![O::Pool(pool)]),
+            OpKind::UserObject => row(OpWord::UserObject, None, None, W::Nothing, vec![]),
+            OpKind::RetainUserObject { graph, object, .. } => {
+                let operands = vec![O::Graph(graph), O::Made(object, OpWord::UserObject)];
+                row(OpWord::RetainUserObject, None, None, W::Nothing, operands)
+            }
+            // "There is not currently a mechanism to wait on user object destructors": a release never waits.
+            OpKind::ReleaseUserObject { graph, object, .. } => {
+                let operands = [graph.iter().map(|g| O::Graph(g)).collect(), vec![O::Made(object, OpWord::UserObject)]];
+                row(OpWord::ReleaseUserObject, None, None, W::Nothing, operands.concat())
+            }
+            OpKind::Destroyed { object, .. } => OpFacts {
+                value: true,
+                ..row(OpWord::Destroyed, None, None, W::Nothing, vec![O::Made(object, OpWord::UserObject)])
+            },
+            // Its launches may block until the stream's queue drains: what the gated stream waits for.
+            OpKind::QueueDepth { stream, gate, .. } => OpFacts {
+                value: true,
+                ..row(OpWord::QueueDepth, None, None, W::Stream(stream), vec![O::Stream(stream), O::Gate(gate)])
+            },
         }
     }
 
@@ -1174,6 +1332,49 @@ impl NodeKernel {
             | NodeKernel::SetCondition { buf, .. }
             | NodeKernel::Countdown { buf, .. } => vec![buf],
         }
+    }
+}
+
+// issue 20 (sem-b): operands of the managed-memory and device-fact operations
+words! {
+    /// `cudaStreamAttachMemAsync` flags.
+    pub enum AttachMode: "global, host or single" {
+        Global = "global",
+        Host = "host",
+        Single = "single",
+    }
+}
+
+words! {
+    /// Where `prefetch` moves memory and what `advise` names: the case's device 0 or the host (cudaCpuDeviceId).
+    pub enum MemPlace: "device or host" {
+        Device = "device",
+        Host = "host",
+    }
+}
+
+words! {
+    /// `cudaMemoryAdvise`.
+    pub enum Advice: "a memory advice" {
+        ReadMostly = "read-mostly",
+        UnsetReadMostly = "unset-read-mostly",
+        PreferredLocation = "preferred-location",
+        UnsetPreferredLocation = "unset-preferred-location",
+        AccessedBy = "accessed-by",
+        UnsetAccessedBy = "unset-accessed-by",
+    }
+}
+
+words! {
+    /// The `cudaDeviceAttr`s `device-attr` reads.
+    pub enum DeviceAttrWord: "a device attribute" {
+        ManagedMemory = "managed-memory",
+        ConcurrentManagedAccess = "concurrent-managed-access",
+        PageableMemoryAccess = "pageable-memory-access",
+        PageableMemoryAccessUsesHostPageTables = "pageable-uses-host-page-tables",
+        DirectManagedMemAccessFromHost = "direct-managed-access-from-host",
+        IpcEventSupport = "ipc-event-support",
+        HostRegisterSupported = "host-register-supported",
     }
 }
 
@@ -1458,6 +1659,9 @@ pub enum MeasureOf {
     Busy { from: String, to: String },
     /// `spread L ...`: (max − min) / median of the device times of the operations named, in percent.
     Spread { labels: Vec<String> },
+    // issue 20 (sem-b)
+    /// `value L`: the number operation L recorded (`queue-depth`, `device-attr`, `pool-get`, ...), as a figure.
+    Value { label: String },
 }
 
 impl MeasureOf {
@@ -1470,13 +1674,14 @@ impl MeasureOf {
             MeasureOf::Host { .. } => W::Host,
             MeasureOf::Busy { .. } => W::Busy,
             MeasureOf::Spread { .. } => W::Spread,
+            MeasureOf::Value { .. } => W::Value,
         }
     }
 
     /// The labels it reads, in the order written.
     pub fn labels(&self) -> Vec<&String> {
         match self {
-            MeasureOf::Elapsed { label } => vec![label],
+            MeasureOf::Elapsed { label } | MeasureOf::Value { label } => vec![label],
             MeasureOf::Device { from, to, .. }
             | MeasureOf::Bandwidth { from, to }
             | MeasureOf::Host { from, to, .. } => std::iter::once(from).chain(to.as_ref()).collect(),
@@ -1492,6 +1697,7 @@ impl MeasureOf {
             MeasureOf::Bandwidth { .. } => "GB/s",
             MeasureOf::Host { .. } => "us",
             MeasureOf::Busy { .. } | MeasureOf::Spread { .. } => "%",
+            MeasureOf::Value { .. } => "count",
         }
     }
 }

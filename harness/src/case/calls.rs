@@ -128,6 +128,27 @@ impl OpKind {
             OpKind::CopyStreamAttrs { .. } => one("cudaStreamCopyAttributes"),
             OpKind::NodeAttr { .. } => one("cudaGraphKernelNodeGetAttribute"),
             OpKind::SetNodeAttr { .. } => one("cudaGraphKernelNodeSetAttribute"),
+            // issue 20 (sem-b): managed memory, IPC, user objects, device facts, the launch queue
+            OpKind::Attach { .. } => one("cudaStreamAttachMemAsync"),
+            // compat::mem_prefetch_async / mem_advise: the 13.0 cudaMemLocation forms (`_v2` on 12.2 – 12.9).
+            OpKind::Prefetch { .. } => one("cudaMemPrefetchAsync"),
+            OpKind::Advise { .. } => one("cudaMemAdvise"),
+            OpKind::MallocManaged { .. } => one("cudaMallocManaged"),
+            OpKind::DeviceAttr { .. } => one("cudaDeviceGetAttribute"),
+            OpKind::DeviceCount => one("cudaGetDeviceCount"),
+            OpKind::IpcMemHandle { .. } => one("cudaIpcGetMemHandle"),
+            OpKind::IpcOpenMem { .. } => one("cudaIpcOpenMemHandle"),
+            OpKind::IpcCloseMem { .. } => one("cudaIpcCloseMemHandle"),
+            OpKind::IpcEventHandle { .. } => one("cudaIpcGetEventHandle"),
+            OpKind::IpcOpenEvent { .. } => one("cudaIpcOpenEventHandle"),
+            OpKind::PoolExport { .. } => one("cudaMemPoolExportToShareableHandle"),
+            OpKind::UserObject => one("cudaUserObjectCreate"),
+            OpKind::RetainUserObject { .. } => one("cudaGraphRetainUserObject"),
+            OpKind::ReleaseUserObject { graph: Some(_), .. } => one("cudaGraphReleaseUserObject"),
+            OpKind::ReleaseUserObject { graph: None, .. } => one("cudaUserObjectRelease"),
+            // Reads the destructor's flag: no CUDA call.
+            OpKind::Destroyed { .. } => Vec::new(),
+            OpKind::QueueDepth { .. } => one("cudaLaunchKernel"),
         }
     }
 }
@@ -149,6 +170,8 @@ impl Decl {
                 MemKind::Mapped => vec!["cudaHostAlloc", "cudaHostGetDevicePointer"],
                 // Plain host memory: no CUDA call.
                 MemKind::Pageable => Vec::new(),
+                // issue 20 (sem-b)
+                MemKind::Managed => vec!["cudaMallocManaged"],
             },
             Decl::Graph { .. } => vec!["cudaGraphCreate"],
             Decl::Pool { default: true, .. } => vec!["cudaDeviceGetDefaultMemPool"],
@@ -156,6 +179,7 @@ impl Decl {
             // Slots filled by operations, host-side objects, and views of another buffer.
             Decl::Gate { .. }
             | Decl::Thread { .. }
+            | Decl::Process { .. }
             | Decl::Exec { .. }
             | Decl::Condition { .. }
             | Decl::Slice { .. } => Vec::new(),
@@ -167,7 +191,7 @@ impl Decl {
         match self {
             Decl::Stream { .. } => vec!["cudaStreamDestroy"],
             Decl::Event { .. } => vec!["cudaEventDestroy"],
-            Decl::Buffer { kind: MemKind::Device, .. } => vec!["cudaFree"],
+            Decl::Buffer { kind: MemKind::Device | MemKind::Managed, .. } => vec!["cudaFree"],
             Decl::Buffer { kind: MemKind::Pinned | MemKind::Mapped, .. } => vec!["cudaFreeHost"],
             Decl::Graph { .. } => vec!["cudaGraphDestroy"],
             Decl::Exec { .. } => vec!["cudaGraphExecDestroy"],
@@ -176,6 +200,7 @@ impl Decl {
             | Decl::Pool { default: true, .. }
             | Decl::Gate { .. }
             | Decl::Thread { .. }
+            | Decl::Process { .. }
             | Decl::Condition { .. }
             | Decl::Slice { .. } => Vec::new(),
         }

@@ -333,6 +333,9 @@ impl<'f> CaseParser<'f> {
                 RequirementWord::MappedMemory => Requirement::MappedMemory,
                 RequirementWord::MemoryPools => Requirement::MemoryPools,
                 RequirementWord::PeerAccess => Requirement::PeerAccess,
+                // issue 20 (sem-b): managed memory
+                RequirementWord::ConcurrentManagedAccess => Requirement::ConcurrentManagedAccess,
+                RequirementWord::PageableMemoryAccess => Requirement::PageableMemoryAccess,
                 RequirementWord::AsyncEngines => Requirement::AsyncEngines(Self::at_least(cur)?),
                 RequirementWord::Connections => Requirement::Connections(Self::at_least(cur)?),
                 RequirementWord::Devices => Requirement::Devices(Self::at_least(cur)?),
@@ -392,7 +395,8 @@ impl<'f> CaseParser<'f> {
             | DeclWord::Exec
             | DeclWord::Pool
             | DeclWord::Condition
-            | DeclWord::Slice => NameKind::Other,
+            | DeclWord::Slice
+            | DeclWord::Process => NameKind::Other,
         };
         self.declare(cur, &name, name_kind, col)?;
         let decl = match word {
@@ -433,9 +437,15 @@ impl<'f> CaseParser<'f> {
             }
             DeclWord::Gate => Decl::Gate { name },
             DeclWord::Thread => Decl::Thread { name },
+            DeclWord::Process => Decl::Process { name },
             DeclWord::Graph => Decl::Graph { name },
             DeclWord::Exec => Decl::Exec { name },
-            DeclWord::Pool => Decl::Pool { name, default: cur.eat("default") },
+            DeclWord::Pool => {
+                let default = cur.eat("default");
+                // issue 20 (sem-b): an exportable pool
+                let posix_fd = !default && cur.eat("posix-fd");
+                Decl::Pool { name, default, posix_fd }
+            }
             DeclWord::Condition => Decl::Condition { name },
             DeclWord::Slice => {
                 cur.expect("of")?;
@@ -966,6 +976,72 @@ impl<'f> CaseParser<'f> {
                     OpKind::SetNodeAttr { node, value }
                 }
             }
+            // issue 20 (sem-b): managed memory, IPC, user objects, device facts, the launch queue
+            OpWord::Attach => {
+                let buf = cur.ident("a buffer")?;
+                let stream = self.on_stream(cur)?;
+                let mode = cur.word()?;
+                let bytes = if cur.eat("bytes") { Some(cur.size()?) } else { None };
+                OpKind::Attach { buf, stream, mode, bytes }
+            }
+            OpWord::Prefetch => {
+                let buf = cur.ident("a buffer")?;
+                cur.expect("to")?;
+                let to = cur.word()?;
+                OpKind::Prefetch { buf, to, stream: self.on_stream(cur)? }
+            }
+            OpWord::Advise => {
+                let buf = cur.ident("a buffer")?;
+                let advice = cur.word()?;
+                OpKind::Advise { buf, advice, place: cur.word()? }
+            }
+            OpWord::MallocManaged => {
+                let bytes = cur.size()?;
+                OpKind::MallocManaged { bytes, host: cur.eat("host") }
+            }
+            OpWord::DeviceAttr => OpKind::DeviceAttr { attr: cur.word()? },
+            OpWord::DeviceCount => OpKind::DeviceCount,
+            OpWord::IpcMemHandle => OpKind::IpcMemHandle { buf: cur.ident("a buffer")? },
+            OpWord::IpcOpenMem => {
+                let handle = cur.ident("the label of an ipc-mem-handle")?;
+                let into = if cur.eat("as") { Some(cur.ident("a buffer")?) } else { None };
+                OpKind::IpcOpenMem { handle, into }
+            }
+            OpWord::IpcCloseMem => OpKind::IpcCloseMem { opened: cur.ident("the label of an ipc-open-mem")? },
+            OpWord::IpcEventHandle => OpKind::IpcEventHandle { event: cur.ident("an event")? },
+            OpWord::IpcOpenEvent => {
+                let handle = cur.ident("the label of an ipc-event-handle")?;
+                cur.expect("into")?;
+                OpKind::IpcOpenEvent { handle, into: cur.ident("an event")? }
+            }
+            OpWord::PoolExport => OpKind::PoolExport { pool: cur.ident("a pool")? },
+            OpWord::UserObject => OpKind::UserObject,
+            OpWord::RetainUserObject => {
+                let graph = cur.ident("a graph")?;
+                let object = cur.ident("the label of a user-object")?;
+                let count = if cur.eat("count") { cur.u32("a count")? } else { 1 };
+                OpKind::RetainUserObject { graph, object, count, take: cur.eat("move") }
+            }
+            OpWord::ReleaseUserObject => {
+                let first = cur.ident("a graph or the label of a user-object")?;
+                let (graph, object) = match cur.peek() {
+                    Some(w) if w != "count" && w != "=>" => (Some(first), cur.ident("the label of a user-object")?),
+                    _ => (None, first),
+                };
+                let count = if cur.eat("count") { cur.u32("a count")? } else { 1 };
+                OpKind::ReleaseUserObject { graph, object, count }
+            }
+            OpWord::Destroyed => {
+                let object = cur.ident("the label of a user-object")?;
+                OpKind::Destroyed { object, wait: cur.eat("wait") }
+            }
+            OpWord::QueueDepth => {
+                let stream = self.stream(cur)?;
+                cur.expect("behind")?;
+                let gate = cur.ident("a gate")?;
+                cur.expect("max")?;
+                OpKind::QueueDepth { stream, gate, max: cur.u32("a launch count")? }
+            }
         };
         let expect = cur.codes()?;
         cur.done()?;
@@ -1051,6 +1127,7 @@ impl<'f> CaseParser<'f> {
                 }
                 MeasureOf::Spread { labels }
             }
+            MeasureWord::Value => MeasureOf::Value { label: cur.ident("a label")? },
         };
         Ok(Measure { name, of })
     }

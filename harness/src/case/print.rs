@@ -64,7 +64,10 @@ fn requirement(r: &Requirement) -> String {
         | Requirement::StreamPriorities
         | Requirement::MappedMemory
         | Requirement::MemoryPools
-        | Requirement::PeerAccess => w.into(),
+        | Requirement::PeerAccess
+        // issue 20 (sem-b)
+        | Requirement::ConcurrentManagedAccess
+        | Requirement::PageableMemoryAccess => w.into(),
         Requirement::AsyncEngines(n) | Requirement::Devices(n) | Requirement::Connections(n) => format!("{w} >= {n}"),
         Requirement::Runtime(v) | Requirement::Driver(v) => format!("{w} >= {}", version(*v)),
         Requirement::Compute(major, minor) => format!("{w} >= {major}.{minor}"),
@@ -134,10 +137,16 @@ fn decl(d: &Decl) -> String {
         Decl::Buffer { name, kind, bytes, device, later } => {
             format!("{w} {name} {} {}{}{}", kind.word(), size(*bytes), device_word(*device), later_word(*later))
         }
-        Decl::Gate { name } | Decl::Thread { name } | Decl::Graph { name } | Decl::Exec { name } => {
+        Decl::Gate { name }
+        | Decl::Thread { name }
+        | Decl::Graph { name }
+        | Decl::Exec { name }
+        | Decl::Process { name } => {
             format!("{w} {name}")
         }
-        Decl::Pool { name, default } => format!("{w} {name}{}", if *default { " default" } else { "" }),
+        Decl::Pool { name, default, posix_fd } => {
+            format!("{w} {name}{}{}", if *default { " default" } else { "" }, if *posix_fd { " posix-fd" } else { "" })
+        }
         Decl::Condition { name } => format!("{w} {name}"),
         Decl::Slice { name, of, offset, bytes } => {
             format!("{w} {name} of {of} at {} size {}", size(*offset), size(*bytes))
@@ -355,6 +364,34 @@ pub fn op_kind(k: &OpKind) -> String {
         OpKind::CopyStreamAttrs { dst, src } => format!("{w} {} from {}", dst.name(), src.name()),
         OpKind::NodeAttr { node, value } => format!("{w} {node} {}", attr_value(value, " is")),
         OpKind::SetNodeAttr { node, value } => format!("{w} {node} {}", attr_value(value, "")),
+        // issue 20 (sem-b): managed memory, IPC, user objects, device facts, the launch queue
+        OpKind::Attach { buf, stream, mode, bytes } => {
+            let bytes = bytes.map(|b| format!(" bytes {}", size(b))).unwrap_or_default();
+            format!("{w} {buf} on {} {}{bytes}", stream.name(), mode.word())
+        }
+        OpKind::Prefetch { buf, to, stream } => format!("{w} {buf} to {} on {}", to.word(), stream.name()),
+        OpKind::Advise { buf, advice, place } => format!("{w} {buf} {} {}", advice.word(), place.word()),
+        OpKind::MallocManaged { bytes, host } => format!("{w} {}{}", size(*bytes), if *host { " host" } else { "" }),
+        OpKind::DeviceAttr { attr } => format!("{w} {}", attr.word()),
+        OpKind::DeviceCount | OpKind::UserObject => w.into(),
+        OpKind::IpcMemHandle { buf } => format!("{w} {buf}"),
+        OpKind::IpcOpenMem { handle, into } => match into {
+            Some(buf) => format!("{w} {handle} as {buf}"),
+            None => format!("{w} {handle}"),
+        },
+        OpKind::IpcCloseMem { opened } => format!("{w} {opened}"),
+        OpKind::IpcEventHandle { event } => format!("{w} {event}"),
+        OpKind::IpcOpenEvent { handle, into } => format!("{w} {handle} into {into}"),
+        OpKind::PoolExport { pool } => format!("{w} {pool}"),
+        OpKind::RetainUserObject { graph, object, count, take } => {
+            format!("{w} {graph} {object} count {count}{}", if *take { " move" } else { "" })
+        }
+        OpKind::ReleaseUserObject { graph, object, count } => match graph {
+            Some(g) => format!("{w} {g} {object} count {count}"),
+            None => format!("{w} {object} count {count}"),
+        },
+        OpKind::Destroyed { object, wait } => format!("{w} {object}{}", if *wait { " wait" } else { "" }),
+        OpKind::QueueDepth { stream, gate, max } => format!("{w} {} behind {gate} max {max}", stream.name()),
     }
 }
 
@@ -457,7 +494,7 @@ pub fn measure_of(of: &MeasureOf) -> String {
     let to = |to: &Option<String>| to.as_ref().map(|t| format!(" to {t}")).unwrap_or_default();
     let per = |per: &Option<u32>| per.map(|n| format!(" per {n}")).unwrap_or_default();
     match of {
-        MeasureOf::Elapsed { label } => format!("{w} {label}"),
+        MeasureOf::Elapsed { label } | MeasureOf::Value { label } => format!("{w} {label}"),
         MeasureOf::Device { from, to: t, per: p } | MeasureOf::Host { from, to: t, per: p } => {
             format!("{w} {from}{}{}", to(t), per(p))
         }

@@ -36,6 +36,11 @@ case area/one
   stream s1 non-blocking device 1
   event e1 disable-timing device 1
   buffer d1 device 4KiB device 1
+  buffer mm managed 4KiB
+  pool xp posix-fd
+  event ie disable-timing interprocess
+  event ie2 later
+  process pp
 
   held: launch gate g on s
   k:    launch spin 2ms on legacy
@@ -145,6 +150,25 @@ case area/one
         node-attr n1 priority is -2
         set-node-attr n1 mem-sync-domain default
         stream-attr s mem-sync-domain is remote
+        attach mm on s single bytes 4KiB
+        prefetch mm to device on s
+        advise mm preferred-location host
+        malloc-managed 0 host => cudaErrorInvalidValue
+  da:   device-attr concurrent-managed-access
+  dc:   device-count
+  ih:   ipc-mem-handle d
+  io:   ipc-open-mem ih => cudaErrorDeviceUninitialized
+        ipc-close-mem io
+  ieh:  ipc-event-handle ie
+        ipc-open-event ieh into ie2
+        pool-export xp
+  uo:   user-object
+        retain-user-object gr uo count 2 move
+        release-user-object gr uo count 1
+        release-user-object uo count 1
+  ud:   destroyed uo wait
+  qd:   queue-depth s behind g max 100
+  pc:   @pp device-count
 
   expect held before k
   expect ls value == 3
@@ -184,6 +208,9 @@ case area/one
   expect sf value == 0
   expect i1 other-value i2
   expect i1 same-value i1
+  expect ud value == 1
+  expect ih other-address io
+  measure depth: value qd
 end
 
 case area/two
@@ -250,13 +277,24 @@ fn parses_every_construct() {
     assert_eq!(case.env[0], ("CUDA_MODULE_LOADING".to_owned(), "EAGER".to_owned()));
     assert_eq!(case.poisons.len(), 2);
     assert_eq!(case.requires[2], Requirement::Runtime(12030));
-    assert_eq!(case.decls.len(), 24);
+    assert_eq!(case.decls.len(), 29);
     assert_eq!(case.decls[21].device(), Some(1));
     assert_eq!(
         case.decls[23],
         Decl::Buffer { name: "d1".into(), kind: MemKind::Device, bytes: 4096, device: Some(1), later: false }
     );
-    assert_eq!(case.script.len(), 108);
+    assert_eq!(case.script.len(), 127);
+    // issue 20 (sem-b): a user object named by its label, and a release with and without a graph.
+    assert_eq!(
+        case.script[121].kind,
+        OpKind::RetainUserObject { graph: "gr".into(), object: "uo".into(), count: 2, take: true }
+    );
+    assert_eq!(case.script[123].kind, OpKind::ReleaseUserObject { graph: None, object: "uo".into(), count: 1 });
+    // issue 20 (sem-b): an operation of the case's second process.
+    assert_eq!(
+        (case.decls[28].clone(), case.script[126].thread.as_deref()),
+        (Decl::Process { name: "pp".into() }, Some("pp"))
+    );
     assert_eq!(case.script[84].kind, OpKind::SetDevice { device: 1 });
     assert_eq!(case.script[85].kind, OpKind::GetDevice { expect: Some(1) });
     assert_eq!(case.script[88].kind, OpKind::CanAccessPeer { device: 0, peer: 1 });
@@ -269,7 +307,7 @@ fn parses_every_construct() {
         case.script[92].kind,
         OpKind::Memcpy { dst: "h".into(), src: "d1".into(), bytes: Some(64), inferred: true, stream: s1 }
     );
-    assert_eq!(case.expects.len(), 38);
+    assert_eq!(case.expects.len(), 41);
     let shape = LaunchShape::default();
     assert_eq!(
         case.script[1].kind,
@@ -287,7 +325,7 @@ fn parses_every_construct() {
     assert_eq!(case.script[13].kind, OpKind::Query { target: Target::Event("e".into()) });
     assert_eq!(case.script[16].kind, OpKind::DeviceSync);
     assert_eq!(case.script[19].thread.as_deref(), Some("t"));
-    assert_eq!(case.positions.op_lines[0], 34);
+    assert_eq!(case.positions.op_lines[0], 39);
 }
 
 #[test]

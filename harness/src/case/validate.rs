@@ -122,7 +122,8 @@ impl<'c, 'o> Checker<'c, 'o> {
                     Kind::Buffer(*kind)
                 }
                 Decl::Gate { .. } => Kind::Gate,
-                Decl::Thread { .. } => Kind::Thread,
+                // A process is where operations run, as a thread is: `@NAME` names either.
+                Decl::Thread { .. } | Decl::Process { .. } => Kind::Thread,
                 Decl::Graph { .. } => Kind::Graph,
                 Decl::Exec { .. } => Kind::Exec,
                 Decl::Pool { .. } => Kind::Pool,
@@ -273,6 +274,10 @@ impl<'c, 'o> Checker<'c, 'o> {
                 self.name(line, t, Kind::Thread);
             }
             self.codes(line, &op.expect);
+            // issue 20 (sem-b): a user object is named by its operation's label.
+            if matches!(op.kind, OpKind::UserObject) && op.label.is_none() {
+                self.report(line, "`user-object` needs a label: later operations name the object by it".into());
+            }
             self.operands(line, &op.kind);
             if op.repeat > 1 && !repeatable(&op.kind) {
                 self.report(
@@ -300,6 +305,18 @@ impl<'c, 'o> Checker<'c, 'o> {
                 }
                 Operand::Node(label) => {
                     self.node_label(line, label);
+                    continue;
+                }
+                // issue 20 (sem-b): a handle or user object, named by the operation that made it
+                Operand::Made(label, word) => {
+                    if let Some(kind) = self.label(line, label) {
+                        if kind.word() != word {
+                            self.report(
+                                line,
+                                format!("`{label}` names a `{}` operation, not `{}`", kind.word().word(), word.word()),
+                            );
+                        }
+                    }
                     continue;
                 }
                 Operand::Event(name) => (name, Kind::Event),
@@ -394,6 +411,10 @@ impl<'c, 'o> Checker<'c, 'o> {
             }
             OpKind::SetLimit { value: 0, .. } => self.report(line, "a limit of 0 bytes".into()),
             OpKind::Malloc { bytes: 0 } => self.report(line, "malloc of 0 bytes".into()),
+            // issue 20 (sem-b): an imported event fills a `later` slot
+            OpKind::IpcOpenEvent { into, .. } if !self.case.decls.iter().any(|d| d.name() == into && d.is_later()) => {
+                self.report(line, format!("`ipc-open-event ... into {into}` needs a `later` event declaration"));
+            }
             // Device indices are checked by `devices`, from the `devices` column.
             _ => {}
         }
@@ -491,6 +512,8 @@ impl<'c, 'o> Checker<'c, 'o> {
             let created = case.script.iter().any(|op| match &op.kind {
                 OpKind::Create { name: n } | OpKind::MallocAsync { buf: n, .. } => n == name,
                 OpKind::AddNode { node: NodeSpec::MemAlloc { buf: n }, .. } => n == name,
+                // issue 20 (sem-b): an imported event fills its slot.
+                OpKind::IpcOpenEvent { into: n, .. } | OpKind::IpcOpenMem { into: Some(n), .. } => n == name,
                 _ => false,
             });
             if !created {
@@ -627,6 +650,12 @@ impl<'c, 'o> Checker<'c, 'o> {
                 }
             }
             MeasureOf::Host { .. } => {}
+            // issue 20 (sem-b)
+            MeasureOf::Value { label } => {
+                if !script[indices[0]].kind.facts().value {
+                    self.report(line, format!("`{label}` records no number (see `L value` in cases/README.md)"));
+                }
+            }
             MeasureOf::Bandwidth { .. } if !timed => {
                 self.report(line, "a bandwidth needs `timing: events` (copies have no device stamps)".into());
             }
@@ -718,10 +747,14 @@ impl<'c, 'o> Checker<'c, 'o> {
             }
             Predicate::SameAddress { a, b, .. } => {
                 for l in [a, b] {
-                    self.valued_label(line, l, "address (malloc-async, add-node ... mem-alloc)", |k| {
+                    self.valued_label(line, l, "address (malloc-async, add-node ... mem-alloc, ipc-mem-handle)", |k| {
                         matches!(
                             k,
-                            OpKind::MallocAsync { .. } | OpKind::AddNode { node: NodeSpec::MemAlloc { .. }, .. }
+                            OpKind::MallocAsync { .. }
+                                | OpKind::AddNode { node: NodeSpec::MemAlloc { .. }, .. }
+                                // issue 20 (sem-b): handles by their digest, opened pointers by address
+                                | OpKind::IpcMemHandle { .. }
+                                | OpKind::IpcOpenMem { .. }
                         )
                     });
                 }

@@ -84,6 +84,8 @@ words! {
         Pool = "pool",
         Condition = "condition",
         Slice = "slice",
+        // issue 20 (sem-b): a second process of the case
+        Process = "process",
     }
 }
 
@@ -132,6 +134,9 @@ words! {
         Connections = "connections",
         MemoryPools = "memory-pools",
         PeerAccess = "peer-access",
+        // issue 20 (sem-b): managed memory
+        ConcurrentManagedAccess = "concurrent-managed-access",
+        PageableMemoryAccess = "pageable-memory-access",
     }
 }
 
@@ -202,6 +207,9 @@ words! {
         Busy = "busy",
         /// `spread L ...`: (max − min) / median of the operations' device times, in percent.
         Spread = "spread",
+        // issue 20 (sem-b)
+        /// `value L`: the number operation L recorded (a count: the depth `queue-depth` measured).
+        Value = "value",
     }
 }
 

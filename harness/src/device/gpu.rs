@@ -20,6 +20,11 @@ pub struct DeviceInfo {
     pub can_map_host_memory: bool,
     /// cudaDevAttrMemoryPoolsSupported: cudaMallocAsync and memory pools.
     pub memory_pools: bool,
+    // issue 20 (sem-b): managed memory
+    /// cudaDevAttrConcurrentManagedAccess: the host may touch managed memory while kernels run.
+    pub concurrent_managed_access: bool,
+    /// cudaDevAttrPageableMemoryAccess: kernels may use pageable host memory (HMM or ATS).
+    pub pageable_memory_access: bool,
     pub unified_addressing: bool,
     /// `(greatest, least)` from cudaDeviceGetStreamPriorityRange: greatest is numerically lowest.
     pub stream_priority_range: (i32, i32),
@@ -183,6 +188,8 @@ pub fn probe(ordinal: i32) -> Result<DeviceInfo, NoDevice> {
             async_engine_count: attribute(A::cudaDevAttrAsyncEngineCount, ordinal)? as u32,
             can_map_host_memory: attribute(A::cudaDevAttrCanMapHostMemory, ordinal)? == 1,
             memory_pools: attribute(A::cudaDevAttrMemoryPoolsSupported, ordinal)? == 1,
+            concurrent_managed_access: attribute(A::cudaDevAttrConcurrentManagedAccess, ordinal)? == 1,
+            pageable_memory_access: attribute(A::cudaDevAttrPageableMemoryAccess, ordinal)? == 1,
             unified_addressing: attribute(A::cudaDevAttrUnifiedAddressing, ordinal)? == 1,
             stream_priority_range: (greatest, least),
             device_count: count as u32,

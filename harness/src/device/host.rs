@@ -64,6 +64,8 @@ impl Provenance {
             async_engine_count: 0,
             can_map_host_memory: false,
             memory_pools: false,
+            concurrent_managed_access: false,
+            pageable_memory_access: false,
             unified_addressing: false,
             stream_priority_range: (0, 0),
             device_count: 0,

@@ -63,6 +63,9 @@ enum Storage {
     /// The host allocation and its device alias (what kernels get).
     Mapped(HostMemory, *mut c_void),
     Pageable(PageableMemory),
+    // issue 20 (sem-b): managed memory
+    /// cudaMallocManaged memory (freed by cudaFree): one pointer for the host, kernels and copies.
+    Managed(DeviceMemory),
     /// A slice of another buffer: its pointers, offset; the other buffer owns the memory (and outlives the view:
     /// the validator refuses to free a buffer that has slices).
     View {
@@ -126,8 +129,24 @@ impl Buffer {
                 Storage::Mapped(mem, device)
             }
             MemKind::Pageable => Storage::Pageable(PageableMemory::initial(size / 4)),
+            // issue 20 (sem-b): written on the host (no CUDA call), like the other host-visible kinds.
+            MemKind::Managed => {
+                let mut raw = ptr::null_mut();
+                // SAFETY: raw is a valid out-pointer.
+                check(unsafe { sys::cudaMallocManaged(&mut raw, size, sys::cudaMemAttachGlobal) })?;
+                let mem = DeviceMemory::from_raw(raw);
+                // SAFETY: a live managed allocation of size bytes that no kernel uses yet; the host may write it.
+                unsafe { ptr::write_bytes(raw.cast::<u8>(), INITIAL_BYTE, size) };
+                Storage::Managed(mem)
+            }
         };
         Ok(Buffer { kind, bytes, storage })
+    }
+
+    /// issue 20 (sem-b): device memory this process mapped from another's (cudaIpcOpenMemHandle): it owns nothing,
+    /// since the mapping is closed (cudaIpcCloseMemHandle), never freed, by whoever opened it.
+    pub fn mapping(raw: *mut c_void, bytes: u64) -> Buffer {
+        Buffer { kind: MemKind::Device, bytes, storage: Storage::View { copy: raw, kernel: Some(raw.cast()) } }
     }
 
     /// A view of `bytes` bytes of `parent` from `offset` (whole words inside it; the validator checked).
@@ -156,6 +175,7 @@ impl Buffer {
             Storage::Pinned(m) => Some(m.raw().cast()),
             Storage::Mapped(_, device) => Some(device.cast()),
             Storage::Pageable(_) => None,
+            Storage::Managed(m) => Some(m.raw().cast()),
             Storage::View { kernel, .. } => *kernel,
         }
     }
@@ -163,7 +183,7 @@ impl Buffer {
     /// What cudaMemcpy gets: host memory by its host pointer (the copy kind says it is host memory).
     pub fn copy_ptr(&self) -> *mut c_void {
         match &self.storage {
-            Storage::Device(m) => m.raw(),
+            Storage::Device(m) | Storage::Managed(m) => m.raw(),
             Storage::Pinned(m) | Storage::Mapped(m, _) => m.raw(),
             Storage::Pageable(p) => p.ptr.cast(),
             Storage::View { copy, .. } => *copy,
@@ -186,7 +206,10 @@ impl Buffer {
         match &self.storage {
             Storage::Pinned(m) | Storage::Mapped(m, _) => Some((m.raw().cast_const().cast(), words)),
             Storage::Pageable(p) => Some((p.ptr.cast_const(), p.words)),
-            Storage::View { copy, .. } if self.kind.is_host() => Some((copy.cast_const().cast(), words)),
+            // Managed memory is read by the host directly (the device is synchronized, or the case requires
+            // concurrent-managed-access to read it while kernels run).
+            Storage::Managed(m) => Some((m.raw().cast_const().cast(), words)),
+            Storage::View { copy, .. } if self.kind.host_readable() => Some((copy.cast_const().cast(), words)),
             Storage::Device(_) | Storage::View { .. } => None,
         }
     }
@@ -273,7 +296,7 @@ impl Buffer {
     /// Frees the memory now and returns CUDA's answer (pageable memory always succeeds).
     pub fn release(self) -> sys::cudaError_t {
         match self.storage {
-            Storage::Device(m) => m.release(),
+            Storage::Device(m) | Storage::Managed(m) => m.release(),
             Storage::Pinned(m) | Storage::Mapped(m, _) => m.release(),
             Storage::Pageable(_) | Storage::View { .. } => sys::cudaError::cudaSuccess,
         }
@@ -290,7 +313,7 @@ impl Destroy for Buffer {
     /// `destroy BUF`: cudaFree / cudaFreeHost now; on success nothing is left to free.
     fn destroy(&mut self) -> sys::cudaError_t {
         match &mut self.storage {
-            Storage::Device(m) => m.destroy(),
+            Storage::Device(m) | Storage::Managed(m) => m.destroy(),
             Storage::Pinned(m) | Storage::Mapped(m, _) => m.destroy(),
             Storage::Pageable(_) => sys::cudaError::cudaSuccess,
             // The validator refuses `destroy SLICE`: a view has nothing of its own to free.

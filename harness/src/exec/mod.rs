@@ -14,6 +14,10 @@
 //! 4. Synchronize the device (its code is recorded: a sticky error shows here), read stamps, gates, host calls and
 //!    buffers, then release everything in reverse order, noting any release that failed.
 //!
+//! A case with `process NAME` declarations also has peers ([`peer`]): started before its objects are created,
+//! sent each `@NAME` operation with the IPC handles this process holds, and finished (gates opened, device
+//! synchronized, mappings closed) after step 3's gates open and before anything of this process is released.
+//!
 //! Gates come first in every cleanup path (cudaFree waits for all work on the device), including the unwinding one:
 //! [`Resources`] opens them when dropped, before anything is freed.
 
@@ -23,9 +27,12 @@ mod clock;
 mod devices;
 mod gates;
 mod graph_api;
+mod handles;
 mod host_calls;
 mod interpret;
 mod objects;
+// issue 20 (sem-b): the second process of a case
+pub mod peer;
 mod pools;
 mod resources;
 mod stamps;
@@ -106,6 +113,9 @@ pub fn run_case(case: &Case, kernels: &KernelTable, device: &DeviceInfo, opts: &
         obs.notes.extend(devices.on(ordinal, || load_kernels(kernels)));
     }
 
+    // issue 20 (sem-b): the case's other processes start first, so their contexts are made while ours is.
+    let (mut peers, notes) = peer::Peers::start(case, device.ordinal, opts, clock);
+    obs.notes.extend(notes);
     let (state, gates, decls) = objects::create(case, device, &devices, clock);
     obs.decls = decls;
     let (stamps, note) = StampPool::create(case, !devices.is_single());
@@ -158,7 +168,18 @@ pub fn run_case(case: &Case, kernels: &KernelTable, device: &DeviceInfo, opts: &
         for index in 0..case.script.len() {
             let thread = case.script[index].thread.as_deref();
             let ctx = &ctx;
-            let record = threads.run(thread, move || interpret::run_op(ctx, index)).unwrap_or_else(|why| {
+            let outcome = match thread.filter(|t| peer::Peers::is_process(case, t)) {
+                // issue 20 (sem-b): an operation of another process, with the IPC handles this one holds.
+                Some(process) => {
+                    let wire = ctx.state.lock().unwrap_or_else(PoisonError::into_inner).handles.to_wire();
+                    peers.run(process, index, wire).map(|(record, back)| {
+                        ctx.state.lock().unwrap_or_else(PoisonError::into_inner).handles.merge_wire(back);
+                        record
+                    })
+                }
+                None => threads.run(thread, move || interpret::run_op(ctx, index)),
+            };
+            let record = outcome.unwrap_or_else(|why| {
                 let mut record = interpret::new_record(case, index);
                 record.not_run = Some(why);
                 record
@@ -166,6 +187,8 @@ pub fn run_case(case: &Case, kernels: &KernelTable, device: &DeviceInfo, opts: &
             obs.ops.push(record);
         }
         ctx.gates.open_all(GateOpener::Cleanup);
+        // Before this process frees anything: a peer closes its mappings of our memory first.
+        obs.notes.extend(peers.finish());
         keeper.finish();
         let fired = keeper_handle.join().unwrap_or(None);
         obs.notes.extend(teardown::end_open_captures(&ctx, &threads));

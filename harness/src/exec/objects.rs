@@ -6,6 +6,7 @@ use super::capture::NodeMap;
 use super::clock::CaseClock;
 use super::devices::CaseDevices;
 use super::gates::GateSet;
+use super::handles::Handles;
 use super::host_calls::HostCallContext;
 use super::pools;
 use super::resources::{Destroy, DeviceMemory, Event, Graph, GraphExec, MemPool, Stream};
@@ -84,6 +85,8 @@ pub struct Objects {
     /// the case in the context.
     pub peers_enabled: Vec<(i32, i32)>,
     pub notes: Vec<String>,
+    // issue 20 (sem-b): IPC handles, user objects, managed allocations
+    pub handles: Handles,
 }
 
 /// Creates every declared object, in declaration order, on its device, and the record of each creation.
@@ -119,6 +122,7 @@ pub fn create(
         placement: BTreeMap::new(),
         peers_enabled: Vec::new(),
         notes: Vec::new(),
+        handles: Handles::default(),
     };
     // The stream `read` copies on is created before every declared stream: streams are spread over the hardware
     // queues (CUDA_DEVICE_MAX_CONNECTIONS) in creation order, so it gets a queue of its own in any case with fewer
@@ -149,7 +153,7 @@ pub fn create(
             }
             Decl::Buffer { .. } => (Some(state.create_placed(decl, device, true)), &[][..]),
             Decl::Gate { .. } => (gate_codes.pop(), &[][..]),
-            Decl::Thread { .. } => (None, &[][..]),
+            Decl::Thread { .. } | Decl::Process { .. } => (None, &[][..]),
             Decl::Graph { .. } => {
                 state.graphs.insert(name.clone(), Slot::Empty);
                 (None, &[][..])
@@ -168,8 +172,8 @@ pub fn create(
                     (Some(code), &[][..])
                 }
             },
-            Decl::Pool { default: false, .. } => {
-                (Some(fill(&mut state.pools, &name, pools::create_pool(device.ordinal))), &[][..])
+            Decl::Pool { default: false, posix_fd, .. } => {
+                (Some(fill(&mut state.pools, &name, pools::create_pool(device.ordinal, *posix_fd))), &[][..])
             }
             Decl::Condition { .. } => (None, &[][..]),
             // A view of memory its buffer (declared above it) already holds: no CUDA call.
@@ -301,6 +305,7 @@ impl Objects {
             Decl::Buffer { .. } => drop(self.buffers.insert(name, Slot::Later)),
             Decl::Gate { .. }
             | Decl::Thread { .. }
+            | Decl::Process { .. }
             | Decl::Graph { .. }
             | Decl::Exec { .. }
             | Decl::Pool { .. }
@@ -352,6 +357,7 @@ impl Objects {
             }
             Decl::Gate { .. }
             | Decl::Thread { .. }
+            | Decl::Process { .. }
             | Decl::Graph { .. }
             | Decl::Exec { .. }
             | Decl::Pool { .. }
@@ -525,6 +531,8 @@ impl Objects {
                 notes.push(format!("cleanup: disabling the peer access of ordinal {from} to {to} returned {}", code));
             }
         }
+        // issue 20 (sem-b): IPC mappings close before any memory is freed; user-object references go back.
+        self.handles.release(&mut notes);
         let placement = std::mem::take(&mut self.placement);
         let on = |name: &str, f: &mut dyn FnMut() -> sys::cudaError_t| {
             devices.on(placement.get(name).copied().unwrap_or_else(|| devices.ordinal(0)), f)

@@ -6,12 +6,17 @@ use crate::case::ast::{GraphMemAttr, PoolAttr};
 use cuda_sys as sys;
 use std::ffi::c_void;
 
-/// A pool of pinned device memory on `device`, without IPC handles: what cudaMallocAsync's default pool is.
-pub fn create_pool(device: i32) -> Result<MemPool, sys::cudaError_t> {
+/// A pool of pinned device memory on `device`, without IPC handles: what cudaMallocAsync's default pool is; with
+/// `posix_fd` (issue 20, sem-b), exportable as a POSIX file descriptor.
+pub fn create_pool(device: i32, posix_fd: bool) -> Result<MemPool, sys::cudaError_t> {
     // SAFETY: an all-zero cudaMemPoolProps is valid (no IPC handle, no Windows attributes, no maximum size).
     let mut props: sys::cudaMemPoolProps = unsafe { std::mem::zeroed() };
     props.allocType = sys::cudaMemAllocationType::cudaMemAllocationTypePinned;
-    props.handleTypes = sys::cudaMemAllocationHandleType::cudaMemHandleTypeNone;
+    props.handleTypes = if posix_fd {
+        sys::cudaMemAllocationHandleType::cudaMemHandleTypePosixFileDescriptor
+    } else {
+        sys::cudaMemAllocationHandleType::cudaMemHandleTypeNone
+    };
     props.location = sys::compat::mem_location(sys::cudaMemLocationType::cudaMemLocationTypeDevice, device);
     let mut pool = std::ptr::null_mut();
     // SAFETY: props is initialised; pool is a valid out-pointer.

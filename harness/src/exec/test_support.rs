@@ -15,6 +15,8 @@ pub fn h100() -> DeviceInfo {
         async_engine_count: 3,
         can_map_host_memory: true,
         memory_pools: true,
+        concurrent_managed_access: true,
+        pageable_memory_access: false,
         unified_addressing: true,
         stream_priority_range: (-5, 0),
         device_count: 1,

@@ -9,6 +9,8 @@ use crate::case::ast::{
     Grid, InstantiateFlag, KernelCall, LaunchShape, Limit, ListWord, MemKind, MemoryType, NodeKernel, NodeSpec, Op,
     OpKind, OpWord, PoolAttr, Priority, SrcAccessOrder, StreamRef, SyncDomain, Target, Timing, TimingSpec,
 };
+// issue 20 (sem-b)
+use crate::case::ast::{Advice, AttachMode, DeviceAttrWord, MemPlace};
 use crate::case::words::Word;
 use std::time::Instant;
 
@@ -82,8 +84,26 @@ fn every_operation() -> Case {
         Decl::Graph { name: name("A") },
         Decl::Graph { name: name("body") },
         Decl::Exec { name: name("EA") },
-        Decl::Pool { name: name("mp"), default: false },
-        Decl::Pool { name: name("dp"), default: true },
+        Decl::Pool { name: name("mp"), default: false, posix_fd: false },
+        Decl::Pool { name: name("dp"), default: true, posix_fd: false },
+        Decl::Pool { name: name("xp"), default: false, posix_fd: true },
+        Decl::Buffer { name: name("mm"), kind: MemKind::Managed, bytes: 4096, device: None, later: false },
+        Decl::Event {
+            name: name("ie"),
+            flags: EventFlags { disable_timing: true, interprocess: true, ..EventFlags::default() },
+            raw_flags: None,
+            later: false,
+            device: None,
+            expect: vec![],
+        },
+        Decl::Event {
+            name: name("ie2"),
+            flags: EventFlags::default(),
+            raw_flags: None,
+            later: true,
+            device: None,
+            expect: vec![],
+        },
         Decl::Condition { name: name("c") },
         Decl::Buffer { name: name("ga"), kind: MemKind::Device, bytes: 4096, device: None, later: true },
     ];
@@ -330,6 +350,25 @@ fn every_operation() -> Case {
         op(None, None, OpKind::SetNodeAttr { node: name("n1"), value: AttrValue::Priority(Priority::Value(-3)) }),
         op(None, None, OpKind::Open { gate: name("g"), after_ns: None }),
         op(None, None, OpKind::Sleep { ns: 1_000_000 }),
+        // issue 20 (sem-b)
+        op(None, None, OpKind::Attach { buf: name("mm"), stream: s(), mode: AttachMode::Single, bytes: None }),
+        op(None, None, OpKind::Prefetch { buf: name("mm"), to: MemPlace::Device, stream: s() }),
+        op(None, None, OpKind::Advise { buf: name("mm"), advice: Advice::ReadMostly, place: MemPlace::Host }),
+        op(None, None, OpKind::MallocManaged { bytes: 4096, host: false }),
+        op(Some("da"), None, OpKind::DeviceAttr { attr: DeviceAttrWord::IpcEventSupport }),
+        op(Some("dc"), None, OpKind::DeviceCount),
+        op(Some("ih"), None, OpKind::IpcMemHandle { buf: name("d") }),
+        op(Some("io"), None, OpKind::IpcOpenMem { handle: name("ih"), into: Some(name("late")) }),
+        op(None, None, OpKind::IpcCloseMem { opened: name("io") }),
+        op(Some("ieh"), None, OpKind::IpcEventHandle { event: name("ie") }),
+        op(None, None, OpKind::IpcOpenEvent { handle: name("ieh"), into: name("ie2") }),
+        op(None, None, OpKind::PoolExport { pool: name("xp") }),
+        op(Some("uo"), None, OpKind::UserObject),
+        op(None, None, OpKind::RetainUserObject { graph: name("G"), object: name("uo"), count: 1, take: true }),
+        op(None, None, OpKind::ReleaseUserObject { graph: Some(name("G")), object: name("uo"), count: 1 }),
+        op(None, None, OpKind::ReleaseUserObject { graph: None, object: name("uo"), count: 1 }),
+        op(None, None, OpKind::Destroyed { object: name("uo"), wait: false }),
+        op(None, None, OpKind::QueueDepth { stream: s(), gate: name("g"), max: 4 }),
         op(
             Some("pageable-kernel"),
             None,
@@ -508,7 +547,7 @@ fn every_operation_is_recorded_without_panic_or_hang() {
         .filter(|d| matches!(d, crate::case::ast::Decl::Buffer { later: true, .. }))
         .filter(|d| !obs.buffers.iter().any(|b| b.name == d.name()))
         .count();
-    assert_eq!((obs.buffers.len(), later_unread), (4, 4));
+    assert_eq!((obs.buffers.len(), later_unread), (5, 4));
     assert!(obs.final_sync.is_some());
     assert!(obs.watchdog_fired_ns.is_none(), "{:?}", obs.notes);
 

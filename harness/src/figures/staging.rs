@@ -252,6 +252,7 @@ fn measure_series(
         all_devices: false,
         sanitizer: None,
         host_waits: HostWaits::default(),
+        uuid: device.uuid.clone(),
     };
     let mut worker = Worker::new(spec);
     let mut failures_in_a_row = 0;

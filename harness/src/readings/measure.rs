@@ -132,6 +132,11 @@ impl Figures<'_> {
                 Some(OpValue::ElapsedMs(ms)) => Ok(*ms),
                 _ => Err(format!("`{label}` returned no elapsed time")),
             },
+            // issue 20 (sem-b): a count an operation recorded.
+            MeasureOf::Value { label } => match &self.obs.ops.get(self.index(label)?).and_then(|o| o.value.clone()) {
+                Some(OpValue::Number(n)) => Ok(*n as f64),
+                _ => Err(format!("`{label}` recorded no number")),
+            },
             MeasureOf::Device { from, to, per } => {
                 let (start, end) = self.hull(&self.range(from, to.as_ref())?)?;
                 Ok((end - start) / f64::from(per.unwrap_or(1)))

@@ -70,6 +70,7 @@ impl<'a> DeviceRunner<'a> {
             all_devices: false,
             sanitizer: opts.sanitizer.clone(),
             host_waits: opts.host_waits,
+            uuid: device.uuid.clone(),
         };
         let several_spec = ChildSpec { visible: None, ordinal: device.ordinal, all_devices: true, ..spec.clone() };
         let measuring_spec = ChildSpec { host_waits: HostWaits::Auto, ..spec.clone() };

@@ -103,6 +103,8 @@ pub fn mock_device() -> DeviceInfo {
         async_engine_count: 2,
         can_map_host_memory: true,
         memory_pools: true,
+        concurrent_managed_access: true,
+        pageable_memory_access: false,
         unified_addressing: true,
         stream_priority_range: (-1, 0),
         device_count: 1,

@@ -292,6 +292,13 @@ impl ContextState {
     }
 }
 
+/// A case's `env:` value with `{uuid}` as the device's UUID and `{uuid-prefix}` as its first 12 characters
+/// (`GPU-` and 8 hex digits: the abbreviated form CUDA_VISIBLE_DEVICES accepts) (issue 20, sem-b).
+fn with_uuid(value: &str, uuid: &str) -> String {
+    let prefix: String = uuid.chars().take(12).collect();
+    value.replace("{uuid-prefix}", &prefix).replace("{uuid}", uuid)
+}
+
 /// How the parent starts a child: the executable, and the environment that picks its device.
 #[derive(Debug, Clone)]
 pub struct ChildSpec {
@@ -308,6 +315,9 @@ pub struct ChildSpec {
     pub sanitizer: Option<SanitizerSpec>,
     /// How the child's host threads wait for the device.
     pub host_waits: HostWaits,
+    // issue 20 (sem-b)
+    /// The device's UUID (`GPU-…`; empty when unknown): what `{uuid}` in a case's `env:` value becomes.
+    pub uuid: String,
 }
 
 /// The parent's handle on a worker: started on the first case, replaced after one that killed or dirtied it.
@@ -485,10 +495,15 @@ impl Worker {
             }
             None => Command::new(&spec.exe),
         };
-        command.envs(env.iter().map(|(k, v)| (k, v))).env(CHILD_DEVICE, spec.ordinal.to_string());
         if let Some(visible) = &spec.visible {
             command.env("CUDA_VISIBLE_DEVICES", visible);
         }
+        // issue 20 (sem-b): the case's own CUDA_VISIBLE_DEVICES wins over the runner's, `{uuid}` names the case's
+        // device, and the child then uses the first device it sees (the list renumbers from 0).
+        let ordinal = if env.iter().any(|(k, _)| k == "CUDA_VISIBLE_DEVICES") { 0 } else { spec.ordinal };
+        command
+            .envs(env.iter().map(|(k, v)| (k.clone(), with_uuid(v, &spec.uuid))))
+            .env(CHILD_DEVICE, ordinal.to_string());
         if warm {
             command.env(CHILD_WARM, "1");
         } else {
@@ -532,6 +547,14 @@ mod tests {
     use super::*;
 
     #[test]
+    fn env_values_name_the_device_by_uuid() {
+        let uuid = "GPU-8f14ee7b-516e-1faf-3a23-bd46288033b5";
+        assert_eq!(with_uuid("{uuid},-1,0", uuid), format!("{uuid},-1,0"));
+        assert_eq!(with_uuid("{uuid-prefix}", uuid), "GPU-8f14ee7b");
+        assert_eq!(with_uuid("0,1", uuid), "0,1");
+    }
+
+    #[test]
     fn a_worker_that_cannot_start_is_a_crash() {
         let text = "case area/one\n  rule: r\n  source: s\n  stream s blocking\n  k: sync s\n  \
                     expect k returned cudaSuccess\nend\n";
@@ -545,6 +568,7 @@ mod tests {
             all_devices: false,
             sanitizer: None,
             host_waits: HostWaits::default(),
+            uuid: String::new(),
         });
         let result = worker.run(&file.cases[0], 1.0, Duration::from_secs(1));
         assert_eq!(result.verdict.kind, VerdictKind::Crash);

@@ -14,6 +14,11 @@ mod launches;
 mod memory;
 mod mempools;
 mod sync;
+// issue 20 (sem-b)
+mod environment;
+mod ipc;
+mod lifetimes;
+mod managed;
 
 use super::clock::CaseClock;
 use super::devices::CaseDevices;
@@ -226,5 +231,23 @@ fn interpret(ctx: &Ctx, st: &mut Objects, index: usize, op: &Op, t: &mut Timed) 
         OpKind::CopyStreamAttrs { dst, src } => attributes::copy_stream_attrs(x, dst, src),
         OpKind::NodeAttr { node, value } => attributes::node_attr(x, node, value),
         OpKind::SetNodeAttr { node, value } => attributes::set_node_attr(x, node, value),
+        // issue 20 (sem-b): managed memory, IPC, user objects, device facts, the launch queue
+        OpKind::Attach { buf, stream, mode, bytes } => managed::attach(x, buf, stream, *mode, *bytes),
+        OpKind::Prefetch { buf, to, stream } => managed::prefetch(x, buf, *to, stream),
+        OpKind::Advise { buf, advice, place } => managed::advise(x, buf, *advice, *place),
+        OpKind::MallocManaged { bytes, host } => managed::malloc_managed(x, *bytes, *host),
+        OpKind::DeviceAttr { attr } => environment::device_attr(x, *attr),
+        OpKind::DeviceCount => environment::device_count(x),
+        OpKind::QueueDepth { stream, gate, max } => environment::queue_depth(x, stream, gate, *max),
+        OpKind::IpcMemHandle { buf } => ipc::mem_handle(x, buf),
+        OpKind::IpcOpenMem { handle, into } => ipc::open_mem(x, handle, into),
+        OpKind::IpcCloseMem { opened } => ipc::close_mem(x, opened),
+        OpKind::IpcEventHandle { event } => ipc::event_handle(x, event),
+        OpKind::IpcOpenEvent { handle, into } => ipc::open_event(x, handle, into),
+        OpKind::PoolExport { pool } => ipc::pool_export(x, pool),
+        OpKind::UserObject => lifetimes::create(x),
+        OpKind::RetainUserObject { graph, object, count, take } => lifetimes::retain(x, graph, object, *count, *take),
+        OpKind::ReleaseUserObject { graph, object, count } => lifetimes::release(x, graph, object, *count),
+        OpKind::Destroyed { object, wait } => lifetimes::destroyed(x, object, *wait),
     }
 }

@@ -1,0 +1,102 @@
+//! What issue 20's operations hand from one call to a later one (issue 20, sem-b): IPC handles and the pointers
+//! they opened, user objects and their destructors' flags, and managed allocations made by the script. Named by
+//! the label of the operation that made each, and released at cleanup.
+
+use super::resources::DeviceMemory;
+use cuda_sys as sys;
+use std::collections::BTreeMap;
+use std::ffi::c_void;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// A user object the case created: its handle (as an address: raw pointers are not `Send`), the references the
+/// case still owns, and the flag its destructor sets.
+#[derive(Debug)]
+pub struct UserObject {
+    pub raw: usize,
+    pub owned: u32,
+    pub destroyed: &'static AtomicBool,
+}
+
+/// The destructor of every user object: sets the flag it was given. CUDA calls it from an internal thread once
+/// the last reference is gone ("There is not currently a mechanism to wait on user object destructors").
+extern "C" fn set_destroyed(flag: *mut c_void) {
+    // SAFETY: flag is the leaked `AtomicBool` `UserObject::create` passed, which lives for the whole process.
+    unsafe { &*flag.cast::<AtomicBool>() }.store(true, Ordering::SeqCst);
+}
+
+impl UserObject {
+    /// cudaUserObjectCreate(&obj, flag, destructor, 1, cudaUserObjectNoDestructorSync). The flag is leaked on
+    /// purpose: the destructor may run after the case has ended (a graph the runtime still holds), and it must
+    /// always find live memory (one byte per user object).
+    pub fn create() -> Result<UserObject, sys::cudaError_t> {
+        let destroyed: &'static AtomicBool = Box::leak(Box::new(AtomicBool::new(false)));
+        let mut raw: sys::cudaUserObject_t = std::ptr::null_mut();
+        let flag = (destroyed as *const AtomicBool).cast_mut().cast::<c_void>();
+        let no_sync = sys::cudaUserObjectFlags::cudaUserObjectNoDestructorSync.0;
+        // SAFETY: raw is a valid out-pointer; flag lives for the process; set_destroyed has the cudaHostFn_t ABI.
+        let code = unsafe { sys::cudaUserObjectCreate(&mut raw, flag, Some(set_destroyed), 1, no_sync) };
+        if code != sys::cudaError::cudaSuccess {
+            return Err(code);
+        }
+        Ok(UserObject { raw: raw as usize, owned: 1, destroyed })
+    }
+
+    pub fn handle(&self) -> sys::cudaUserObject_t {
+        self.raw as sys::cudaUserObject_t
+    }
+}
+
+/// Everything issue 20's operations keep between calls.
+#[derive(Debug, Default)]
+pub struct Handles {
+    /// `ipc-mem-handle` L: the handle.
+    pub mem: BTreeMap<String, sys::cudaIpcMemHandle_t>,
+    /// `ipc-event-handle` L: the handle.
+    pub events: BTreeMap<String, sys::cudaIpcEventHandle_t>,
+    /// `ipc-open-mem` L: the pointer, until `ipc-close-mem` or cleanup closes it (as an address).
+    pub opened: BTreeMap<String, usize>,
+    /// `user-object` L.
+    pub user_objects: BTreeMap<String, UserObject>,
+    /// `malloc-managed`: freed at cleanup.
+    pub managed: Vec<DeviceMemory>,
+}
+
+/// A 64-bit digest (FNV-1a) of a handle's bytes: what `same-address` and `other-address` compare for handles.
+pub fn digest(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+}
+
+/// The bytes of a value of plain-data type `T` (an IPC handle).
+pub fn bytes_of<T>(value: &T) -> &[u8] {
+    // SAFETY: T is a plain C struct of bytes (cudaIpc*Handle_t: `char reserved[64]`); reading it as bytes is valid.
+    unsafe { std::slice::from_raw_parts((value as *const T).cast::<u8>(), std::mem::size_of::<T>()) }
+}
+
+impl Handles {
+    /// Closes what the script opened and did not close, and gives back the case's references to its user
+    /// objects; each failure is a note.
+    pub fn release(&mut self, notes: &mut Vec<String>) {
+        let mut check = |what: String, code: sys::cudaError_t| {
+            if code != sys::cudaError::cudaSuccess {
+                notes.push(format!("cleanup: releasing {what} returned {code}"));
+            }
+        };
+        for (label, ptr) in std::mem::take(&mut self.opened) {
+            // SAFETY: a pointer cudaIpcOpenMemHandle returned and nothing closed yet.
+            check(format!("the IPC mapping {label} opened"), unsafe { sys::cudaIpcCloseMemHandle(ptr as *mut c_void) });
+        }
+        for (label, object) in std::mem::take(&mut self.user_objects) {
+            if object.owned > 0 {
+                // SAFETY: a live user object of which the case owns `owned` references.
+                check(format!("user object {label}"), unsafe {
+                    sys::cudaUserObjectRelease(object.handle(), object.owned)
+                });
+            }
+        }
+        for memory in self.managed.drain(..) {
+            check("memory from malloc-managed".to_owned(), memory.release());
+        }
+        self.mem.clear();
+        self.events.clear();
+    }
+}

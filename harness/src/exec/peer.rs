@@ -1,0 +1,384 @@
+//! The second process of a case (issue 20, sem-b): `process NAME` declares it, `@NAME OP` runs OP there.
+//!
+//! The executor starts the process before the script: this binary again, with [`PEER_ENV`] set, so that `main`
+//! hands it to [`serve_peer_request`] before anything else. Over its stdin and stdout (one JSON line each way)
+//! the peer is sent the case's text, parses and validates it as a worker does, creates every declared object of
+//! its own (streams, events, buffers, gates: the same names, its own CUDA objects) and says it is ready. For each
+//! `@NAME` operation the executor sends the operation's index and every IPC handle its process holds (memory and
+//! event handles, by the label of the operation that got them); the peer installs them, runs the operation with
+//! the same interpreter, and answers its record and the handles it holds then, which the executor adds to its
+//! own. So a handle crosses processes as its 64 bytes, the way CUDA intends (`cudaIpcGetMemHandle` in one,
+//! `cudaIpcOpenMemHandle` in the other). After the script (every gate of the main process open), the executor
+//! tells the peer to finish: it opens its gates, synchronizes its device, closes what it opened and exits, and its
+//! notes join the case's.
+//!
+//! Times: the peer's clock starts when it does; a ping at start measures the offset between the two clocks
+//! (the midpoint of the round trip, so within half a round trip, tens of microseconds), and the peer's operation
+//! times are shifted onto the case's clock, so the blocking oracle compares them with the main process's gates.
+//! Host-function logs and stamps of the peer stay in the peer (its kernels' stamps are not read back).
+
+use super::clock::CaseClock;
+use super::devices::CaseDevices;
+use super::gates::{self, GateSet};
+use super::handles::{bytes_of, Handles};
+use super::host_calls::HostLog;
+use super::interpret::{self, Ctx};
+use super::objects;
+use super::stamps::StampPool;
+use super::threads::CaseThreads;
+use super::{load_kernels, prepare_host_thread, teardown, timing, ExecOptions, Resources, StopKeeper};
+use crate::case::ast::{Case, Decl};
+use crate::device::gpu;
+use crate::device::kernels::KernelTable;
+use crate::record::observations::{GateOpener, OpRecord};
+use cuda_sys as sys;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::sync::{Mutex, PoisonError};
+use std::time::Duration;
+
+/// Set in a peer's environment: the binary serves one case's operations and exits.
+pub const PEER_ENV: &str = "CUDA_CONFORMANCE_PEER";
+
+/// The first line a peer is sent: the case as written, and how to run it.
+#[derive(Debug, Serialize, Deserialize)]
+struct Start {
+    file: String,
+    first_line: u32,
+    text: String,
+    ordinal: i32,
+    gate_timeout_ns: u64,
+    case_deadline_ms: u64,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+enum Request {
+    Ping,
+    Op { index: usize, handles: Wire },
+    Finish,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+enum Reply {
+    Ready,
+    Pong { now_ns: u64 },
+    Op { record: Box<OpRecord>, handles: Wire },
+    Finished { notes: Vec<String> },
+    Failed { why: String },
+}
+
+/// IPC handles as they cross: their bytes, by the label of the operation that got them.
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub struct Wire {
+    mem: BTreeMap<String, Vec<u8>>,
+    events: BTreeMap<String, Vec<u8>>,
+}
+
+impl Handles {
+    /// The IPC handles this process holds, to send.
+    pub fn to_wire(&self) -> Wire {
+        Wire {
+            mem: self.mem.iter().map(|(l, h)| (l.clone(), bytes_of(h).to_vec())).collect(),
+            events: self.events.iter().map(|(l, h)| (l.clone(), bytes_of(h).to_vec())).collect(),
+        }
+    }
+
+    /// Adds the handles another process holds (its own labels; a label names one operation of the case).
+    pub fn merge_wire(&mut self, wire: Wire) {
+        for (label, bytes) in wire.mem {
+            let mut handle = sys::cudaIpcMemHandle_t::default();
+            copy_into(&mut handle.reserved, &bytes);
+            self.mem.entry(label).or_insert(handle);
+        }
+        for (label, bytes) in wire.events {
+            let mut handle = sys::cudaIpcEventHandle_t::default();
+            copy_into(&mut handle.reserved, &bytes);
+            self.events.entry(label).or_insert(handle);
+        }
+    }
+}
+
+fn copy_into(reserved: &mut [std::ffi::c_char], bytes: &[u8]) {
+    for (to, from) in reserved.iter_mut().zip(bytes) {
+        *to = *from as std::ffi::c_char;
+    }
+}
+
+/// If this process was started as a case's peer, serves it and exits; otherwise returns at once. Call it first
+/// thing in `main`, before the worker's own check (a peer inherits its worker's environment).
+pub fn serve_peer_request(kernels: impl FnOnce() -> KernelTable) {
+    if std::env::var_os(PEER_ENV).is_none() {
+        return;
+    }
+    let code = match serve(kernels) {
+        Ok(()) => 0,
+        Err(why) => {
+            let _ = say(&mut std::io::stdout().lock(), &Reply::Failed { why: why.clone() });
+            eprintln!("peer: {why}");
+            3
+        }
+    };
+    std::process::exit(code);
+}
+
+fn say(out: &mut impl Write, reply: &Reply) -> Result<(), String> {
+    let json = serde_json::to_string(reply).map_err(|e| e.to_string())?;
+    writeln!(out, "{json}").and_then(|()| out.flush()).map_err(|e| format!("cannot answer: {e}"))
+}
+
+fn serve(kernels: impl FnOnce() -> KernelTable) -> Result<(), String> {
+    let stdin = std::io::stdin();
+    let mut lines = stdin.lock().lines();
+    let first = lines.next().ok_or("no start line")?.map_err(|e| e.to_string())?;
+    let start: Start = serde_json::from_str(&first).map_err(|e| format!("unreadable start {first:?}: {e}"))?;
+    let case = crate::case::parse_one(&start.file, start.first_line, &start.text)
+        .map_err(|d| d.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"))?;
+    let device = gpu::probe(start.ordinal).map_err(|e| e.to_string())?;
+    let kernels = kernels();
+    let opts = ExecOptions {
+        gate_timeout_ns: start.gate_timeout_ns,
+        case_deadline: Duration::from_millis(start.case_deadline_ms),
+        gate_delay_scale: 1.0,
+    };
+    let clock = CaseClock::start();
+    let (devices, _) = CaseDevices::of(&case, &device);
+    let _ = prepare_host_thread(device.ordinal);
+    for &ordinal in devices.ordinals() {
+        let _ = devices.on(ordinal, || load_kernels(&kernels));
+    }
+    let (state, gate_set, _) = objects::create(&case, &device, &devices, clock);
+    let (stamps, _) = StampPool::create(&case, !devices.is_single());
+    let (timing, _) = timing::EventTiming::create(&case);
+    let _ = devices.synchronize_all();
+    let _ = prepare_host_thread(device.ordinal);
+    let resources = Resources { state: Mutex::new(state), stamps, gates: gate_set };
+    let log = HostLog::new(clock);
+    let (keeper, keeper_thread) = gates::gate_keeper();
+    let ctx = Ctx {
+        case: &case,
+        kernels: &kernels,
+        device: &device,
+        devices: &devices,
+        opts: &opts,
+        clock,
+        gates: &resources.gates,
+        stamps: &resources.stamps,
+        log: &log,
+        state: &resources.state,
+        keeper: &keeper,
+        timing: &timing,
+    };
+    let deadline = clock.instant_after_start(opts.case_deadline);
+    let mut out = std::io::stdout().lock();
+    let mut notes = std::thread::scope(|scope| -> Result<Vec<String>, String> {
+        let _stop_keeper = StopKeeper(&keeper);
+        let gates: &GateSet = ctx.gates;
+        let keeper_handle = scope.spawn(move || keeper_thread.run(gates, deadline));
+        let threads = CaseThreads::start(scope, &[]);
+        say(&mut out, &Reply::Ready)?;
+        for line in lines.by_ref() {
+            let line = line.map_err(|e| e.to_string())?;
+            let request: Request = serde_json::from_str(&line).map_err(|e| format!("unreadable request: {e}"))?;
+            match request {
+                Request::Ping => say(&mut out, &Reply::Pong { now_ns: clock.now_ns() })?,
+                Request::Op { index, handles } => {
+                    ctx.state.lock().unwrap_or_else(PoisonError::into_inner).handles.merge_wire(handles);
+                    let record = interpret::run_op(&ctx, index);
+                    let handles = ctx.state.lock().unwrap_or_else(PoisonError::into_inner).handles.to_wire();
+                    say(&mut out, &Reply::Op { record: Box::new(record), handles })?;
+                }
+                Request::Finish => break,
+            }
+        }
+        ctx.gates.open_all(GateOpener::Cleanup);
+        keeper.finish();
+        let _ = keeper_handle.join();
+        let mut notes = teardown::end_open_captures(&ctx, &threads);
+        notes.extend(threads.stop());
+        Ok(notes)
+    })?;
+    let (sync, more) = devices.synchronize_all();
+    notes.extend(more);
+    if sync != sys::cudaError::cudaSuccess {
+        notes.push(format!("the peer's final cudaDeviceSynchronize returned {sync}"));
+    }
+    let _ = timing.release();
+    {
+        let mut st = resources.state.lock().unwrap_or_else(PoisonError::into_inner);
+        notes.append(&mut st.notes);
+        notes.extend(st.release(sync != sys::cudaError::cudaSuccess));
+    }
+    let mut resources = resources;
+    let _ = resources.stamps.release();
+    let _ = resources.gates.release();
+    say(&mut out, &Reply::Finished { notes: notes.into_iter().map(|n| format!("peer: {n}")).collect() })
+}
+
+/// One running peer, as the executor sees it.
+struct Peer {
+    child: Child,
+    stdin: ChildStdin,
+    replies: Receiver<String>,
+    /// Case clock minus peer clock, in ns.
+    offset: i128,
+    /// Why the peer cannot be used any more.
+    broken: Option<String>,
+}
+
+/// The case's peers, by process name.
+#[derive(Default)]
+pub struct Peers {
+    peers: BTreeMap<String, Peer>,
+    wait: Duration,
+}
+
+impl Peers {
+    /// Starts one peer per `process` declaration and waits until each is ready (its objects exist). Failures are
+    /// notes; the operations sent to a peer that did not start are then recorded as not run, with the reason.
+    pub fn start(case: &Case, device: i32, opts: &ExecOptions, clock: CaseClock) -> (Peers, Vec<String>) {
+        let mut peers = Peers { peers: BTreeMap::new(), wait: opts.case_deadline };
+        let mut notes = Vec::new();
+        for name in case.decls.iter().filter(|d| matches!(d, Decl::Process { .. })).map(Decl::name) {
+            match Peer::spawn(case, device, opts, clock, peers.wait) {
+                Ok(peer) => {
+                    peers.peers.insert(name.to_owned(), peer);
+                }
+                Err(why) => notes.push(format!("process {name} did not start: {why}")),
+            }
+        }
+        (peers, notes)
+    }
+
+    /// Whether `name` is a process of the case (else it is a thread, or the main one).
+    pub fn is_process(case: &Case, name: &str) -> bool {
+        case.decls.iter().any(|d| matches!(d, Decl::Process { .. }) && d.name() == name)
+    }
+
+    /// Runs operation `index` in process `name` with the handles `wire`; its record (times on the case's clock)
+    /// and the handles the peer holds after it.
+    pub fn run(&mut self, name: &str, index: usize, wire: Wire) -> Result<(OpRecord, Wire), String> {
+        let wait = self.wait;
+        let peer = self.peers.get_mut(name).ok_or_else(|| format!("process {name} is not running"))?;
+        if let Some(why) = &peer.broken {
+            return Err(why.clone());
+        }
+        match peer.ask(&Request::Op { index, handles: wire }, wait) {
+            Ok(Reply::Op { mut record, handles }) => {
+                let shift = |ns: u64| u64::try_from((i128::from(ns) + peer.offset).max(0)).unwrap_or(0);
+                (record.start_ns, record.end_ns) = (shift(record.start_ns), shift(record.end_ns));
+                Ok((*record, handles))
+            }
+            Ok(other) => Err(peer.fail(format!("process {name} answered {other:?}"))),
+            Err(why) => Err(peer.fail(why)),
+        }
+    }
+
+    /// Tells every peer to finish (open its gates, synchronize, release its objects) and collects its notes.
+    pub fn finish(&mut self) -> Vec<String> {
+        let wait = self.wait;
+        let mut notes = Vec::new();
+        for (name, mut peer) in std::mem::take(&mut self.peers) {
+            if peer.broken.is_none() {
+                match peer.ask(&Request::Finish, wait) {
+                    Ok(Reply::Finished { notes: more }) => notes.extend(more),
+                    Ok(other) => notes.push(format!("process {name} answered {other:?} to finish")),
+                    Err(why) => notes.push(format!("process {name}: {why}")),
+                }
+            } else {
+                let _ = peer.child.kill();
+            }
+            drop(peer.stdin);
+            let _ = peer.child.wait();
+        }
+        notes
+    }
+}
+
+impl Drop for Peers {
+    fn drop(&mut self) {
+        for peer in self.peers.values_mut() {
+            let _ = peer.child.kill();
+            let _ = peer.child.wait();
+        }
+    }
+}
+
+impl Peer {
+    fn spawn(case: &Case, device: i32, opts: &ExecOptions, clock: CaseClock, wait: Duration) -> Result<Peer, String> {
+        let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+        let mut child = Command::new(exe)
+            .env(PEER_ENV, "1")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .map_err(|e| format!("cannot start: {e}"))?;
+        let stdin = child.stdin.take().ok_or("no stdin")?;
+        let stdout = child.stdout.take().ok_or("no stdout")?;
+        let (tx, replies) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut peer = Peer { child, stdin, replies, offset: 0, broken: None };
+        let start = Start {
+            file: case.positions.file.clone(),
+            first_line: case.positions.case_line,
+            text: case.positions.text.clone(),
+            ordinal: device,
+            gate_timeout_ns: opts.gate_timeout_ns,
+            case_deadline_ms: u64::try_from(opts.case_deadline.as_millis()).unwrap_or(u64::MAX),
+        };
+        let line = serde_json::to_string(&start).map_err(|e| e.to_string())?;
+        let ready = peer.send_line(&line).and_then(|()| peer.receive(wait));
+        match ready {
+            Ok(Reply::Ready) => {}
+            Ok(Reply::Failed { why }) => return Err(peer.fail(why)),
+            Ok(other) => return Err(peer.fail(format!("answered {other:?}"))),
+            Err(why) => return Err(peer.fail(why)),
+        }
+        let sent = clock.now_ns();
+        let pong = peer.ask(&Request::Ping, wait);
+        let received = clock.now_ns();
+        match pong {
+            Ok(Reply::Pong { now_ns }) => {
+                peer.offset = (i128::from(sent) + i128::from(received)) / 2 - i128::from(now_ns);
+                Ok(peer)
+            }
+            Ok(other) => Err(peer.fail(format!("answered {other:?} to a ping"))),
+            Err(why) => Err(peer.fail(why)),
+        }
+    }
+
+    fn send_line(&mut self, line: &str) -> Result<(), String> {
+        writeln!(self.stdin, "{line}").and_then(|()| self.stdin.flush()).map_err(|e| format!("cannot send: {e}"))
+    }
+
+    fn receive(&mut self, wait: Duration) -> Result<Reply, String> {
+        let line = match self.replies.recv_timeout(wait) {
+            Ok(line) => line,
+            Err(RecvTimeoutError::Timeout) => return Err(format!("no answer within {} ms", wait.as_millis())),
+            Err(RecvTimeoutError::Disconnected) => return Err("the process ended".to_owned()),
+        };
+        serde_json::from_str(&line).map_err(|e| format!("unreadable answer {line:?}: {e}"))
+    }
+
+    fn ask(&mut self, request: &Request, wait: Duration) -> Result<Reply, String> {
+        let line = serde_json::to_string(request).map_err(|e| e.to_string())?;
+        self.send_line(&line)?;
+        self.receive(wait)
+    }
+
+    /// Marks the peer unusable (and stops it): every later operation sent to it is not run, with this reason.
+    fn fail(&mut self, why: String) -> String {
+        let _ = self.child.kill();
+        self.broken = Some(why.clone());
+        why
+    }
+}
