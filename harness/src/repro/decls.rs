@@ -530,10 +530,12 @@ pub fn teardown(case: &Case, names: &Names) -> String {
     }
     out.push_str(
         "\n    // Every graph the case still holds, read again (graphs built through the API have no end-capture record).\n\
-         \x20   run.record_live_graphs();\n",
+         \x20   run.record_live_graphs();\n\n\
+         \x20   // What the run observed, read before anything is released (stamps, gates, timing events).\n\
+         \x20   std::string observations = run.observations(buffers);\n",
     );
     out.push_str(&release(case, names));
-    out.push_str("\n    run.print(buffers, cc::now_ns());\n");
+    out.push_str("\n    cc::Run::print(observations);\n");
     out
 }
 

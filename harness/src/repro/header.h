@@ -1050,8 +1050,9 @@ struct Run {
         }
     }
 
-    // Prints the observations as one JSON line (harness::record::observations::Observations).
-    void print(const std::vector<std::string>& buffers, uint64_t wall_ns) {
+    // The observations as one JSON line (harness::record::observations::Observations). Call before anything is
+    // released: it reads the stamps, the gates' timed-out words and the timing events.
+    std::string observations(const std::vector<std::string>& buffers) {
         std::vector<std::string> op_items;
         for (const Op& op : records) {
             const OpInfo& i = *op.info;
@@ -1135,9 +1136,14 @@ struct Run {
                           ",\"graphs\":" + json_list(graph_items) + ",\"final_sync\":" + json(final_sync) +
                           ",\"devices\":" + json_list(device_items) + ",\"watchdog_fired_ns\":" +
                           json(keeper.fired) + ",\"notes\":" + json_strings(notes) +
-                          ",\"wall_ns\":" + std::to_string(wall_ns) + ",\"timed\":" + json_list(timed_items) + "}";
+                          ",\"wall_ns\":" + std::to_string(now_ns()) + ",\"timed\":" + json_list(timed_items) + "}";
+        return out;
+    }
+
+    // Prints the observations as the last line of stdout.
+    static void print(const std::string& observations) {
         fflush(stderr);
-        printf("%s\n", out.c_str());
+        printf("%s\n", observations.c_str());
         fflush(stdout);
     }
 
