@@ -142,7 +142,9 @@ pub fn create(x: &Step, name: &str) -> Result<Code, String> {
         code.post(format!("{v}.set(graph);"));
         return Ok(code);
     }
-    code.pre(format!("if (!{v}.creatable()) {{ op.skip({}); return; }}", cstr(&format!("{name} exists already"))));
+    // Declared `later` or destroyed (or graph memory a captured free released): the executor's `creatable`.
+    let creatable = if matches!(decl, Decl::Buffer { .. }) { "allocatable" } else { "creatable" };
+    code.pre(format!("if (!{v}.{creatable}()) {{ op.skip({}); return; }}", cstr(&format!("{name} exists already"))));
     let placed = |code: &mut Code| {
         if multi {
             code.post(format!("if (op.ok()) {{ int d = -1; if (cudaGetDevice(&d) == cudaSuccess) {v}.device = d; }}"));
@@ -155,24 +157,26 @@ pub fn create(x: &Step, name: &str) -> Result<Code, String> {
                 |f| f.to_string(),
             );
             code.call(format!(
-                "if (op.call([&] {{ return cudaStreamCreateWithPriority(&{v}.h, {flags}, {}); }})) {v}.state = cc::READY;",
+                "op.call([&] {{ return cudaStreamCreateWithPriority(&{v}.h, {flags}, {}); }});",
                 priority(*p)
             ));
+            code.post(format!("{v}.state = op.ok() ? cc::READY : cc::NOT_CREATED;  // as the executor fills the slot"));
+            code.post(format!("{v}.code = *op.code;"));
         }
         Decl::Event { flags, raw_flags, .. } => {
             let flags = raw_flags.map_or_else(|| event_flags(*flags), |f| f.to_string());
-            code.call(format!(
-                "if (op.call([&] {{ return cudaEventCreateWithFlags(&{v}.h, {flags}); }})) {v}.state = cc::READY;"
-            ));
+            code.call(format!("op.call([&] {{ return cudaEventCreateWithFlags(&{v}.h, {flags}); }});"));
+            code.post(format!("{v}.state = op.ok() ? cc::READY : cc::NOT_CREATED;  // as the executor fills the slot"));
+            code.post(format!("{v}.code = *op.code;"));
         }
         Decl::Buffer { .. } => {
             // The allocation alone (host memory still gets the pattern, on the host): the call is under test.
             let b = x.names.buffer(name)?;
             let body = allocation(&b, false).replace('\n', " ");
-            code.call(format!("if (op.call([&] {{ {body}return e; }})) {{"));
-            code.call(format!("    {v}.state = cc::READY;"));
-            code.call(format!("    {v}.storage = {};", super::decls::storage(b.kind)));
-            code.call("}");
+            code.call(format!("op.call([&] {{ {body}return e; }});"));
+            code.post(format!("{v}.state = op.ok() ? cc::READY : cc::NOT_CREATED;  // as the executor fills the slot"));
+            code.post(format!("{v}.code = *op.code;"));
+            code.post(format!("{v}.storage = {};", super::decls::storage(b.kind)));
             placed(&mut code);
         }
         Decl::Gate { .. }
