@@ -9,6 +9,7 @@
 //! | [`case`] | the case language: words, syntax tree, parser, validator, printer, lint; loading a folder of cases |
 //! | [`device`] | the machine: probing a GPU, the probe kernels' table, a case's requirements, the host's facts |
 //! | [`exec`] | one case on the GPU through cuda-sys, recording [`record::observations::Observations`]; never judges |
+//! | [`repro`] | one case as a standalone CUDA C++ program making the executor's calls (a reproducer); no CUDA here |
 //! | [`readings`] | pure reads of one run: the verdict, the `measure` figures, the timeline |
 //! | [`report`] | saved reports as text: tables, Markdown, JUnit, traces, SVG and HTML, comparisons, fleets |
 //! | [`claims`] | wing: the seeds' performance claims judged against bounds measured in the run, and their programs |
@@ -76,6 +77,7 @@ pub mod device;
 pub mod exec;
 pub mod readings;
 pub mod report;
+pub mod repro;
 
 pub mod claims;
 pub mod runner;

@@ -10,6 +10,7 @@ mod merge;
 mod output;
 mod reference;
 mod reports;
+mod repro;
 mod run;
 mod seeds;
 pub mod status;
@@ -82,6 +83,11 @@ enum Command {
     /// The rules reference as a static site in --out DIR: a page per area, each rule with its source, its case and
     /// the verdicts of the --report files per (GPU, driver, runtime), findings marked. Needs no network to view.
     Reference(reference::ReferenceCmd),
+    /// Write each case whose id contains FILTER (or the case ID) as a standalone CUDA C++ program, `--out DIR`:
+    /// `<id with / as __>.cu` and the shared header `cuda_conformance_repro.h`. Each makes the executor's CUDA calls
+    /// in its order and prints its observations as JSON (`nvcc -std=c++17 -arch=sm_90 F.cu -o F && ./F`). Exit 2
+    /// listing every case that could not be written.
+    Repro(repro::ReproCmd),
 }
 
 impl Cli {
@@ -104,6 +110,7 @@ impl Cli {
             Command::Info(cmd) => cmd.exec(),
             Command::Coverage(cmd) => cmd.exec(&dir),
             Command::Reference(cmd) => cmd.exec(&dir),
+            Command::Repro(cmd) => cmd.exec(&dir),
         })
     }
 }

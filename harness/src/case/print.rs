@@ -104,7 +104,7 @@ fn duration(ns: u64) -> String {
     }
 }
 
-fn decl(d: &Decl) -> String {
+pub fn decl(d: &Decl) -> String {
     let w = d.word().word();
     match d {
         Decl::Stream { name, non_blocking, priority, raw_flags, later, device, expect } => {
