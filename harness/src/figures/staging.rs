@@ -467,6 +467,8 @@ mod tests {
             dirty: None,
             baseline: None,
             sanitizer: Vec::new(),
+            executor: None,
+            second: None,
         }
     }
 

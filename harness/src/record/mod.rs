@@ -4,6 +4,7 @@
 //! folder imports nothing else of the harness: every stage above may name these types.
 
 pub mod claims;
+pub mod executors;
 pub mod figures;
 pub mod observations;
 pub mod provenance;
@@ -62,6 +63,13 @@ pub struct CaseResult {
     /// error makes the verdict a fail.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sanitizer: Vec<SanitizerError>,
+    /// The executor whose run gave `verdict` and `observations`: absent for the Rust one (every report from before
+    /// the C++ executor), `cxx` for the case's compiled reproducer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub executor: Option<executors::Executor>,
+    /// With `run --executor both`: the other executor's run and whether the two agree.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub second: Option<executors::SecondRun>,
 }
 
 /// One error compute-sanitizer reported while a case ran.
@@ -144,6 +152,22 @@ impl CaseResult {
     pub fn outcome(&self) -> String {
         outcome_text(self.verdict.kind, self.verdict.variant.as_deref())
     }
+
+    /// The executor of the case's own verdict (Rust when the report does not say).
+    pub fn executor(&self) -> executors::Executor {
+        self.executor.unwrap_or_default()
+    }
+
+    /// True when `--executor both` ran the case and the two executors disagree.
+    pub fn executors_disagree(&self) -> bool {
+        self.second.as_ref().is_some_and(|s| s.agreement.kind == executors::AgreementKind::Disagree)
+    }
+
+    /// The failing case's reproduce line ([`executors::reproduce_line`]), when it failed; `None` otherwise.
+    pub fn reproduce_line_if_failed(&self) -> Option<String> {
+        (self.verdict.kind.is_failure() || self.executors_disagree())
+            .then(|| executors::reproduce_line(&self.id, None))
+    }
 }
 
 /// `kind` with ` variant` after it when there is one.
@@ -185,6 +209,10 @@ pub struct RunInfo {
     /// timeline) and its trace is dropped as it is written.
     #[serde(default)]
     pub traces: Traces,
+    /// Which executor ran the cases (`run --executor`): `cxx`, or `both` (each case's `second` then holds the C++
+    /// executor's run and the agreement); absent for the Rust one alone and in reports from before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub executor: Option<String>,
 }
 
 /// Which cases' traces a written report keeps (see [`RunInfo::traces`]).
@@ -271,6 +299,21 @@ impl Report {
         self.cases.iter().all(|c| !c.verdict.kind.is_failure())
     }
 
+    /// With `--executor both`: how many cases agree, disagree and could not be compared (`None` otherwise).
+    pub fn agreement_totals(&self) -> Option<AgreementTotals> {
+        let mut totals = AgreementTotals::default();
+        let mut any = false;
+        for (id, second) in self.cases.iter().filter_map(|c| Some((&c.id, c.second.as_ref()?))) {
+            any = true;
+            match second.agreement.kind {
+                executors::AgreementKind::Agree => totals.agree += 1,
+                executors::AgreementKind::Disagree => totals.disagree.push(id.clone()),
+                executors::AgreementKind::NotComparable => totals.not_comparable += 1,
+            }
+        }
+        any.then_some(totals)
+    }
+
     /// Reads a report written by `run`, plain or gzipped (told by its first bytes, whatever its name), with a
     /// message naming the file (and line and column of bad JSON).
     pub fn read(path: &Path) -> Result<Report, String> {
@@ -310,8 +353,34 @@ impl Report {
         let mut compact = self.clone();
         for case in compact.cases.iter_mut().filter(|c| c.verdict.kind == VerdictKind::Pass) {
             case.observations = None;
+            // The second executor's trace too, unless it is the evidence of a disagreement.
+            if let Some(second) = case.second.as_mut().filter(|s| s.agreement.kind != executors::AgreementKind::Disagree) {
+                second.observations = None;
+            }
         }
         std::borrow::Cow::Owned(compact)
+    }
+}
+
+/// How a `--executor both` run's cases compare (see [`Report::agreement_totals`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AgreementTotals {
+    pub agree: usize,
+    /// The ids of the cases whose executors disagree.
+    pub disagree: Vec<String>,
+    pub not_comparable: usize,
+}
+
+impl AgreementTotals {
+    /// One line for the summaries: `executors (rust, cxx): 380 agree, 1 disagree (a/b), 4 not comparable`.
+    pub fn line(&self) -> String {
+        let which = if self.disagree.is_empty() { String::new() } else { format!(" ({})", self.disagree.join(", ")) };
+        format!(
+            "executors (rust and cxx): {} agree, {} disagree{which}, {} not comparable",
+            self.agree,
+            self.disagree.len(),
+            self.not_comparable
+        )
     }
 }
 

@@ -6,12 +6,15 @@ use super::policy::{
     expected_runs, has_delayed_open, make_flake, must_reproduce, needs_all_devices, needs_own_process,
     needs_written_delays, short_delay_can_decide,
 };
+use super::cxx::{Placement, Reproducers};
 use super::suite::{Disturbance, SuiteStats};
 use super::worker::{ChildSpec, Worker};
-use super::{RunOptions, WRITTEN_GATE_DELAY};
+use super::{Executors, RunOptions, WRITTEN_GATE_DELAY};
 use crate::case::ast::Case;
 use crate::device::gpu::DeviceInfo;
 use crate::device::requirements::unmet_requirement;
+use crate::readings::agreement;
+use crate::record::executors::{Agreement, AgreementKind, Executor, SecondRun};
 use crate::record::verdict::VerdictKind;
 use crate::record::{Attempt, CaseResult};
 use crate::report::baseline;
@@ -91,7 +94,7 @@ impl<'a> DeviceRunner<'a> {
     /// first case and after each own-process case; not during batch cases (a context created on the device
     /// during a case would make it look dirty).
     pub fn start_processes(&mut self, own: &[&Case], several: bool) {
-        if self.opts.process_per_case {
+        if self.opts.process_per_case || !self.opts.executors.runs_workers() {
             return;
         }
         let runs: Vec<&Case> = own
@@ -204,13 +207,30 @@ impl<'a> DeviceRunner<'a> {
         if let Some(reason) = unmet_requirement(case, self.device) {
             let mut r = CaseResult::new(case, verdict_of(VerdictKind::NotSupported, reason), None, started.elapsed());
             r.device = Some(self.device.ordinal);
+            if self.opts.executors == Executors::Cxx {
+                r.executor = Some(Executor::Cxx);
+            }
+            if self.opts.executors == Executors::Both {
+                // The requirement check is the runner's, before either executor: the C++ one would not run it
+                // either, so there is nothing to compare.
+                let agreement = agreement::compare((&r.verdict, None), (&r.verdict, None));
+                r.second = Some(SecondRun {
+                    executor: Executor::Cxx,
+                    verdict: r.verdict.clone(),
+                    observations: None,
+                    wall_ms: 0,
+                    agreement,
+                });
+            }
             return r;
         }
         let timed = has_delayed_open(case);
         // A case in a process of its own whose pick a short delay could decide would be confirmed at the written
         // delays anyway: it starts there, which saves a process (a context creation) per run of the suite.
         let straight_to_written = needs_own_process(case) && short_delay_can_decide(case);
-        let fast = if timed && !straight_to_written { self.opts.gate_delay_scale() } else { 1.0 };
+        // A reproducer has no gate-delay scale: the C++ executor runs every case at the written delays.
+        let scales = self.opts.executors != Executors::Cxx;
+        let fast = if timed && !straight_to_written && scales { self.opts.gate_delay_scale() } else { 1.0 };
         let mut scale = fast;
         let mut attempts = Vec::new();
         let mut result = self.attempt(case, scale, "first", &mut attempts);
@@ -218,6 +238,10 @@ impl<'a> DeviceRunner<'a> {
             scale = 1.0;
             result = self.attempt(case, scale, "written-delays", &mut attempts);
         }
+        // The run that counts, as judged, before the runner's own kinds (flake, expected-fail) may relabel it: what
+        // the second executor's run is compared with.
+        let counted = (self.opts.executors == Executors::Both)
+            .then(|| (result.verdict.clone(), result.observations.clone()));
         if result.verdict.kind == VerdictKind::Variant {
             let again = self.attempt(case, scale, "variant-stability", &mut attempts);
             if again.outcome() != result.outcome() {
@@ -235,6 +259,9 @@ impl<'a> DeviceRunner<'a> {
         }
         if attempts.len() > 1 {
             result.attempts = attempts;
+        }
+        if let Some((verdict, observations)) = counted {
+            result.second = Some(self.second_run(case, &verdict, observations.as_ref()));
         }
         if let Some(section) = &self.opts.baseline {
             baseline::judge(section, &mut result);
@@ -262,7 +289,9 @@ impl<'a> DeviceRunner<'a> {
             self.stats.extra_runs += 1;
         }
         let deadline = self.opts.case_deadline;
-        let result = if self.opts.process_per_case || needs_own_process(case) {
+        let result = if self.opts.executors == Executors::Cxx {
+            self.run_reproducer(case)
+        } else if self.opts.process_per_case || needs_own_process(case) {
             let position = self.warm.iter().position(|(id, _)| *id == case.id);
             let mut own = match position.and_then(|p| self.warm.remove(p)) {
                 Some((_, worker)) => worker,
@@ -285,6 +314,40 @@ impl<'a> DeviceRunner<'a> {
 }
 
 impl DeviceRunner<'_> {
+    /// Runs `case`'s compiled reproducer (the C++ executor), where the Rust executor's worker would run it.
+    fn run_reproducer(&self, case: &Case) -> CaseResult {
+        let reproducers = Reproducers { dir: self.opts.repro_dir.clone().unwrap_or_default() };
+        reproducers.run(case, &self.placement(case), self.opts.case_deadline)
+    }
+
+    /// The GPUs a reproducer of `case` sees, as a worker for it would: its own device alone (restricted as the
+    /// batch worker is), or every device for a case that needs several, its devices counted from this one.
+    fn placement(&self, case: &Case) -> Placement {
+        if needs_all_devices(case) {
+            let ordinals =
+                (0..case.device_count()).map(|i| self.device.case_device(i).unwrap_or(self.device.ordinal)).collect();
+            Placement { visible: None, ordinals }
+        } else {
+            Placement { visible: self.spec.visible.clone(), ordinals: vec![self.spec.ordinal] }
+        }
+    }
+
+    /// With `--executor both`: the C++ executor's run of `case` (at the written delays), compared with the Rust
+    /// executor's run that counted.
+    fn second_run(&self, case: &Case, verdict: &crate::record::verdict::Verdict, observations: Option<&crate::record::observations::Observations>) -> SecondRun {
+        let cxx = self.run_reproducer(case);
+        let agreement: Agreement =
+            agreement::compare((verdict, observations), (&cxx.verdict, cxx.observations.as_ref()));
+        debug_assert!(agreement.kind != AgreementKind::NotComparable || cxx.observations.is_none());
+        SecondRun {
+            executor: Executor::Cxx,
+            verdict: cxx.verdict,
+            observations: cxx.observations,
+            wall_ms: cxx.wall_ms,
+            agreement,
+        }
+    }
+
     fn retire_worker(&mut self, mut worker: Worker) {
         self.exiting.extend(worker.retire_in_background());
         self.count(&worker);

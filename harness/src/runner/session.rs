@@ -95,6 +95,7 @@ pub fn report_of(
         extra_runs: stats.extra_runs,
         sanitizer: opts.sanitizer.as_ref().map(|s| SanitizerRun::over(&s.tool, &s.executable, &report.cases)),
         traces: opts.traces,
+        executor: (opts.executors != super::Executors::Rust).then(|| opts.executors.word().to_owned()),
     });
     report
 }
