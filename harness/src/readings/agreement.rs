@@ -117,9 +117,7 @@ fn timed_out(o: &Observations) -> Vec<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::observations::{
-        BufferRecord, Contents, HostCallKind, HostCallRecord, NodeRecord, OpRecord,
-    };
+    use crate::record::observations::{BufferRecord, Contents, HostCallKind, HostCallRecord, NodeRecord, OpRecord};
 
     fn verdict(kind: VerdictKind, variant: Option<&str>) -> Verdict {
         Verdict { kind, variant: variant.map(str::to_owned), observed: None, messages: vec!["why".into()] }
@@ -233,7 +231,10 @@ mod tests {
         assert_eq!(picks.differences, vec![r#"variant: Some("sync") vs Some("async")"#.to_owned()]);
         let crash = v(VerdictKind::Crash, None);
         let crashed = compare((&v(VerdictKind::Pass, None), Some(&t)), (&crash, None));
-        assert_eq!(crashed.differences, vec!["verdict: Pass vs Crash".to_owned(), "trace: recorded vs none".to_owned()]);
+        assert_eq!(
+            crashed.differences,
+            vec!["verdict: Pass vs Crash".to_owned(), "trace: recorded vs none".to_owned()]
+        );
         let unsupported = v(VerdictKind::NotSupported, None);
         assert_eq!(compare((&unsupported, None), (&unsupported, None)).kind, AgreementKind::NotComparable);
         assert_eq!(compare((&crash, None), (&crash, None)).kind, AgreementKind::Agree, "both died the same way");

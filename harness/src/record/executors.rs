@@ -119,6 +119,9 @@ mod tests {
              ./graph__update__dependency-count-differs"
         );
         let saved = reproduce_line("random/p1", Some("cases/random.case"));
-        assert!(saved.starts_with("reproduce: cuda-conformance --cases cases/random.case repro random/p1 --out"), "{saved}");
+        assert!(
+            saved.starts_with("reproduce: cuda-conformance --cases cases/random.case repro random/p1 --out"),
+            "{saved}"
+        );
     }
 }

@@ -163,10 +163,23 @@ impl CaseResult {
         self.second.as_ref().is_some_and(|s| s.agreement.kind == executors::AgreementKind::Disagree)
     }
 
+    /// With `--executor both` and a disagreement: what each executor gave and each difference, one line each.
+    pub fn disagreement_lines(&self) -> Vec<String> {
+        let Some(second) = self.second.as_ref().filter(|_| self.executors_disagree()) else { return Vec::new() };
+        let mut lines = vec![format!(
+            "executors disagree: {} gave {}, {} gave {}",
+            self.executor(),
+            self.outcome(),
+            second.executor,
+            outcome_text(second.verdict.kind, second.verdict.variant.as_deref())
+        )];
+        lines.extend(second.agreement.differences.iter().map(|d| format!("  {d}")));
+        lines
+    }
+
     /// The failing case's reproduce line ([`executors::reproduce_line`]), when it failed; `None` otherwise.
     pub fn reproduce_line_if_failed(&self) -> Option<String> {
-        (self.verdict.kind.is_failure() || self.executors_disagree())
-            .then(|| executors::reproduce_line(&self.id, None))
+        (self.verdict.kind.is_failure() || self.executors_disagree()).then(|| executors::reproduce_line(&self.id, None))
     }
 }
 
@@ -354,7 +367,9 @@ impl Report {
         for case in compact.cases.iter_mut().filter(|c| c.verdict.kind == VerdictKind::Pass) {
             case.observations = None;
             // The second executor's trace too, unless it is the evidence of a disagreement.
-            if let Some(second) = case.second.as_mut().filter(|s| s.agreement.kind != executors::AgreementKind::Disagree) {
+            if let Some(second) =
+                case.second.as_mut().filter(|s| s.agreement.kind != executors::AgreementKind::Disagree)
+            {
                 second.observations = None;
             }
         }

@@ -1,12 +1,12 @@
 //! One device's share of a run ([`DeviceRunner`]): its processes, and every run of a case the [`super::policy`]
 //! asks for.
 
+use super::cxx::{Placement, Reproducers};
 use super::one_case::verdict_of;
 use super::policy::{
     expected_runs, has_delayed_open, make_flake, must_reproduce, needs_all_devices, needs_own_process,
     needs_written_delays, short_delay_can_decide,
 };
-use super::cxx::{Placement, Reproducers};
 use super::suite::{Disturbance, SuiteStats};
 use super::worker::{ChildSpec, Worker};
 use super::{Executors, RunOptions, WRITTEN_GATE_DELAY};
@@ -240,8 +240,8 @@ impl<'a> DeviceRunner<'a> {
         }
         // The run that counts, as judged, before the runner's own kinds (flake, expected-fail) may relabel it: what
         // the second executor's run is compared with.
-        let counted = (self.opts.executors == Executors::Both)
-            .then(|| (result.verdict.clone(), result.observations.clone()));
+        let counted =
+            (self.opts.executors == Executors::Both).then(|| (result.verdict.clone(), result.observations.clone()));
         if result.verdict.kind == VerdictKind::Variant {
             let again = self.attempt(case, scale, "variant-stability", &mut attempts);
             if again.outcome() != result.outcome() {
@@ -334,7 +334,12 @@ impl DeviceRunner<'_> {
 
     /// With `--executor both`: the C++ executor's run of `case` (at the written delays), compared with the Rust
     /// executor's run that counted.
-    fn second_run(&self, case: &Case, verdict: &crate::record::verdict::Verdict, observations: Option<&crate::record::observations::Observations>) -> SecondRun {
+    fn second_run(
+        &self,
+        case: &Case,
+        verdict: &crate::record::verdict::Verdict,
+        observations: Option<&crate::record::observations::Observations>,
+    ) -> SecondRun {
         let cxx = self.run_reproducer(case);
         let agreement: Agreement =
             agreement::compare((verdict, observations), (&cxx.verdict, cxx.observations.as_ref()));
