@@ -4,6 +4,7 @@
 mod baseline;
 mod cases;
 mod coverage;
+mod findings;
 mod info;
 mod measure;
 mod merge;
@@ -82,6 +83,10 @@ enum Command {
     /// The rules reference as a static site in --out DIR: a page per area, each rule with its source, its case and
     /// the verdicts of the --report files per (GPU, driver, runtime), findings marked. Needs no network to view.
     Reference(reference::ReferenceCmd),
+    /// The findings pages (results/findings/): one page per place where the driver departs from NVIDIA's
+    /// documentation, rendered from its data file (<slug>.json), the committed reports it names and the case's
+    /// reproducer (written with `repro`), and the index README.md.
+    Findings(findings::FindingsCmd),
 }
 
 impl Cli {
@@ -104,6 +109,7 @@ impl Cli {
             Command::Info(cmd) => cmd.exec(),
             Command::Coverage(cmd) => cmd.exec(&dir),
             Command::Reference(cmd) => cmd.exec(&dir),
+            Command::Findings(cmd) => cmd.exec(&dir),
         })
     }
 }
