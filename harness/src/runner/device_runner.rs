@@ -14,8 +14,9 @@ use crate::case::ast::Case;
 use crate::device::gpu::DeviceInfo;
 use crate::device::requirements::unmet_requirement;
 use crate::readings::agreement;
-use crate::record::executors::{Agreement, AgreementKind, Executor, SecondRun};
-use crate::record::verdict::VerdictKind;
+use crate::record::executors::{Executor, SecondRun};
+use crate::record::observations::Observations;
+use crate::record::verdict::{Verdict, VerdictKind};
 use crate::record::{Attempt, CaseResult};
 use crate::report::baseline;
 use std::collections::VecDeque;
@@ -334,16 +335,9 @@ impl DeviceRunner<'_> {
 
     /// With `--executor both`: the C++ executor's run of `case` (at the written delays), compared with the Rust
     /// executor's run that counted.
-    fn second_run(
-        &self,
-        case: &Case,
-        verdict: &crate::record::verdict::Verdict,
-        observations: Option<&crate::record::observations::Observations>,
-    ) -> SecondRun {
+    fn second_run(&self, case: &Case, verdict: &Verdict, observations: Option<&Observations>) -> SecondRun {
         let cxx = self.run_reproducer(case);
-        let agreement: Agreement =
-            agreement::compare((verdict, observations), (&cxx.verdict, cxx.observations.as_ref()));
-        debug_assert!(agreement.kind != AgreementKind::NotComparable || cxx.observations.is_none());
+        let agreement = agreement::compare((verdict, observations), (&cxx.verdict, cxx.observations.as_ref()));
         SecondRun {
             executor: Executor::Cxx,
             verdict: cxx.verdict,
