@@ -202,7 +202,8 @@ mod tests {
     #[test]
     fn each_compared_field_makes_a_disagreement_that_names_it() {
         let pass = verdict(VerdictKind::Pass, None);
-        let changes: Vec<(&str, Box<dyn Fn(&mut Observations)>)> = vec![
+        type Change = Box<dyn Fn(&mut Observations)>;
+        let changes: Vec<(&str, Change)> = vec![
             ("line 6 `sync s1`: code", Box::new(|o| o.ops[1].code = Some("cudaSuccess".into()))),
             ("line 6 `sync s1`: value", Box::new(|o| o.ops[1].value = Some(OpValue::Number(4)))),
             ("host calls", Box::new(|o| o.host_calls.swap(0, 1))),
