@@ -25,6 +25,10 @@ pub struct Finding {
     pub documentation: Vec<Quote>,
     /// What the driver did, in a sentence or two (the exact codes follow, read from the reports).
     pub driver_did: String,
+    /// The outcomes of the cases that show the finding, as the page's verdict column spells them: `fail`,
+    /// `expected-fail`, `pass observed invalid-value` (an `observe` pick). A configuration whose cases gave another
+    /// outcome is listed as not showing it (a runtime that returns the documented code).
+    pub shown_by: Vec<String>,
     /// The committed reports to read, relative to the repository root.
     pub reports: Vec<String>,
 }
@@ -81,11 +85,13 @@ struct Seen {
     case: String,
     outcome: String,
     detail: String,
+    /// The outcome is one of the finding's `shown_by`.
+    shows: bool,
 }
 
 /// What `case_id` gave in `report`: its outcome and the exact codes (every operation that did not return
 /// cudaSuccess, and the results an update or instantiate named), else its verdict's messages.
-fn seen_in(report: &Report, case_id: &str) -> Option<Seen> {
+fn seen_in(report: &Report, case_id: &str, shown_by: &[String]) -> Option<Seen> {
     let case = report.cases.iter().find(|c| c.id == case_id)?;
     let p = &report.provenance;
     let mut details: Vec<String> = Vec::new();
@@ -106,12 +112,17 @@ fn seen_in(report: &Report, case_id: &str) -> Option<Seen> {
         }
     }
     details.extend(case.verdict.messages.iter().cloned());
+    let outcome = match &case.verdict.observed {
+        Some(o) => format!("{} observed {o}", case.outcome()),
+        None => case.outcome(),
+    };
     Some(Seen {
+        shows: shown_by.contains(&outcome),
         gpu: p.gpu_name.clone(),
         driver: p.driver_release.clone(),
         runtime: p.runtime_version.clone(),
         case: case_id.to_owned(),
-        outcome: case.outcome(),
+        outcome,
         detail: details.join("; "),
     })
 }
@@ -123,7 +134,7 @@ fn seen_on(finding: &Finding, reports: &[(String, Report)]) -> BTreeMap<Seen, Ve
     let mut seen: BTreeMap<Seen, Vec<String>> = BTreeMap::new();
     for (path, report) in reports {
         for id in &finding.cases {
-            let Some(row) = seen_in(report, id) else { continue };
+            let Some(row) = seen_in(report, id, &finding.shown_by) else { continue };
             if row.outcome == "not-supported" {
                 continue;
             }
@@ -134,15 +145,18 @@ fn seen_on(finding: &Finding, reports: &[(String, Report)]) -> BTreeMap<Seen, Ve
     seen
 }
 
-/// The distinct (GPU, driver, runtime) where `reports` ran the cases of `finding` (none: they show nothing).
+/// The distinct (GPU, driver, runtime) where `reports` show the finding (none: they do not show it).
 pub fn seen_configurations(finding: &Finding, reports: &[(String, Report)]) -> Vec<String> {
     configurations(&seen_on(finding, reports))
 }
 
-/// The distinct (GPU, driver, runtime) the finding was seen on, for the index.
+/// The distinct (GPU, driver, runtime) where the finding showed, for the index (sorted: equal ones are adjacent).
 fn configurations(seen: &BTreeMap<Seen, Vec<String>>) -> Vec<String> {
-    let mut all: Vec<String> =
-        seen.keys().map(|s| format!("{}, driver {}, runtime {}", s.gpu, s.driver, s.runtime)).collect();
+    let mut all: Vec<String> = seen
+        .keys()
+        .filter(|s| s.shows)
+        .map(|s| format!("{}, driver {}, runtime {}", s.gpu, s.driver, s.runtime))
+        .collect();
     all.dedup();
     all
 }
@@ -170,17 +184,19 @@ pub fn page(finding: &Finding, case: &Case, reports: &[(String, Report)], reprod
     let _ = writeln!(out, "{}\n", finding.driver_did);
     let seen = seen_on(finding, reports);
     out.push_str(
-        "| GPU | driver | runtime | case | verdict | what it returned | reports |\n|---|---|---|---|---|---|---|\n",
+        "| GPU | driver | runtime | case | verdict | shows it | what it returned | reports |\n\
+         |---|---|---|---|---|---|---|---|\n",
     );
     for (s, commits) in &seen {
         let _ = writeln!(
             out,
-            "| {} | {} | {} | `{}` | {} | {} | {} |",
+            "| {} | {} | {} | `{}` | {} | {} | {} | {} |",
             s.gpu,
             s.driver,
             s.runtime,
             s.case,
             s.outcome,
+            if s.shows { "yes" } else { "no" },
             s.detail.replace('|', "\\|"),
             commits.join(" ")
         );
@@ -260,6 +276,7 @@ mod tests {
                 url: "https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html".into(),
             }],
             driver_did: "It set errorNode to NULL.".into(),
+            shown_by: vec!["fail".into()],
             reports: vec!["results/a/r.json.gz".into(), "results/b/r.json.gz".into()],
         }
     }
@@ -291,9 +308,13 @@ mod tests {
     #[test]
     fn a_page_quotes_the_docs_reads_the_codes_and_configurations_from_the_reports_and_embeds_the_program() {
         let file = crate::case::parse_file("cases/graph.case", CASE).unwrap_or_else(|d| panic!("{d:?}"));
+        // A configuration where the case passes does not show the finding: listed as such, left out of the index.
+        let mut passing = report("NVIDIA H200", 12090, vec![result("graph/update-x", VerdictKind::Pass, None)]);
+        passing.provenance.commit = "9999999".into();
         let reports = vec![
             ("results/a/r.json.gz".to_owned(), failing("NVIDIA H100", "abcdef123")),
             ("results/b/r.json.gz".to_owned(), failing("NVIDIA H100", "1234567ff")),
+            ("results/c/r.json.gz".to_owned(), passing),
         ];
         let reproducer = Reproducer {
             program: "int main() { return 0; }\n".into(),
@@ -307,6 +328,7 @@ mod tests {
             "line 6 `update ex from g2` returned `cudaErrorGraphExecUpdateFailure`, result `topology-changed`, errorNode NULL",
             "it named none",
             // Two reports of one configuration and outcome are one row naming both commits.
+            "| fail | yes | line 6",
             "[`abcdef1`](/results/a/r.json.gz) [`1234567`](/results/b/r.json.gz) |",
             "```cpp\nint main() { return 0; }\n```",
             "cuda-conformance repro graph/update-x --out repro/",
@@ -314,11 +336,13 @@ mod tests {
             assert!(text.contains(want), "{want:?} not in:\n{text}");
         }
         assert_eq!(text.matches("| NVIDIA H100 |").count(), 1, "{text}");
+        assert!(text.contains("| `graph/update-x` | pass | no |"), "{text}");
         let by_path: BTreeMap<String, Report> = reports.into_iter().collect();
         let index = index(&[("graph-update".into(), finding())], &by_path);
         assert!(
             index.contains("| [The update names no node](graph-update.md) | `graph/update-x` | NVIDIA H100, driver"),
             "{index}"
         );
+        assert!(!index.contains("H200"), "{index}");
     }
 }
