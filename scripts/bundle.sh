@@ -6,8 +6,11 @@
 #   seeds/                 the seeds' programs as written (scripts/build-seeds.sh; not in the fleet bundle)
 #   deploy/                the fleet kit: Slurm job scripts (deploy/slurm), Kubernetes manifests (deploy/k8s)
 #   repro/src/             every case's standalone C++ reproducer (`cuda-conformance repro`) and its header
-#   repro/bin/, repro/lib/ those programs compiled with the pinned nvcc, and the libcudart.so.13 they load
-#                          (scripts/build-reproducers.sh; `bin/cuda-conformance run --executor cxx|both` runs them)
+#   repro/bin.tar.xz       those programs compiled with the pinned nvcc (scripts/build-reproducers.sh), packed:
+#                          ~120 KB each, ~47 MB unpacked, which with the rest would not fit the 64 MiB a bundle
+#                          travels in; `tar -xJf repro/bin.tar.xz -C repro` gives repro/bin, which
+#                          `bin/cuda-conformance run --executor cxx|both` runs
+#   repro/lib/             the pinned libcudart.so.13 the programs load
 #   executors-bench-gpu.sh the full suite with each executor, timed (scripts/executors-bench-gpu.sh)
 #   run-tests.sh           runs each test binary from inside the bundle (arguments go to every binary)
 #   MANIFEST               commit, build date, toolchain, runtime, kernels, sizes, checksums, ldd output
@@ -99,6 +102,10 @@ else
     # Their PTX: the lowest architecture the suite's kernels target, as build.rs reads it.
     lowest=$(tr ',' '\n' <<<"${CUDA_CONFORMANCE_ARCHS:-90}" | tr -dc '0-9\n' | sort -n | head -n 1)
     bash scripts/build-reproducers.sh "$out/bin/cuda-conformance" "$out/repro" "${lowest:-90}"
+    # xz -9: a dictionary large enough to span many programs, which share the header's code.
+    tar -C "$out/repro" -cf - bin | xz -9 >"$out/repro/bin.tar.xz"
+    rm -rf "$out/repro/bin"
+    say "reproducers packed: repro/bin.tar.xz, $(du -h "$out/repro/bin.tar.xz" | cut -f1) (unpack: tar -xJf repro/bin.tar.xz -C repro)"
 fi
 cp scripts/executors-bench-gpu.sh "$out/executors-bench-gpu.sh"
 
@@ -145,13 +152,11 @@ chmod +x "$out/run-tests.sh"
     done
     if [ -d repro ]; then
         echo
-        echo "reproducers (repro/): $(compgen -G 'repro/src/*.cu' | wc -l) sources, $(compgen -G 'repro/bin/*' | wc -l || true) programs, $(du -sh repro | cut -f1) in all"
-        if compgen -G 'repro/bin/*' >/dev/null; then
+        echo "reproducers (repro/): $(compgen -G 'repro/src/*.cu' | wc -l) sources in repro/src, $(du -sh repro | cut -f1) in all"
+        if [ -f repro/bin.tar.xz ]; then
+            echo "  repro/bin.tar.xz $(stat -c %s repro/bin.tar.xz) bytes: $(tar -tJf repro/bin.tar.xz | grep -c '^bin/.') programs, $(xz -l --robot repro/bin.tar.xz | awk '/^totals/ {print $5}') bytes unpacked"
             echo "  linked against cudart shared (rpath \$ORIGIN/../lib), on purpose: see scripts/build-reproducers.sh"
             echo "  repro/lib/libcudart.so.13 $(stat -c %s repro/lib/libcudart.so.13) bytes, sha256 $(sha256sum repro/lib/libcudart.so.13 | cut -c1-16)"
-            first=$(compgen -G 'repro/bin/*' | head -n 1)
-            echo "  e.g. $first: $(stat -c %s "$first") bytes; readelf -d:"
-            readelf -d "$first" | grep -E 'NEEDED|RUNPATH' | sed 's/^/   /'
         fi
     fi
 ) >"$out/MANIFEST"

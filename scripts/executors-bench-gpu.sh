@@ -14,6 +14,10 @@ cd "$here"
 out=${OUT:-$here/executors-bench}
 mkdir -p "$out"
 bin=bin/cuda-conformance
+# The bundle carries the compiled reproducers packed (see bundle.sh).
+if [ ! -d repro/bin ] && [ -f repro/bin.tar.xz ]; then
+    tar -xJf repro/bin.tar.xz -C repro
+fi
 # Each run is bounded so that one stuck run cannot use the whole GPU call.
 limit=${EXECUTORS_BENCH_LIMIT_S:-240}
 

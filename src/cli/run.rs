@@ -291,6 +291,16 @@ impl RunCmd {
             Some(dir) => dir.clone(),
             None => default_repro_dir()?,
         };
+        let packed = dir.with_extension("tar.xz");
+        if !dir.is_dir() && packed.is_file() {
+            let parent = dir.parent().unwrap_or(Path::new("."));
+            return Err(format!(
+                "--executor {}: the reproducers are packed: unpack them first with `tar -xJf {} -C {}`",
+                opts.executors.word(),
+                packed.display(),
+                parent.display()
+            ));
+        }
         if !dir.is_dir() {
             return Err(format!(
                 "--executor {}: no reproducers in {} (scripts/bundle.sh builds them into the bundle's repro/bin; or                  give --repro-dir)",
