@@ -23,7 +23,9 @@ pub fn compare(first: Run<'_>, second: Run<'_>) -> Agreement {
         return Agreement { kind: AgreementKind::NotComparable, differences: vec![format!("both {}", v1.kind)] };
     }
     let mut d = Differences::default();
-    d.check("verdict", &v1.kind, &v2.kind);
+    if v1.kind != v2.kind {
+        d.push(format!("verdict: {} vs {}", v1.kind, v2.kind));
+    }
     d.check("variant", &v1.variant, &v2.variant);
     d.check("observed", &v1.observed, &v2.observed);
     match (o1, o2) {
@@ -234,7 +236,7 @@ mod tests {
         let crashed = compare((&v(VerdictKind::Pass, None), Some(&t)), (&crash, None));
         assert_eq!(
             crashed.differences,
-            vec!["verdict: Pass vs Crash".to_owned(), "trace: recorded vs none".to_owned()]
+            vec!["verdict: pass vs crash".to_owned(), "trace: recorded vs none".to_owned()]
         );
         let unsupported = v(VerdictKind::NotSupported, None);
         assert_eq!(compare((&unsupported, None), (&unsupported, None)).kind, AgreementKind::NotComparable);
