@@ -40,14 +40,14 @@ for run in "${runs[@]}"; do
     status=$?
     wall=$(awk -v a="$started" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
     cases=$(grep -m1 -o '^[0-9]* cases on' "$out/$name.log" | cut -d' ' -f1)
-    totals=$(grep -m1 '^total ' "$out/$name.log" | tr -s ' ' | cut -d' ' -f2-)
+    # The console table's header and total row, paired: `pass 332, fail 1, variant 21`.
+    totals=$(awk '/^area / && !h { n = split($0, head); h = 1 } /^total / && !t { t = 1
+        for (i = 2; i <= NF; i++) printf "%s%s %s", (i > 2 ? ", " : ""), head[i], $i }' "$out/$name.log")
     printf '| %s | `%s` | %s | %s | %s | %s |\n' "$name" "$flags" "$status" "$wall" "${cases:-?}" "${totals:-?}" \
         >>"$out/summary.md"
     printf 'executors-bench: %s: exit %s, %s s\n' "$name" "$status" "$wall"
 done
 {
-    echo
-    echo "Verdict columns as in the console table (\`$(grep -m1 '^area ' "$out/rust.log" | tr -s ' ')\`)."
     echo
     echo "Agreement (\`both\`): $(grep -m1 '^executors (rust and cxx)' "$out/both.log" || echo 'no agreement line: see both.log')"
     disagreeing=$(grep -A3 'executors disagree:' "$out/both.log" | head -n 40)

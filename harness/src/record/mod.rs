@@ -389,7 +389,14 @@ pub struct AgreementTotals {
 impl AgreementTotals {
     /// One line for the summaries: `executors (rust, cxx): 380 agree, 1 disagree (a/b), 4 not comparable`.
     pub fn line(&self) -> String {
-        let which = if self.disagree.is_empty() { String::new() } else { format!(" ({})", self.disagree.join(", ")) };
+        // The first few by name: each is listed in full under its case.
+        const NAMED: usize = 5;
+        let mut named: Vec<&str> = self.disagree.iter().take(NAMED).map(String::as_str).collect();
+        let more = format!("{} more", self.disagree.len().saturating_sub(NAMED));
+        if self.disagree.len() > NAMED {
+            named.push(&more);
+        }
+        let which = if named.is_empty() { String::new() } else { format!(" ({})", named.join(", ")) };
         format!(
             "executors (rust and cxx): {} agree, {} disagree{which}, {} not comparable",
             self.agree,
@@ -465,6 +472,18 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 mod tests {
     use super::*;
     use crate::report::test_support::{report, result};
+
+    #[test]
+    fn the_agreement_line_names_the_first_disagreements_and_counts_the_rest() {
+        let totals =
+            AgreementTotals { agree: 3, disagree: (1..=7).map(|i| format!("a/{i}")).collect(), not_comparable: 2 };
+        assert_eq!(
+            totals.line(),
+            "executors (rust and cxx): 3 agree, 7 disagree (a/1, a/2, a/3, a/4, a/5, 2 more), 2 not comparable"
+        );
+        let none = AgreementTotals { agree: 1, disagree: vec![], not_comparable: 0 };
+        assert_eq!(none.line(), "executors (rust and cxx): 1 agree, 0 disagree, 0 not comparable");
+    }
 
     #[test]
     fn an_older_report_keeps_its_measures_and_timeline_inside_the_observations_and_reads_like_a_new_one() {
