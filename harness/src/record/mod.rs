@@ -474,6 +474,15 @@ mod tests {
     use crate::report::test_support::{report, result};
 
     #[test]
+    fn a_report_from_before_the_cxx_executor_reads_as_the_rust_executor_s() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../results/2026-11-22_first-suite_h100/report.json.gz");
+        let old = Report::read(&path).unwrap_or_else(|e| panic!("{e}"));
+        assert!(old.cases.len() > 100);
+        assert!(old.cases.iter().all(|c| c.executor() == executors::Executor::Rust && c.second.is_none()));
+        assert_eq!((old.agreement_totals(), old.run.as_ref().and_then(|r| r.executor.clone())), (None, None));
+    }
+
+    #[test]
     fn the_agreement_line_names_the_first_disagreements_and_counts_the_rest() {
         let totals =
             AgreementTotals { agree: 3, disagree: (1..=7).map(|i| format!("a/{i}")).collect(), not_comparable: 2 };
