@@ -5,6 +5,13 @@
 #   cases/                 the case files
 #   seeds/                 the seeds' programs as written (scripts/build-seeds.sh; not in the fleet bundle)
 #   deploy/                the fleet kit: Slurm job scripts (deploy/slurm), Kubernetes manifests (deploy/k8s)
+#   repro/src/             every case's standalone C++ reproducer (`cuda-conformance repro`) and its header
+#   repro/bin.tar.xz       those programs compiled with the pinned nvcc (scripts/build-reproducers.sh), packed:
+#                          ~120 KB each, ~47 MB unpacked, which with the rest would not fit the 64 MiB a bundle
+#                          travels in; `tar -xJf repro/bin.tar.xz -C repro` gives repro/bin, which
+#                          `bin/cuda-conformance run --executor cxx|both` runs
+#   repro/lib/             the pinned libcudart.so.13 the programs load
+#   executors-bench-gpu.sh the full suite with each executor, timed (scripts/executors-bench-gpu.sh)
 #   run-tests.sh           runs each test binary from inside the bundle (arguments go to every binary)
 #   MANIFEST               commit, build date, toolchain, runtime, kernels, sizes, checksums, ldd output
 # Two kinds:
@@ -14,7 +21,8 @@
 #                              CUDA_CONFORMANCE_ARCHS says otherwise.
 # Both embed the same kind of kernel image (NVRTC 12.0: PTX ISA 8.0, ELF ABI-7 cubins; see build.rs).
 # cudart is linked statically, so the binaries need only glibc, libstdc++ and the driver's libcuda.so.1; this
-# script fails if any binary links libcudart dynamically.
+# script fails if any binary of bin/, tests/ or seeds/ links libcudart dynamically. The reproducers are the
+# exception, on purpose: statically linked they would take ~270 MB; they load the copy in repro/lib instead.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
@@ -82,6 +90,24 @@ if [ -z "$fleet" ]; then
 fi
 # The fleet kit (Slurm job scripts, Kubernetes manifests): they find the binary at bin/ of the bundle.
 cp -r deploy "$out/deploy"
+if ! "$out/bin/cuda-conformance" repro --help >/dev/null 2>&1; then
+    # Only while the emitter (issue 19, the `repro` subcommand) is not merged: then there is nothing to build.
+    say "this cuda-conformance has no repro subcommand: no reproducers (run --executor cxx|both needs them)" >&2
+elif [ -n "$fleet" ]; then
+    # The pinned nvcc is CUDA 13 (drivers R580 and newer); the fleet bundle's drivers start at R525. Sources only.
+    mkdir -p "$out/repro"
+    "$out/bin/cuda-conformance" repro "" --out "$out/repro/src" >/dev/null
+    say "fleet bundle: reproducer sources only (repro/src; no nvcc 12 to build them for R525 drivers)"
+else
+    # Their PTX: the lowest architecture the suite's kernels target, as build.rs reads it.
+    lowest=$(tr ',' '\n' <<<"${CUDA_CONFORMANCE_ARCHS:-90}" | tr -dc '0-9\n' | sort -n | head -n 1)
+    bash scripts/build-reproducers.sh "$out/bin/cuda-conformance" "$out/repro" "${lowest:-90}"
+    # xz -9: a dictionary large enough to span many programs, which share the header's code.
+    tar -C "$out/repro" -cf - bin | xz -9 >"$out/repro/bin.tar.xz"
+    rm -rf "$out/repro/bin"
+    say "reproducers packed: repro/bin.tar.xz, $(du -h "$out/repro/bin.tar.xz" | cut -f1) (unpack: tar -xJf repro/bin.tar.xz -C repro)"
+fi
+cp scripts/executors-bench-gpu.sh "$out/executors-bench-gpu.sh"
 
 cat >"$out/run-tests.sh" <<'EOF'
 #!/usr/bin/env bash
@@ -124,10 +150,22 @@ chmod +x "$out/run-tests.sh"
         echo "ldd $f:"
         ldd "$f" | sed 's/^/  /'
     done
+    if [ -d repro ]; then
+        echo
+        echo "reproducers (repro/): $(compgen -G 'repro/src/*.cu' | wc -l) sources in repro/src, $(du -sh repro | cut -f1) in all"
+        if [ -f repro/bin.tar.xz ]; then
+            echo "  repro/bin.tar.xz $(stat -c %s repro/bin.tar.xz) bytes: $(tar -tJf repro/bin.tar.xz | grep -c '^bin/.') programs, $(xz -l --robot repro/bin.tar.xz | awk '/^totals/ {print $5}') bytes unpacked"
+            echo "  linked against cudart shared (rpath \$ORIGIN/../lib), on purpose: see scripts/build-reproducers.sh"
+            echo "  repro/lib/libcudart.so.13 $(stat -c %s repro/lib/libcudart.so.13) bytes, sha256 $(sha256sum repro/lib/libcudart.so.13 | cut -c1-16)"
+        fi
+    fi
 ) >"$out/MANIFEST"
 
-if grep -q '^ .*libcudart' "$out/MANIFEST"; then
-    say "a binary links libcudart dynamically; the bundle would need the toolkit at run time" >&2
-    exit 1
-fi
+# Only the reproducers (repro/bin, see above) may load libcudart: every other binary must carry it.
+for f in "$out"/bin/* "$out"/tests/* $(compgen -G "$out/seeds/*" || true); do
+    if ldd "$f" | grep -q libcudart; then
+        say "$f links libcudart dynamically; the bundle would need the toolkit at run time" >&2
+        exit 1
+    fi
+done
 say "wrote $out ($(du -sh "$out" | cut -f1)) in ${build_s} s of building; on the GPU host: $(basename "$out")/run-tests.sh"

@@ -19,6 +19,10 @@ pub struct MatrixCmd {
     /// One self-contained HTML page (no network needed to view it).
     #[arg(long)]
     html: Option<PathBuf>,
+    /// The findings' data files (e.g. results/findings): each case with a findings page links to it, at the
+    /// folder's path from the repository root (`/results/findings/<slug>.md`).
+    #[arg(long)]
+    findings: Option<PathBuf>,
 }
 
 impl MatrixCmd {
@@ -34,7 +38,11 @@ impl MatrixCmd {
         if let Some(e) = first_error {
             return Err(e);
         }
-        let m = builder.finish();
+        let mut m = builder.finish();
+        if let Some(dir) = &self.findings {
+            let base = format!("/{}/", dir.display().to_string().trim_start_matches("./").trim_matches('/'));
+            m.link_findings(&harness::report::findings::links(&super::findings::read_findings(dir)?, &base));
+        }
         write_outputs([
             (self.markdown.as_deref(), &|| m.markdown()),
             (self.json.as_deref(), &|| m.json()),

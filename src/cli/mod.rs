@@ -4,6 +4,7 @@
 mod baseline;
 mod cases;
 mod coverage;
+mod findings;
 mod info;
 mod measure;
 mod merge;
@@ -88,6 +89,10 @@ enum Command {
     /// in its order and prints its observations as JSON (`nvcc -std=c++17 -arch=sm_90 F.cu -o F && ./F`). Exit 2
     /// listing every case that could not be written.
     Repro(repro::ReproCmd),
+    /// The findings pages (results/findings/): one page per place where the driver departs from NVIDIA's
+    /// documentation, rendered from its data file (<slug>.json), the committed reports it names and the case's
+    /// reproducer (written with `repro`), and the index README.md.
+    Findings(findings::FindingsCmd),
 }
 
 impl Cli {
@@ -111,6 +116,7 @@ impl Cli {
             Command::Coverage(cmd) => cmd.exec(&dir),
             Command::Reference(cmd) => cmd.exec(&dir),
             Command::Repro(cmd) => cmd.exec(&dir),
+            Command::Findings(cmd) => cmd.exec(&dir),
         })
     }
 }

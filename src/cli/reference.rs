@@ -15,6 +15,10 @@ pub struct ReferenceCmd {
     /// results/ (gunzipped).
     #[arg(long = "report")]
     reports: Vec<PathBuf>,
+    /// The findings pages (results/findings: `<slug>.json` and the `<slug>.md` written by `findings`): copied into
+    /// OUT/findings/, and each case with one links to it.
+    #[arg(long)]
+    findings: Option<PathBuf>,
 }
 
 impl ReferenceCmd {
@@ -22,7 +26,20 @@ impl ReferenceCmd {
         let cases = load(dir)?;
         let reports = self.reports.iter().map(|p| Report::read(p)).collect::<Result<Vec<_>, _>>()?;
         std::fs::create_dir_all(&self.out).map_err(|e| format!("{}: cannot create: {e}", self.out.display()))?;
-        let pages = harness::report::reference::site(&cases, &reports);
+        let mut links = Vec::new();
+        if let Some(dir) = &self.findings {
+            let list = super::findings::read_findings(dir)?;
+            let copies = self.out.join("findings");
+            std::fs::create_dir_all(&copies).map_err(|e| format!("{}: cannot create: {e}", copies.display()))?;
+            for (slug, _) in &list {
+                let page = dir.join(format!("{slug}.md"));
+                std::fs::copy(&page, copies.join(format!("{slug}.md"))).map_err(|e| {
+                    format!("{}: cannot copy ({e}); `cuda-conformance findings` writes it", page.display())
+                })?;
+            }
+            links = harness::report::findings::links(&list, "findings/");
+        }
+        let pages = harness::report::reference::site_with_findings(&cases, &reports, &links);
         for page in &pages {
             let path = self.out.join(&page.file);
             harness::record::write_atomic(&path, page.html.as_bytes())

@@ -13,7 +13,7 @@ use harness::report::baseline::{Baseline, Key};
 use harness::runner::bench::{self, Mode};
 use harness::runner::select::{parse_devices, parse_shard, select_tier, Tier};
 use harness::runner::session::{Outputs, Purpose, ReportHeader, Session};
-use harness::runner::{self, RunOptions};
+use harness::runner::{self, Executors, RunOptions};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -169,6 +169,39 @@ pub struct RunCmd {
     /// Skip the figures (measurements recorded, never asserted) that run after the cases.
     #[arg(long)]
     no_figures: bool,
+    /// Which executor runs the cases: `rust` (the harness's, in worker processes), `cxx` (each case's compiled C++
+    /// reproducer, one process per case, at the written gate delays), or `both` (each case by each, the two
+    /// compared: a disagreement is listed and makes the exit status 3 when no case failed).
+    #[arg(long, value_enum, default_value_t = ExecutorName::Rust)]
+    executor: ExecutorName,
+    /// The compiled reproducers of `--executor cxx|both` (default: `repro/bin` in the folder above the binary's,
+    /// where `scripts/bundle.sh` puts them).
+    #[arg(long)]
+    repro_dir: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum ExecutorName {
+    Rust,
+    Cxx,
+    Both,
+}
+
+impl ExecutorName {
+    fn executors(self) -> Executors {
+        match self {
+            ExecutorName::Rust => Executors::Rust,
+            ExecutorName::Cxx => Executors::Cxx,
+            ExecutorName::Both => Executors::Both,
+        }
+    }
+}
+
+/// The bundle's compiled reproducers: `repro/bin` in the folder above the binary's (`bin/`).
+fn default_repro_dir() -> Result<PathBuf, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("--repro-dir: cannot find the current executable: {e}"))?;
+    let root = exe.parent().and_then(Path::parent).ok_or("--repro-dir: the executable has no parent folder")?;
+    Ok(root.join("repro").join("bin"))
 }
 
 impl RunCmd {
@@ -198,6 +231,9 @@ impl RunCmd {
             Ok(p) => p,
             Err(e) => return could_not_run(e, None),
         };
+        if let Err(e) = self.choose_executors(&mut opts) {
+            return could_not_run(e, Some(&devices[0]));
+        }
         let d = &devices[0];
         if let Some(path) = &self.baseline {
             let provenance = Provenance::new(d, BUILD_COMMIT, session.header().started_at.clone());
@@ -222,6 +258,12 @@ impl RunCmd {
             if result.verdict.kind.is_failure() || result.verdict.kind == harness::record::verdict::VerdictKind::Flake {
                 bar.println(format!("{} {}", result.verdict.kind, result.id));
             }
+            for line in result.disagreement_lines() {
+                bar.println(format!("  {line}"));
+            }
+            if let Some(line) = result.reproduce_line_if_failed() {
+                bar.println(format!("  {line}"));
+            }
             if let Some(e) = error {
                 bar.println(format!("cannot write the report to {}: {e}", path.display()));
             }
@@ -242,7 +284,51 @@ impl RunCmd {
         let report = session.conclude(report, &[]);
         emit(&report.summary_table());
         session.write(&report, &path)?;
+        if report.passed() && report.cases.iter().any(|c| c.executors_disagree()) {
+            return Ok(Status::Disagreed);
+        }
         Ok(Status::failed_if(!report.passed()))
+    }
+
+    /// Sets the executors and their reproducers in `opts`; the C++ executor runs the cases at the written delays
+    /// (a reproducer has no gate-delay scale) and not under a sanitizer (which wraps the Rust workers).
+    fn choose_executors(&self, opts: &mut RunOptions) -> Result<(), String> {
+        opts.executors = self.executor.executors();
+        if opts.executors == Executors::Rust {
+            return Ok(());
+        }
+        if opts.executors == Executors::Cxx {
+            // What the report's run info and the announcement say the cases ran at.
+            opts.gate_delay = runner::WRITTEN_GATE_DELAY;
+        }
+        if opts.sanitizer.is_some() {
+            return Err(
+                "--sanitizer runs the Rust executor's workers under the tool; use it with --executor rust".into()
+            );
+        }
+        let dir = match &self.repro_dir {
+            Some(dir) => dir.clone(),
+            None => default_repro_dir()?,
+        };
+        let packed = dir.with_extension("tar.xz");
+        if !dir.is_dir() && packed.is_file() {
+            let parent = dir.parent().unwrap_or(Path::new("."));
+            return Err(format!(
+                "--executor {}: the reproducers are packed: unpack them first with `tar -xJf {} -C {}`",
+                opts.executors.word(),
+                packed.display(),
+                parent.display()
+            ));
+        }
+        if !dir.is_dir() {
+            return Err(format!(
+                "--executor {}: no reproducers in {} (scripts/bundle.sh builds them into the bundle's repro/bin; or                  give --repro-dir)",
+                opts.executors.word(),
+                dir.display()
+            ));
+        }
+        opts.repro_dir = Some(dir);
+        Ok(())
     }
 
     /// The line that says what runs where, and the warnings about the environment.
@@ -255,9 +341,14 @@ impl RunCmd {
             names.join(" + "),
             gpu::version_string(d.driver_version),
             gpu::version_string(d.runtime_version),
-            self.how.gate_delay.min(300),
+            if matches!(self.executor, ExecutorName::Cxx) { 300 } else { self.how.gate_delay.min(300) },
             self.how.reruns,
-            if self.how.isolate { "one process per case" } else { "worker processes" }
+            match (self.executor, self.how.isolate) {
+                (ExecutorName::Cxx, _) => "each case's C++ reproducer (at the written delays)",
+                (ExecutorName::Both, _) => "worker processes and each case's C++ reproducer, compared",
+                (ExecutorName::Rust, true) => "one process per case",
+                (ExecutorName::Rust, false) => "worker processes",
+            }
         );
         if let Some(reported) = gpu::reported_driver_version() {
             eprintln!(

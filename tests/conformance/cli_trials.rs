@@ -16,13 +16,92 @@ pub fn trials(dir: &Path) -> Vec<Trial> {
         ("cli/list-into-a-closed-pipe-exits-quietly", cli_list_head),
         ("cli/compare-bless-baseline-matrix-junit", cli_reports),
     ];
-    bodies
+    let mut trials: Vec<Trial> = bodies
         .into_iter()
         .map(|(name, body)| {
             let fx = Arc::clone(&fx);
             Trial::test(name, move || body(&fx))
         })
-        .collect()
+        .collect();
+    let data_fx = Arc::clone(&fx);
+    // A bundle carries no results/: there the findings' data cannot be checked.
+    let no_results = !repo().join("results/findings").is_dir();
+    trials.push(
+        Trial::test("cli/findings-data-names-cases-and-reports-that-show-them", move || findings_data(&data_fx))
+            .with_ignored_flag(no_results),
+    );
+    // The pages embed each case's reproducer, which only a binary with the `repro` subcommand (issue 19's emitter)
+    // can write: without it the check cannot run, and says so instead of passing.
+    let has_repro = cli().is_some_and(|exe| {
+        std::process::Command::new(exe).args(["repro", "--help"]).output().is_ok_and(|o| o.status.success())
+    });
+    trials.push(
+        Trial::test("cli/findings-pages-are-current", findings_pages_current)
+            .with_ignored_flag(!has_repro || no_results),
+    );
+    trials
+}
+
+/// The repository root (the bundle's folder when run from a bundle).
+fn repo() -> PathBuf {
+    PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_else(|| env!("CARGO_MANIFEST_DIR").into()))
+}
+
+/// Every finding's data file parses, names cases of the suite, and at least one report it names ran one of them.
+fn findings_data(fx: &Fixture) -> Result<(), Failed> {
+    use harness::report::findings::{seen_configurations, Finding};
+    let dir = repo().join("results/findings");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)?.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    files.retain(|p| p.extension().is_some_and(|e| e == "json"));
+    expect(files.len() >= 3, || format!("{}: {} data files", dir.display(), files.len()))?;
+    for file in files {
+        let finding: Finding =
+            serde_json::from_str(&std::fs::read_to_string(&file)?).map_err(|e| format!("{}: {e}", file.display()))?;
+        for id in &finding.cases {
+            expect(fx.cases.iter().any(|c| &c.id == id), || format!("{}: no case {id}", file.display()))?;
+        }
+        let reports: Vec<(String, harness::record::Report)> = finding
+            .reports
+            .iter()
+            .map(|p| Ok((p.clone(), harness::record::Report::read(&repo().join(p))?)))
+            .collect::<Result<_, String>>()?;
+        expect(!seen_configurations(&finding, &reports).is_empty(), || {
+            format!("{}: no report ran its cases", file.display())
+        })?;
+        expect(finding.documentation.iter().all(|q| q.url.starts_with("https://docs.nvidia.com/")), || {
+            format!("{}: every quote links NVIDIA's documentation", file.display())
+        })?;
+    }
+    Ok(())
+}
+
+/// `findings` writes exactly the committed pages (as `coverage` does docs/coverage.md): after changing a data file, a
+/// case or its reproducer, run `cuda-conformance findings --out results/findings` and commit the pages.
+fn findings_pages_current() -> Result<(), Failed> {
+    let exe = cli().ok_or("no cuda-conformance binary")?;
+    let tmp = std::env::temp_dir().join(format!("cuda-conformance-findings-{}", std::process::id()));
+    let root = repo();
+    let out = std::process::Command::new(exe)
+        .arg("--cases")
+        .arg(root.join("cases"))
+        .args(["findings", "--data"])
+        .arg(root.join("results/findings"))
+        .arg("--out")
+        .arg(&tmp)
+        .arg("--root")
+        .arg(&root)
+        .output()?;
+    expect(out.status.success(), || format!("findings: {}", String::from_utf8_lossy(&out.stderr)))?;
+    for entry in std::fs::read_dir(&tmp)? {
+        let written = entry?.path();
+        let name = written.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let committed = std::fs::read_to_string(root.join("results/findings").join(&name)).unwrap_or_default();
+        expect(committed == std::fs::read_to_string(&written)?, || {
+            format!("results/findings/{name} is not what `cuda-conformance findings --out results/findings` writes")
+        })?;
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+    Ok(())
 }
 
 /// The `cuda-conformance` binary: cargo's, or the bundle's `bin/` beside `tests/`.

@@ -92,6 +92,7 @@ pub fn trials(dir: &Path) -> Vec<Trial> {
         ("runner/devices-share-the-cases-and-each-result-names-its-device", devices),
         ("runner/the-report-is-rewritten-after-each-case", rewrites),
         ("runner/process-per-case-gives-each-case-a-process", per_case),
+        ("runner/executor-cxx-runs-each-case-s-reproducer-and-both-compares", executors),
     ];
     bodies
         .into_iter()
@@ -331,4 +332,70 @@ fn per_case(fx: &Fixture) -> Result<(), Failed> {
     let (r, stats) = fx.run(&c, &o);
     let pids: std::collections::BTreeSet<Option<u32>> = r.iter().map(pid).collect();
     expect(pids.len() == 3 && stats.processes_started == 3, || format!("{pids:?} {stats:?}"))
+}
+
+/// A folder of fake reproducers: each `(case, shell script)` as the program `cuda-conformance repro` would name.
+fn fake_reproducers(name: &str, programs: &[(&Case, &str)]) -> Result<std::path::PathBuf, Failed> {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = std::env::temp_dir().join(format!("fake-reproducers-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    for (case, script) in programs {
+        let path = dir.join(harness::record::executors::file_stem(&case.id));
+        std::fs::write(&path, format!("#!/bin/sh\n{script}\n")).map_err(|e| e.to_string())?;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).map_err(|e| e.to_string())?;
+    }
+    Ok(dir)
+}
+
+/// `--executor cxx` runs every case as its reproducer (no worker starts) and `--executor both` records each case's
+/// second run and the agreement: two crashes agree, a pass against a missing program or a fail against a crash
+/// disagree, a case the device cannot run is not comparable; the summaries list the disagreements with the
+/// reproduce line. (The comparison itself is unit-tested on hand-made traces in `readings::agreement`.)
+fn executors(fx: &Fixture) -> Result<(), Failed> {
+    use harness::record::executors::{AgreementKind, Executor};
+    let plain = fx.plain(3);
+    let unsupported = fx.cases.iter().find(|c| needs_all_devices(c)).ok_or("no several-device case")?;
+    let c = [plain[0], plain[1], plain[2], unsupported];
+    let dir = fake_reproducers("both", &[(c[0], "echo '{not json'"), (c[2], "kill -SEGV $$")])?;
+    let mut o = fx.opts(&[(c[0], "crash"), (c[2], "fail")]);
+    o.reruns = 0;
+    o.repro_dir = Some(dir.clone());
+    o.executors = runner::Executors::Cxx;
+    let (r, stats) = fx.run(&c, &o);
+    let want = [VerdictKind::Crash, VerdictKind::Crash, VerdictKind::Crash, VerdictKind::NotSupported];
+    expect(kinds(&r) == want, || format!("cxx: {:?}", kinds(&r)))?;
+    expect(stats.processes_started == 0 && r.iter().all(|r| r.executor == Some(Executor::Cxx)), || {
+        format!("cxx: {stats:?} {:?}", r.iter().map(|r| r.executor).collect::<Vec<_>>())
+    })?;
+    expect(r[1].verdict.messages[0].contains(&format!("cuda-conformance repro {} --out", c[1].id)), || {
+        format!("a missing program names the command that builds it: {:?}", r[1].verdict.messages)
+    })?;
+    o.executors = runner::Executors::Both;
+    let (r, _) = fx.run(&c, &o);
+    let _ = std::fs::remove_dir_all(&dir);
+    let agreement: Vec<Option<AgreementKind>> = r.iter().map(|r| r.second.as_ref().map(|s| s.agreement.kind)).collect();
+    let want = [AgreementKind::Agree, AgreementKind::Disagree, AgreementKind::Disagree, AgreementKind::NotComparable];
+    expect(agreement == want.map(Some), || format!("both: {agreement:?} {r:#?}"))?;
+    expect(kinds(&r) == [VerdictKind::Crash, VerdictKind::Pass, VerdictKind::Fail, VerdictKind::NotSupported], || {
+        format!("both: the Rust executor's verdicts count: {:?}", kinds(&r))
+    })?;
+    let report = session::report_of(&report_header(), &[mock_device()], &o, &SuiteStats::default(), Duration::ZERO, r);
+    let totals = report.agreement_totals().ok_or("no agreement totals")?;
+    expect(
+        totals.agree == 1 && totals.disagree == [c[1].id.clone(), c[2].id.clone()] && totals.not_comparable == 1,
+        || format!("{totals:?}"),
+    )?;
+    let table = report.summary_table();
+    let reproduce = harness::record::executors::reproduce_line(&c[1].id, None);
+    expect(
+        table.contains(&totals.line())
+            && table.contains(&reproduce)
+            && table.contains("executors disagree: rust gave pass, cxx gave crash"),
+        || table.clone(),
+    )?;
+    let junit = report.junit();
+    expect(junit.contains("type=\"executors-disagree\"") && junit.contains("failures=\"3\""), || junit.clone())?;
+    let markdown = report.markdown();
+    expect(markdown.contains("## executors") && markdown.contains(&format!("`{reproduce}`")), || markdown.clone())?;
+    expect(report.run.as_ref().and_then(|r| r.executor.as_deref()) == Some("both"), || format!("{:?}", report.run))
 }

@@ -119,13 +119,18 @@ fn property(
     }
 }
 
-/// A failure as the developer needs it: what failed, and the minimal program as a case to save under `cases/`.
+/// Where a shrunk failure is to be saved as a case (the report says so, and its reproduce command reads it there).
+const SAVE_AS: &str = "cases/random.case";
+
+/// A failure as the developer needs it: what failed, the minimal program as a case to save under `cases/`, and the
+/// command that turns the saved case into a standalone C++ reproducer.
 fn report(program: &Program, failure: &Failure) -> String {
     let ops = program.ops.len();
     format!(
-        "{failure}\n\nminimal program: {ops} ops ({} work); as a case for cases/random.case:\n\n{}",
+        "{failure}\n\nminimal program: {ops} ops ({} work); as a case for {SAVE_AS}:\n\n{}\n{}",
         program.work_ops().count(),
-        harness::case::print_case(&failure.case)
+        harness::case::print_case(&failure.case),
+        harness::record::executors::reproduce_line(&failure.case.id, Some(SAVE_AS))
     )
 }
 
@@ -503,10 +508,15 @@ fn broken_model_demo(mode: ModelMode, max_ops: usize) -> Result<(), Failed> {
         )
         .into());
     }
+    let text = report(&program, &failure);
+    // The saved case's reproducer: the command reads the file the report says to save the case in.
+    let reproduce = format!("reproduce: cuda-conformance --cases {SAVE_AS} repro {} --out repro/", failure.case.id);
+    if !text.contains(&reproduce) {
+        return Err(format!("{mode:?}: the report does not name `{reproduce}`:\n{text}").into());
+    }
     println!(
-        "\n[broken model {mode:?} caught on the simulator; proptest shrank it to {} ops] {}\n",
-        shrunk.ops.len(),
-        report(&program, &failure)
+        "\n[broken model {mode:?} caught on the simulator; proptest shrank it to {} ops] {text}\n",
+        shrunk.ops.len()
     );
     Ok(())
 }

@@ -4,12 +4,19 @@ use crate::case::{self, ast::Case, Diagnostic};
 use std::collections::HashMap;
 use std::path::Path;
 
-/// All cases under `dir` in file order, or every problem found in any file.
+/// All cases under `dir` in file order (or of the one file `dir` names), or every problem found in any file.
 pub fn load_dir(dir: &Path) -> Result<Vec<Case>, Vec<Diagnostic>> {
     let unreadable = |message: String| Diagnostic { file: dir.display().to_string(), line: 0, col: 0, message };
-    let entries = std::fs::read_dir(dir).map_err(|e| vec![unreadable(format!("cannot read the cases folder: {e}"))])?;
-    let mut paths: Vec<_> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
-    paths.retain(|p| p.extension().is_some_and(|e| e == "case"));
+    // One file serves too (`--cases cases/random.case`): a shrunk random program saved alone, a case to reproduce.
+    let mut paths: Vec<_> = if dir.is_file() {
+        vec![dir.to_path_buf()]
+    } else {
+        let entries =
+            std::fs::read_dir(dir).map_err(|e| vec![unreadable(format!("cannot read the cases folder: {e}"))])?;
+        let mut paths: Vec<_> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+        paths.retain(|p| p.extension().is_some_and(|e| e == "case"));
+        paths
+    };
     paths.sort();
     let mut problems = Vec::new();
     let mut cases: Vec<Case> = Vec::new();
@@ -48,5 +55,24 @@ pub fn load_dir(dir: &Path) -> Result<Vec<Case>, Vec<Diagnostic>> {
         Ok(cases)
     } else {
         Err(problems)
+    }
+}
+
+#[cfg(test)]
+mod file_tests {
+    #[test]
+    fn one_case_file_loads_like_a_folder_of_one() {
+        let dir = std::env::temp_dir().join(format!("one-case-file-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+        let file = dir.join("random.case");
+        let text = "case random/p1\n  rule: r\n  source: s\n  stream s blocking\n  k: sync s\n  \
+                    expect k returned cudaSuccess\nend\n";
+        std::fs::write(&file, text).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(dir.join("other.case"), text.replace("random/p1", "other/p2")).unwrap_or_else(|e| panic!("{e}"));
+        let one = super::load_dir(&file).unwrap_or_else(|d| panic!("{d:?}"));
+        let all = super::load_dir(&dir).unwrap_or_else(|d| panic!("{d:?}"));
+        std::fs::remove_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(one.iter().map(|c| c.id.as_str()).collect::<Vec<_>>(), ["random/p1"]);
+        assert_eq!(all.len(), 2);
     }
 }

@@ -476,6 +476,8 @@ mod tests {
             dirty: None,
             baseline: None,
             sanitizer: Vec::new(),
+            executor: None,
+            second: None,
         }
     }
 

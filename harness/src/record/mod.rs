@@ -4,6 +4,7 @@
 //! folder imports nothing else of the harness: every stage above may name these types.
 
 pub mod claims;
+pub mod executors;
 pub mod figures;
 pub mod observations;
 pub mod provenance;
@@ -62,6 +63,13 @@ pub struct CaseResult {
     /// error makes the verdict a fail.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sanitizer: Vec<SanitizerError>,
+    /// The executor whose run gave `verdict` and `observations`: absent for the Rust one (every report from before
+    /// the C++ executor), `cxx` for the case's compiled reproducer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub executor: Option<executors::Executor>,
+    /// With `run --executor both`: the other executor's run and whether the two agree.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub second: Option<executors::SecondRun>,
 }
 
 /// One error compute-sanitizer reported while a case ran.
@@ -144,6 +152,35 @@ impl CaseResult {
     pub fn outcome(&self) -> String {
         outcome_text(self.verdict.kind, self.verdict.variant.as_deref())
     }
+
+    /// The executor of the case's own verdict (Rust when the report does not say).
+    pub fn executor(&self) -> executors::Executor {
+        self.executor.unwrap_or_default()
+    }
+
+    /// True when `--executor both` ran the case and the two executors disagree.
+    pub fn executors_disagree(&self) -> bool {
+        self.second.as_ref().is_some_and(|s| s.agreement.kind == executors::AgreementKind::Disagree)
+    }
+
+    /// With `--executor both` and a disagreement: what each executor gave and each difference, one line each.
+    pub fn disagreement_lines(&self) -> Vec<String> {
+        let Some(second) = self.second.as_ref().filter(|_| self.executors_disagree()) else { return Vec::new() };
+        let mut lines = vec![format!(
+            "executors disagree: {} gave {}, {} gave {}",
+            self.executor(),
+            self.outcome(),
+            second.executor,
+            outcome_text(second.verdict.kind, second.verdict.variant.as_deref())
+        )];
+        lines.extend(second.agreement.differences.iter().map(|d| format!("  {d}")));
+        lines
+    }
+
+    /// The failing case's reproduce line ([`executors::reproduce_line`]), when it failed; `None` otherwise.
+    pub fn reproduce_line_if_failed(&self) -> Option<String> {
+        (self.verdict.kind.is_failure() || self.executors_disagree()).then(|| executors::reproduce_line(&self.id, None))
+    }
 }
 
 /// `kind` with ` variant` after it when there is one.
@@ -185,6 +222,10 @@ pub struct RunInfo {
     /// timeline) and its trace is dropped as it is written.
     #[serde(default)]
     pub traces: Traces,
+    /// Which executor ran the cases (`run --executor`): `cxx`, or `both` (each case's `second` then holds the C++
+    /// executor's run and the agreement); absent for the Rust one alone and in reports from before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub executor: Option<String>,
     /// How the workers' host threads waited for the device: `block` (cudaDeviceScheduleBlockingSync) or `auto`
     /// (cudart's default: spin with fewer contexts than cores). Absent in reports from before the choice.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -294,6 +335,21 @@ impl Report {
         self.cases.iter().all(|c| !c.verdict.kind.is_failure())
     }
 
+    /// With `--executor both`: how many cases agree, disagree and could not be compared (`None` otherwise).
+    pub fn agreement_totals(&self) -> Option<AgreementTotals> {
+        let mut totals = AgreementTotals::default();
+        let mut any = false;
+        for (id, second) in self.cases.iter().filter_map(|c| Some((&c.id, c.second.as_ref()?))) {
+            any = true;
+            match second.agreement.kind {
+                executors::AgreementKind::Agree => totals.agree += 1,
+                executors::AgreementKind::Disagree => totals.disagree.push(id.clone()),
+                executors::AgreementKind::NotComparable => totals.not_comparable += 1,
+            }
+        }
+        any.then_some(totals)
+    }
+
     /// Reads a report written by `run`, plain or gzipped (told by its first bytes, whatever its name), with a
     /// message naming the file (and line and column of bad JSON).
     pub fn read(path: &Path) -> Result<Report, String> {
@@ -333,8 +389,43 @@ impl Report {
         let mut compact = self.clone();
         for case in compact.cases.iter_mut().filter(|c| c.verdict.kind == VerdictKind::Pass) {
             case.observations = None;
+            // The second executor's trace too, unless it is the evidence of a disagreement.
+            if let Some(second) =
+                case.second.as_mut().filter(|s| s.agreement.kind != executors::AgreementKind::Disagree)
+            {
+                second.observations = None;
+            }
         }
         std::borrow::Cow::Owned(compact)
+    }
+}
+
+/// How a `--executor both` run's cases compare (see [`Report::agreement_totals`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AgreementTotals {
+    pub agree: usize,
+    /// The ids of the cases whose executors disagree.
+    pub disagree: Vec<String>,
+    pub not_comparable: usize,
+}
+
+impl AgreementTotals {
+    /// One line for the summaries: `executors (rust, cxx): 380 agree, 1 disagree (a/b), 4 not comparable`.
+    pub fn line(&self) -> String {
+        // The first few by name: each is listed in full under its case.
+        const NAMED: usize = 5;
+        let mut named: Vec<&str> = self.disagree.iter().take(NAMED).map(String::as_str).collect();
+        let more = format!("{} more", self.disagree.len().saturating_sub(NAMED));
+        if self.disagree.len() > NAMED {
+            named.push(&more);
+        }
+        let which = if named.is_empty() { String::new() } else { format!(" ({})", named.join(", ")) };
+        format!(
+            "executors (rust and cxx): {} agree, {} disagree{which}, {} not comparable",
+            self.agree,
+            self.disagree.len(),
+            self.not_comparable
+        )
     }
 }
 
@@ -404,6 +495,27 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 mod tests {
     use super::*;
     use crate::report::test_support::{report, result};
+
+    #[test]
+    fn a_report_from_before_the_cxx_executor_reads_as_the_rust_executor_s() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../results/2026-11-22_first-suite_h100/report.json.gz");
+        let old = Report::read(&path).unwrap_or_else(|e| panic!("{e}"));
+        assert!(old.cases.len() > 100);
+        assert!(old.cases.iter().all(|c| c.executor() == executors::Executor::Rust && c.second.is_none()));
+        assert_eq!((old.agreement_totals(), old.run.as_ref().and_then(|r| r.executor.clone())), (None, None));
+    }
+
+    #[test]
+    fn the_agreement_line_names_the_first_disagreements_and_counts_the_rest() {
+        let totals =
+            AgreementTotals { agree: 3, disagree: (1..=7).map(|i| format!("a/{i}")).collect(), not_comparable: 2 };
+        assert_eq!(
+            totals.line(),
+            "executors (rust and cxx): 3 agree, 7 disagree (a/1, a/2, a/3, a/4, a/5, 2 more), 2 not comparable"
+        );
+        let none = AgreementTotals { agree: 1, disagree: vec![], not_comparable: 0 };
+        assert_eq!(none.line(), "executors (rust and cxx): 1 agree, 0 disagree, 0 not comparable");
+    }
 
     #[test]
     fn an_older_report_keeps_its_measures_and_timeline_inside_the_observations_and_reads_like_a_new_one() {

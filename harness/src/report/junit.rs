@@ -16,7 +16,7 @@ impl Report {
         let p = &self.provenance;
         let suite = format!("{} driver {} runtime {}", p.gpu_name, p.driver_release, p.runtime_version);
         let count = |f: fn(VerdictKind) -> bool| self.cases.iter().filter(|c| f(c.verdict.kind)).count();
-        let failures = count(VerdictKind::is_failure);
+        let failures = self.cases.iter().filter(|c| c.verdict.kind.is_failure() || c.executors_disagree()).count();
         let skipped = count(|k| matches!(k, VerdictKind::NotSupported | VerdictKind::Skipped));
         let errors = usize::from(self.could_not_run.is_some());
         let tests = self.cases.len() + errors;
@@ -65,12 +65,18 @@ impl Report {
             );
             let first = c.verdict.messages.first().map(String::as_str).unwrap_or("");
             let kind = c.verdict.kind;
-            if kind.is_failure() {
+            if kind.is_failure() || c.executors_disagree() {
+                // A disagreement of the executors fails the case whatever its verdict: one of them is wrong.
+                let (kind, first) = match c.disagreement_lines().first() {
+                    Some(line) if !kind.is_failure() => ("executors-disagree".to_owned(), line.clone()),
+                    _ => (kind.to_string(), first.to_owned()),
+                };
+                let reproduce = c.reproduce_line_if_failed().map(|l| format!(" ({l})")).unwrap_or_default();
                 let _ = writeln!(out, ">");
                 let _ = writeln!(
                     out,
                     "      <failure type=\"{kind}\" message=\"{}\">{}</failure>",
-                    xml(&format!("{kind}: {first}")),
+                    xml(&format!("{kind}: {first}{reproduce}")),
                     xml(&trace::failure_text(c))
                 );
                 let _ = writeln!(out, "    </testcase>");

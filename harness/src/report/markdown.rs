@@ -164,6 +164,21 @@ impl Report {
                 for m in &c.verdict.messages {
                     let _ = writeln!(out, "  - {m}");
                 }
+                if let Some(line) = c.reproduce_line_if_failed() {
+                    let _ = writeln!(out, "  - `{line}`");
+                }
+            }
+        }
+        if let Some(totals) = self.agreement_totals() {
+            let _ = writeln!(out, "\n## executors\n\n{}\n", totals.line());
+            for c in self.cases.iter().filter(|c| c.executors_disagree()) {
+                let _ = writeln!(out, "- `{}`: {}", c.id, c.rule);
+                for line in c.disagreement_lines() {
+                    let _ = writeln!(out, "  - {}", line.trim_start());
+                }
+                if let Some(line) = c.reproduce_line_if_failed() {
+                    let _ = writeln!(out, "  - `{line}`");
+                }
             }
         }
         let observed: Vec<&CaseResult> = self.cases.iter().filter(|c| c.verdict.observed.is_some()).collect();

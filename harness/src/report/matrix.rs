@@ -130,7 +130,7 @@ impl MatrixBuilder {
                     })
                     .collect();
                 let distinct: BTreeSet<&String> = cells.iter().flatten().collect();
-                Row { id, rule, disagree: distinct.len() > 1, cells }
+                Row { id, rule, disagree: distinct.len() > 1, cells, finding: None }
             })
             .collect();
         rows.sort_by(|a, b| b.disagree.cmp(&a.disagree).then_with(|| a.id.cmp(&b.id)));
@@ -163,6 +163,9 @@ pub struct Row {
     /// One per column: the outcome (`pass`, `variant concurrent`, ...), `None` where no report of the column has the
     /// case. Hosts of one column that disagree give `a (host1) / b (host2)`.
     pub cells: Vec<Option<String>>,
+    /// The findings page of the case, when it has one (`matrix --findings DIR`): its title and address.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finding: Option<(String, String)>,
 }
 
 impl Matrix {
@@ -172,6 +175,15 @@ impl Matrix {
             builder.add(r);
         }
         builder.finish()
+    }
+
+    /// Links each row whose case has a findings page to it.
+    pub fn link_findings(&mut self, links: &[crate::report::findings::FindingLink]) {
+        for row in &mut self.rows {
+            if let Some(link) = links.iter().find(|l| l.case_id == row.id) {
+                row.finding = Some((link.title.clone(), link.href.clone()));
+            }
+        }
     }
 
     pub fn column_title(c: &Column) -> String {
@@ -210,7 +222,10 @@ impl Matrix {
         out.push_str(&"---|".repeat(self.columns.len()));
         out.push('\n');
         for r in &self.rows {
-            let id = if r.disagree { format!("**`{}`**", r.id) } else { format!("`{}`", r.id) };
+            let mut id = if r.disagree { format!("**`{}`**", r.id) } else { format!("`{}`", r.id) };
+            if let Some((title, href)) = &r.finding {
+                let _ = write!(id, " ([finding]({href} \"{}\"))", title.replace('"', "'"));
+            }
             let _ = write!(out, "| {id} |");
             for cell in &r.cells {
                 let _ = write!(out, " {} |", cell.as_deref().unwrap_or("—").replace('|', "\\|"));
@@ -319,6 +334,22 @@ mod tests {
     use super::super::test_support::{report, result};
     use super::Matrix;
     use crate::record::verdict::VerdictKind::*;
+
+    #[test]
+    fn a_case_with_a_findings_page_links_to_it() {
+        let mut m =
+            Matrix::new(&[report("H100", 13000, vec![result("a/one", Fail, None), result("a/two", Pass, None)])]);
+        let link = crate::report::findings::FindingLink {
+            case_id: "a/one".into(),
+            title: "The \"one\" finding".into(),
+            href: "/results/findings/one.md".into(),
+        };
+        m.link_findings(&[link]);
+        let md = m.markdown();
+        assert!(md.contains("| `a/one` ([finding](/results/findings/one.md \"The 'one' finding\")) |"), "{md}");
+        assert!(md.contains("| `a/two` |"), "{md}");
+        assert!(m.json().contains("/results/findings/one.md"));
+    }
 
     #[test]
     fn columns_rows_and_disagreements_first() {

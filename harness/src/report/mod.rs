@@ -10,6 +10,7 @@ pub mod compare;
 pub mod coverage;
 pub mod escape;
 pub mod figures;
+pub mod findings;
 pub mod fleet;
 pub mod junit;
 mod markdown;

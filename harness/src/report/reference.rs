@@ -6,6 +6,7 @@
 use crate::case::ast::Case;
 use crate::record::Report;
 use crate::report::escape::xml;
+use crate::report::findings::FindingLink;
 use crate::report::matrix::Matrix;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -35,6 +36,11 @@ pub fn area_file(area: &str) -> String {
 
 /// The site for `cases`, with the verdicts of `reports`.
 pub fn site(cases: &[Case], reports: &[Report]) -> Vec<Page> {
+    site_with_findings(cases, reports, &[])
+}
+
+/// [`site`], each case that has a findings page linking to it (`finding_links`: addresses relative to the site).
+pub fn site_with_findings(cases: &[Case], reports: &[Report], finding_links: &[FindingLink]) -> Vec<Page> {
     let matrix = Matrix::new(reports);
     let rows: BTreeMap<&str, &Vec<Option<String>>> = matrix.rows.iter().map(|r| (r.id.as_str(), &r.cells)).collect();
     let titles: Vec<String> = matrix.columns.iter().map(Matrix::column_title).collect();
@@ -71,6 +77,15 @@ pub fn site(cases: &[Case], reports: &[Report]) -> Vec<Page> {
                 )),
                 line = case.positions.case_line,
             );
+            for link in finding_links.iter().filter(|l| l.case_id == case.id) {
+                let _ = writeln!(
+                    body,
+                    "<p class=\"finding-page\">Finding: <a href=\"{}\">{}</a> (the documentation's sentence, what the \
+                     driver did, a standalone reproducer)</p>",
+                    xml(&link.href),
+                    xml(&link.title)
+                );
+            }
             match cells {
                 Some(cells) if !titles.is_empty() => {
                     body.push_str("<table class=\"verdicts\"><tr><th>GPU, driver, runtime</th><th>verdict</th></tr>\n");
@@ -144,6 +159,20 @@ fn linked(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_rule_with_a_findings_page_links_to_it() {
+        let text = "case a/one\n  rule: r\n  source: s\n  stream s blocking\n  k: sync s\n  \
+                    expect k returned cudaSuccess\nend\n";
+        let file = crate::case::parse_file("a.case", text).unwrap_or_else(|d| panic!("{d:?}"));
+        let link =
+            FindingLink { case_id: "a/one".into(), title: "One <finding>".into(), href: "findings/one.md".into() };
+        let pages = site_with_findings(&file.cases, &[], &[link]);
+        let area = pages.iter().find(|p| p.file == "a.html").map(|p| p.html.as_str()).unwrap_or("");
+        assert!(area.contains("Finding: <a href=\"findings/one.md\">One &lt;finding&gt;</a>"), "{area}");
+        let plain = site(&file.cases, &[]);
+        assert!(!plain.iter().any(|p| p.html.contains("finding-page")));
+    }
 
     #[test]
     fn sources_keep_their_links_and_are_escaped() {

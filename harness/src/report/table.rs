@@ -42,11 +42,20 @@ impl Report {
         if let Some(seeds) = &self.seeds {
             let _ = write!(out, "\n{}", seeds.console());
         }
-        for case in self.cases.iter().filter(|c| c.verdict.kind != VerdictKind::Pass) {
+        if let Some(totals) = self.agreement_totals() {
+            let _ = writeln!(out, "\n{}", totals.line());
+        }
+        for case in self.cases.iter().filter(|c| c.verdict.kind != VerdictKind::Pass || c.executors_disagree()) {
             let variant = case.verdict.variant.as_deref().map(|v| format!(" ({v})")).unwrap_or_default();
             let _ = writeln!(out, "\n{} {}{variant}  [{}]", case.verdict.kind, case.id, case.location);
             for m in &case.verdict.messages {
                 let _ = writeln!(out, "    {m}");
+            }
+            for line in case.disagreement_lines() {
+                let _ = writeln!(out, "    {line}");
+            }
+            if let Some(line) = case.reproduce_line_if_failed() {
+                let _ = writeln!(out, "    {line}");
             }
         }
         let observed: Vec<String> = self

@@ -36,6 +36,8 @@ pub fn result(id: &str, kind: VerdictKind, variant: Option<&str>) -> CaseResult 
         dirty: None,
         baseline: None,
         sanitizer: Vec::new(),
+        executor: None,
+        second: None,
     }
 }
 

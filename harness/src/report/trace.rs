@@ -24,6 +24,12 @@ pub fn failure_text(result: &CaseResult) -> String {
             text.push_str(&format!("    {outcome} ({}, gates at {} ms)\n", a.why, a.gate_delay_ms));
         }
     }
+    for line in result.disagreement_lines() {
+        text.push_str(&format!("  {line}\n"));
+    }
+    if let Some(line) = result.reproduce_line_if_failed() {
+        text.push_str(&format!("  {line}\n"));
+    }
     if let Some(obs) = &result.observations {
         text.push_str("  trace:\n");
         text.push_str(&trace_text(obs, "    "));

@@ -1,6 +1,7 @@
 //! One device's share of a run ([`DeviceRunner`]): its processes, and every run of a case the [`super::policy`]
 //! asks for.
 
+use super::cxx::{Placement, Reproducers};
 use super::one_case::verdict_of;
 use super::policy::{
     expected_runs, has_delayed_open, make_flake, measures, must_reproduce, needs_all_devices, needs_own_process,
@@ -8,11 +9,14 @@ use super::policy::{
 };
 use super::suite::{Disturbance, SuiteStats};
 use super::worker::{ChildSpec, Worker};
-use super::{HostWaits, RunOptions, WRITTEN_GATE_DELAY};
+use super::{Executors, HostWaits, RunOptions, WRITTEN_GATE_DELAY};
 use crate::case::ast::Case;
 use crate::device::gpu::DeviceInfo;
 use crate::device::requirements::unmet_requirement;
-use crate::record::verdict::VerdictKind;
+use crate::readings::agreement;
+use crate::record::executors::{Executor, SecondRun};
+use crate::record::observations::Observations;
+use crate::record::verdict::{Verdict, VerdictKind};
 use crate::record::{Attempt, CaseResult};
 use crate::report::baseline;
 use std::collections::VecDeque;
@@ -110,7 +114,7 @@ impl<'a> DeviceRunner<'a> {
     /// first case and after each own-process case; not during batch cases (a context created on the device
     /// during a case would make it look dirty).
     pub fn start_processes(&mut self, own: &[&Case], several: bool) {
-        if self.opts.process_per_case {
+        if self.opts.process_per_case || !self.opts.executors.runs_workers() {
             return;
         }
         let runs: Vec<&Case> = own
@@ -244,13 +248,30 @@ impl<'a> DeviceRunner<'a> {
         if let Some(reason) = unmet_requirement(case, self.device) {
             let mut r = CaseResult::new(case, verdict_of(VerdictKind::NotSupported, reason), None, started.elapsed());
             r.device = Some(self.device.ordinal);
+            if self.opts.executors == Executors::Cxx {
+                r.executor = Some(Executor::Cxx);
+            }
+            if self.opts.executors == Executors::Both {
+                // The requirement check is the runner's, before either executor: the C++ one would not run it
+                // either, so there is nothing to compare.
+                let agreement = agreement::compare((&r.verdict, None), (&r.verdict, None));
+                r.second = Some(SecondRun {
+                    executor: Executor::Cxx,
+                    verdict: r.verdict.clone(),
+                    observations: None,
+                    wall_ms: 0,
+                    agreement,
+                });
+            }
             return r;
         }
         let timed = has_delayed_open(case);
         // A case in a process of its own whose pick a short delay could decide would be confirmed at the written
         // delays anyway: it starts there, which saves a process (a context creation) per run of the suite.
         let straight_to_written = needs_own_process(case) && short_delay_can_decide(case);
-        let fast = if timed && !straight_to_written { self.opts.gate_delay_scale() } else { 1.0 };
+        // A reproducer has no gate-delay scale: the C++ executor runs every case at the written delays.
+        let scales = self.opts.executors != Executors::Cxx;
+        let fast = if timed && !straight_to_written && scales { self.opts.gate_delay_scale() } else { 1.0 };
         let mut scale = fast;
         let mut attempts = Vec::new();
         let mut result = self.attempt(case, scale, "first", &mut attempts);
@@ -258,6 +279,10 @@ impl<'a> DeviceRunner<'a> {
             scale = 1.0;
             result = self.attempt(case, scale, "written-delays", &mut attempts);
         }
+        // The run that counts, as judged, before the runner's own kinds (flake, expected-fail) may relabel it: what
+        // the second executor's run is compared with.
+        let counted =
+            (self.opts.executors == Executors::Both).then(|| (result.verdict.clone(), result.observations.clone()));
         if result.verdict.kind == VerdictKind::Variant {
             let again = self.attempt(case, scale, "variant-stability", &mut attempts);
             if again.outcome() != result.outcome() {
@@ -275,6 +300,9 @@ impl<'a> DeviceRunner<'a> {
         }
         if attempts.len() > 1 {
             result.attempts = attempts;
+        }
+        if let Some((verdict, observations)) = counted {
+            result.second = Some(self.second_run(case, &verdict, observations.as_ref()));
         }
         if let Some(section) = &self.opts.baseline {
             baseline::judge(section, &mut result);
@@ -305,7 +333,9 @@ impl<'a> DeviceRunner<'a> {
             self.stats.extra_runs += 1;
         }
         let deadline = self.opts.case_deadline;
-        let result = if self.opts.process_per_case || needs_own_process(case) {
+        let result = if self.opts.executors == Executors::Cxx {
+            self.run_reproducer(case)
+        } else if self.opts.process_per_case || needs_own_process(case) {
             let position = self.warm.iter().position(|(id, _)| *id == case.id);
             let mut own = match position.and_then(|p| self.warm.remove(p)) {
                 Some((_, worker)) => worker,
@@ -328,6 +358,38 @@ impl<'a> DeviceRunner<'a> {
 }
 
 impl DeviceRunner<'_> {
+    /// Runs `case`'s compiled reproducer (the C++ executor), where the Rust executor's worker would run it.
+    fn run_reproducer(&self, case: &Case) -> CaseResult {
+        let reproducers = Reproducers { dir: self.opts.repro_dir.clone().unwrap_or_default() };
+        reproducers.run(case, &self.placement(case), self.opts.case_deadline)
+    }
+
+    /// The GPUs a reproducer of `case` sees, as a worker for it would: its own device alone (restricted as the
+    /// batch worker is), or every device for a case that needs several, its devices counted from this one.
+    fn placement(&self, case: &Case) -> Placement {
+        if needs_all_devices(case) {
+            let ordinals =
+                (0..case.device_count()).map(|i| self.device.case_device(i).unwrap_or(self.device.ordinal)).collect();
+            Placement { visible: None, ordinals }
+        } else {
+            Placement { visible: self.spec.visible.clone(), ordinals: vec![self.spec.ordinal] }
+        }
+    }
+
+    /// With `--executor both`: the C++ executor's run of `case` (at the written delays), compared with the Rust
+    /// executor's run that counted.
+    fn second_run(&self, case: &Case, verdict: &Verdict, observations: Option<&Observations>) -> SecondRun {
+        let cxx = self.run_reproducer(case);
+        let agreement = agreement::compare((verdict, observations), (&cxx.verdict, cxx.observations.as_ref()));
+        SecondRun {
+            executor: Executor::Cxx,
+            verdict: cxx.verdict,
+            observations: cxx.observations,
+            wall_ms: cxx.wall_ms,
+            agreement,
+        }
+    }
+
     fn retire_worker(&mut self, mut worker: Worker) {
         self.exiting.extend(worker.retire_in_background());
         self.count(&worker);

@@ -58,6 +58,7 @@
 //!   limits, errors, captures, which the child checks itself); on a disturbed one the check is skipped and counted.
 
 pub mod bench;
+pub mod cxx;
 pub mod device_runner;
 pub mod mock;
 pub mod one_case;
@@ -128,6 +129,35 @@ pub struct RunOptions {
     pub traces: crate::record::Traces,
     /// How the workers' host threads wait for the device.
     pub host_waits: HostWaits,
+    /// Which executor runs the cases (`run --executor`).
+    pub executors: Executors,
+    /// The compiled reproducers the C++ executor runs (`run --repro-dir`; needed unless `executors` is `Rust`).
+    pub repro_dir: Option<PathBuf>,
+}
+
+/// Which executor runs the cases: the Rust one in worker processes, each case's compiled C++ reproducer, or both,
+/// every case run by each and the two compared ([`crate::readings::agreement`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Executors {
+    #[default]
+    Rust,
+    Cxx,
+    Both,
+}
+
+impl Executors {
+    pub fn word(self) -> &'static str {
+        match self {
+            Executors::Rust => "rust",
+            Executors::Cxx => "cxx",
+            Executors::Both => "both",
+        }
+    }
+
+    /// True when the Rust executor's worker processes run (alone or beside the reproducers).
+    pub fn runs_workers(self) -> bool {
+        self != Executors::Cxx
+    }
 }
 
 impl Default for RunOptions {
@@ -144,6 +174,8 @@ impl Default for RunOptions {
             sanitizer: None,
             traces: crate::record::Traces::NonPass,
             host_waits: HostWaits::default(),
+            executors: Executors::Rust,
+            repro_dir: None,
         }
     }
 }

@@ -20,13 +20,25 @@ pub fn run_in_process_with(case: &Case, kernels: &KernelTable, device: &DeviceIn
         return CaseResult::new(case, verdict_of(VerdictKind::NotSupported, reason), None, start.elapsed());
     }
     let observations = exec::run_case(case, kernels, device, opts);
+    read(case, observations, || Some(exec::run_case(case, kernels, device, opts)), start)
+}
+
+/// The result of `case` from its `observations`: the verdict, the measures and the timeline. Under `samples: N`,
+/// `again` runs the script N − 1 more times for the figures (`None`: that run gave no trace). Both executors' runs
+/// are read here, so they are judged by the same code.
+pub fn read(
+    case: &Case,
+    observations: Observations,
+    mut again: impl FnMut() -> Option<Observations>,
+    start: Instant,
+) -> CaseResult {
     let verdict = verdict::judge(case, &observations);
     let mut measures = measure::compute(case, &observations);
     // `samples: N`: the same script N − 1 more times, for the figures only. A run whose verdict differs from the
     // first's is not the same measurement (its figures are dropped); the first run alone decides the verdict.
     if case.samples > 1 && verdict.kind == VerdictKind::Pass && !measures.is_empty() {
         for _ in 1..case.samples {
-            let more = exec::run_case(case, kernels, device, opts);
+            let Some(more) = again() else { continue };
             if verdict::judge(case, &more).kind == verdict.kind {
                 measure::add_samples(&mut measures, &measure::compute(case, &more));
             }
@@ -61,6 +73,8 @@ impl CaseResult {
             dirty: None,
             baseline: None,
             sanitizer: Vec::new(),
+            executor: None,
+            second: None,
         }
     }
 }

@@ -110,6 +110,31 @@ impl Process {
         }
     }
 
+    /// Closes its stdin and waits, until `until`, for it to exit: every line of its stdout, its exit status and the
+    /// tail of its stderr. A process still running at `until` is killed: `Err` with its stderr's tail.
+    pub(crate) fn output(mut self, until: Instant) -> Result<Finished, String> {
+        self.stdin = None;
+        let mut lines = Vec::new();
+        loop {
+            match self.lines.recv_timeout(until.saturating_duration_since(Instant::now())) {
+                Ok(line) => lines.push(line),
+                Err(RecvTimeoutError::Disconnected) => break,
+                Err(RecvTimeoutError::Timeout) => return Err(self.stop().1),
+            }
+        }
+        // Its stdout closed: it is exiting (or closed it and went on, which the deadline still bounds).
+        loop {
+            match self.child.try_wait() {
+                Ok(Some(status)) => {
+                    let stderr = self.stderr.join().unwrap_or_default();
+                    return Ok(Finished { lines, status, stderr: tail(&stderr) });
+                }
+                Ok(None) if Instant::now() < until => std::thread::sleep(Duration::from_millis(1)),
+                _ => return Err(self.stop().1),
+            }
+        }
+    }
+
     /// Kills the process (whatever it is doing) and returns its exit status and the tail of its stderr.
     pub(crate) fn stop(mut self) -> (String, String) {
         if self.group {
@@ -138,6 +163,14 @@ impl Process {
         let stderr = self.stderr.join().unwrap_or_default();
         (status, tail(&stderr))
     }
+}
+
+/// A process that ran to its end ([`Process::output`]).
+pub(crate) struct Finished {
+    pub lines: Vec<String>,
+    pub status: std::process::ExitStatus,
+    /// The tail of its stderr.
+    pub stderr: String,
 }
 
 /// Reads `pipe` to its end on a thread of its own (so that a chatty process cannot block on a full pipe).

@@ -103,6 +103,7 @@ pub fn report_of(
             cases_end_s: l.end_s,
             figures_s: None,
         }),
+        executor: (opts.executors != super::Executors::Rust).then(|| opts.executors.word().to_owned()),
     });
     report
 }
