@@ -103,6 +103,7 @@ impl Names {
             Some(Decl::Exec { .. }) => "exec",
             Some(Decl::Pool { .. }) => "pool",
             Some(Decl::Condition { .. }) => "cond",
+            Some(Decl::Process { .. }) => "process",
             None => "undeclared",
         };
         format!("{prefix}_{}", ident(name))

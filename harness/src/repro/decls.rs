@@ -92,6 +92,16 @@ pub fn setup(case: &Case, names: &Names) -> Result<String, ReproError> {
     } else {
         out.push_str(&format!("    {{\n{load}    }}\n"));
     }
+    let processes: Vec<String> =
+        case.decls.iter().filter(|d| matches!(d, Decl::Process { .. })).map(|d| cstr(d.name())).collect();
+    if !processes.is_empty() {
+        out.push_str(&format!(
+            "    // The case's other processes start now (this program again, `--peer NAME`), before any object exists,\n\
+             \x20   // and make their own objects; `@NAME` operations run there.\n\
+             \x20   run.start_peers({{{}}});\n",
+            processes.join(", ")
+        ));
+    }
     if needs_device_facts(case) {
         out.push_str(
             "    // What the executor knows from its probe of the device: the SM count (`grid full`) and the\n\
@@ -158,6 +168,9 @@ pub fn setup(case: &Case, names: &Names) -> Result<String, ReproError> {
             names.var(d.name())
         ));
     }
+    if has_processes(case) {
+        out.push_str("    // In a peer: its objects exist, the main process may send its operations now.\n    run.peer_ready();\n");
+    }
     if case.timing.is_some() {
         out.push_str(
             "    // timing: events: the origin every bracket is measured from, just before the script.\n\
@@ -169,6 +182,11 @@ pub fn setup(case: &Case, names: &Names) -> Result<String, ReproError> {
     Ok(out)
 }
 
+/// Whether the case has other processes (`process NAME`).
+fn has_processes(case: &Case) -> bool {
+    case.decls.iter().any(|d| matches!(d, Decl::Process { .. }))
+}
+
 /// Whether the program needs the SM count or the stream priority range.
 fn needs_device_facts(case: &Case) -> bool {
     use crate::case::ast::{Grid, KernelCall};
@@ -176,7 +194,11 @@ fn needs_device_facts(case: &Case) -> bool {
         matches!(d, Decl::Stream { priority: Some(Priority::Greatest | Priority::Least), raw_flags: None, .. })
     });
     decl || case.script.iter().any(|op| match &op.kind {
-        OpKind::StreamPriority { .. } => true,
+        OpKind::StreamPriority { .. }
+        | OpKind::StreamAttr { .. }
+        | OpKind::SetStreamAttr { .. }
+        | OpKind::NodeAttr { .. }
+        | OpKind::SetNodeAttr { .. } => true,
         OpKind::Launch { kernel: KernelCall::Spin { shape, .. }, .. } => shape.grid == Grid::Full,
         OpKind::Launch {
             kernel:
@@ -240,6 +262,7 @@ pub fn storage(kind: MemKind) -> &'static str {
         MemKind::Pinned => "cc::PINNED",
         MemKind::Pageable => "cc::PAGEABLE",
         MemKind::Mapped => "cc::MAPPED",
+        MemKind::Managed => "cc::MANAGED",
     }
 }
 
@@ -268,6 +291,11 @@ pub fn allocation(b: &BufferInfo, initialised: bool) -> String {
             "cudaError_t e = cudaHostAlloc(&{v}.copy, {n}, cudaHostAllocMapped | cudaHostAllocPortable);\n\
              if (e == cudaSuccess) e = cudaHostGetDevicePointer((void**)&{v}.kernel, {v}.copy, 0);\n\
              if (e == cudaSuccess) memset({v}.copy, cc::INITIAL_BYTE, {n});\n"
+        ),
+        // Written on the host (no CUDA call), like the other host-visible kinds, created or declared.
+        MemKind::Managed => format!(
+            "cudaError_t e = cudaMallocManaged(&{v}.copy, {n}, cudaMemAttachGlobal);\n\
+             if (e == cudaSuccess) {{ memset({v}.copy, cc::INITIAL_BYTE, {n}); {v}.kernel = (uint32_t*){v}.copy; }}\n"
         ),
         MemKind::Pageable => format!(
             "{v}.copy = malloc({n});\n\
@@ -333,6 +361,8 @@ fn declaration(case: &Case, names: &Names, d: &Decl, line: u32, multi: bool) -> 
             s + &record(&format!("{v}.error"), &[])
         }
         Decl::Gate { .. } => record(&format!("{v}_code"), &[]),
+        // The process itself was started before the declarations (`run.start_peers`).
+        Decl::Process { .. } => record("std::nullopt", &[]),
         Decl::Thread { .. } => {
             format!("    cc::CaseThread {v}({name});\n    run.threads[{name}] = &{v};\n")
                 + &record("std::nullopt", &[])
@@ -350,14 +380,19 @@ fn declaration(case: &Case, names: &Names, d: &Decl, line: u32, multi: bool) -> 
                  \x20   {v}.created(cudaDeviceGetDefaultMemPool(&{v}.h, run.device(0)));\n"
             ) + &record(&format!("{v}.error"), &[])
         }
-        Decl::Pool { default: false, .. } => {
+        Decl::Pool { default: false, posix_fd, .. } => {
+            let (why, handles) = if *posix_fd {
+                ("exportable as a POSIX file descriptor (`posix-fd`)", "cudaMemHandleTypePosixFileDescriptor")
+            } else {
+                ("no IPC handle: what cudaMallocAsync's default pool is", "cudaMemHandleTypeNone")
+            };
             format!(
                 "    cc::Pool {v}({name});\n\
                  \x20   {{\n\
-                 \x20       // Pinned device memory of the case's device, no IPC handle: what cudaMallocAsync's default pool is.\n\
+                 \x20       // Pinned device memory of the case's device, {why}.\n\
                  \x20       cudaMemPoolProps props = {{}};\n\
                  \x20       props.allocType = cudaMemAllocationTypePinned;\n\
-                 \x20       props.handleTypes = cudaMemHandleTypeNone;\n\
+                 \x20       props.handleTypes = {handles};\n\
                  \x20       props.location.type = cudaMemLocationTypeDevice;\n\
                  \x20       props.location.id = run.device(0);\n\
                  \x20       {v}.created(cudaMemPoolCreate(&{v}.h, &props));\n\
@@ -471,10 +506,24 @@ fn read_back(case: &Case, names: &Names) -> Vec<(BufferInfo, Vec<u64>)> {
 
 /// Everything after the script, as `exec::run_case` does it.
 pub fn teardown(case: &Case, names: &Names) -> String {
+    let processes = has_processes(case);
     let mut out = String::from(
         "\n    // After the script: every gate open, the keeper stopped, captures the script left open ended (on the\n\
-         \x20   // thread that began each), capture modes restored, the case threads stopped.\n\
-         \x20   for (cc::Gate* gate : run.gates) gate->open(cc::CLEANUP);\n\
+         \x20   // thread that began each), capture modes restored, the case threads stopped.\n",
+    );
+    if processes {
+        out.push_str("    // In a peer: nothing more until the main process says finish (its gates are open then).\n    run.peer_wait_finish();\n");
+    }
+    out.push_str("    for (cc::Gate* gate : run.gates) gate->open(cc::CLEANUP);\n");
+    if processes {
+        out.push_str(
+            "    // Before this process frees anything: each peer opens its gates, synchronizes, closes its mappings of\n\
+             \x20   // our memory and releases what it made; its notes join ours.\n\
+             \x20   run.finish_peers();\n",
+        );
+    }
+    out.push_str(
+        "\
          \x20   run.keeper.finish();\n\
          \x20   if (run.keeper.fired) run.notes.push_back(\"the watchdog opened every gate at \" + std::to_string(*run.keeper.fired / 1000000) + \" ms (the case deadline)\");\n\
          \x20   run.end_open_captures();\n\
@@ -498,7 +547,24 @@ pub fn teardown(case: &Case, names: &Names) -> String {
          \x20           if (again == cudaSuccess) again = e;\n\
          \x20       }\n\
          \x20       run.notes.push_back(\"the final cudaDeviceSynchronize returned \" + cc::code_name(sync) + \", a second one \" + cc::code_name(again));\n\
-         \x20   }\n\n\
+         \x20   }\n",
+    );
+    if processes {
+        out.push_str(&format!(
+            "\n    // What the case made, released in reverse order of dependence (after a failed final synchronize,\n\
+             \x20   // nothing: the process ends anyway).\n\
+             \x20   auto release_all = [&] {{\n{}    }};\n\
+             \x20   // A peer reads nothing back: it releases what it made and says its notes.\n\
+             \x20   if (run.is_peer()) {{\n\
+             \x20       if (sync == cudaSuccess) release_all();\n\
+             \x20       run.peer_finished(sync);\n\
+             \x20       return 0;\n\
+             \x20   }}\n",
+            release_lines(case, names)
+        ));
+    }
+    out.push_str(
+        "\n\
          \x20   // The final contents of the buffers.\n\
          \x20   std::vector<std::string> buffers;\n",
     );
@@ -506,7 +572,7 @@ pub fn teardown(case: &Case, names: &Names) -> String {
         let v = &b.var;
         let words = b.bytes / 4;
         let probes: Vec<String> = probes.iter().map(|p| p.to_string()).collect();
-        let read = if b.kind.is_host() {
+        let read = if b.kind.host_readable() {
             format!("words = cc::read_host({v}.copy, {words});")
         } else {
             let copy = format!("cudaMemcpy(words.data(), {v}.copy, {}, cudaMemcpyDeviceToHost)", words * 4);
@@ -534,7 +600,11 @@ pub fn teardown(case: &Case, names: &Names) -> String {
          \x20   // What the run observed, read before anything is released (stamps, gates, timing events).\n\
          \x20   std::string observations = run.observations(buffers);\n",
     );
-    out.push_str(&release(case, names));
+    if processes {
+        out.push_str("\n    if (sync == cudaSuccess) release_all();\n");
+    } else {
+        out.push_str(&release(case, names));
+    }
     out.push_str("\n    cc::Run::print(observations);\n");
     out
 }
@@ -544,9 +614,16 @@ pub fn teardown(case: &Case, names: &Names) -> String {
 fn release(case: &Case, names: &Names) -> String {
     let mut out = String::from(
         "\n    // Release everything (after a failed final synchronize, nothing: the process ends anyway).\n\
-         \x20   if (sync == cudaSuccess) {\n\
-         \x20       run.release();\n",
+         \x20   if (sync == cudaSuccess) {\n",
     );
+    out.push_str(&release_lines(case, names));
+    out.push_str("    }\n");
+    out
+}
+
+/// The release statements (indented for a block inside `main`).
+fn release_lines(case: &Case, names: &Names) -> String {
+    let mut out = String::from("        run.release();\n");
     for d in case.decls.iter().rev() {
         let v = names.var(d.name());
         match d {
@@ -557,6 +634,7 @@ fn release(case: &Case, names: &Names) -> String {
                     MemKind::Device => format!("cudaFree({v}.copy)"),
                     MemKind::Pinned | MemKind::Mapped => format!("cudaFreeHost({v}.copy)"),
                     MemKind::Pageable => format!("free({v}.copy)"),
+                    MemKind::Managed => format!("if ({v}.storage == cc::MANAGED) cudaFree({v}.copy)"),
                 };
                 let unregister = if *kind == MemKind::Pageable {
                     format!("        if ({v}.ready() && {v}.registered) cudaHostUnregister({v}.copy);\n")
@@ -577,10 +655,10 @@ fn release(case: &Case, names: &Names) -> String {
             | Decl::Graph { .. }
             | Decl::Exec { .. }
             | Decl::Condition { .. }
+            | Decl::Process { .. }
             | Decl::Slice { .. } => {}
         }
     }
-    out.push_str("    }\n");
     let _ = ident;
     out
 }

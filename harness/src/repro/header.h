@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -34,6 +35,12 @@
 #include <thread>
 #include <utility>
 #include <vector>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 // ---------------------------------------------------------------------------------------------------------------
 // kernels/probes.cu, verbatim
@@ -354,7 +361,7 @@ struct Condition {
     std::string why() const { return "condition " + name + " was not created"; }
 };
 
-enum Storage { DEVICE, PINNED, MAPPED, PAGEABLE, VIEW };
+enum Storage { DEVICE, PINNED, MAPPED, PAGEABLE, VIEW, MANAGED };
 
 struct Buffer : Slot {
     const char* kind;  // as declared: device, pinned, pageable, mapped
@@ -632,6 +639,98 @@ struct CaseThread {
     }
 };
 
+// ---- What issue 20's operations hand to later ones: IPC handles and mappings by the label of the operation that
+// got them (`#INDEX` for an unlabelled one), user objects, and `malloc-managed` memory (the executor's Handles).
+
+// A 64-bit digest (FNV-1a) of a handle's bytes: what `same-address` and `other-address` compare for handles.
+inline uint64_t digest(const void* p, size_t n) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < n; i++) h = (h ^ ((const unsigned char*)p)[i]) * 0x100000001b3ull;
+    return h;
+}
+
+// The destructor of every user object: sets the flag it was given (leaked on purpose: CUDA may call it after the
+// case ends, from an internal thread).
+inline void CUDART_CB set_destroyed(void* flag) { ((std::atomic<bool>*)flag)->store(true); }
+
+struct UserObject {
+    cudaUserObject_t h = nullptr;
+    unsigned owned = 0;  // the references the case still owns
+    std::atomic<bool>* destroyed = nullptr;
+};
+
+inline std::string hex(const void* p, size_t n) {
+    static const char digits[] = "0123456789abcdef";
+    std::string out;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char b = ((const unsigned char*)p)[i];
+        out += digits[b >> 4];
+        out += digits[b & 15];
+    }
+    return out;
+}
+inline void unhex(const std::string& s, void* p, size_t n) {
+    auto v = [](char c) { return c <= '9' ? c - '0' : c - 'a' + 10; };
+    memset(p, 0, n);
+    for (size_t i = 0; i < n && 2 * i + 1 < s.size(); i++) ((unsigned char*)p)[i] = (unsigned char)(v(s[2 * i]) << 4 | v(s[2 * i + 1]));
+}
+
+// ---- The case's other processes (`process NAME`; `@NAME OP` runs OP there), as the executor's exec::peer: the
+// program starts itself again (/proc/self/exe --peer NAME) after loading its kernels and before creating its
+// objects; the peer creates every declared object of its own, says READY, and runs each of its operations when the
+// main process sends it (with every IPC handle the main process holds, as 64 bytes in hex), answering the record
+// and the handles it holds then. Both processes measure time from the same origin (steady_clock is the system's
+// CLOCK_MONOTONIC; the peer is given the main process's start), so the peer's times need no shift.
+
+// One line from `fd` (without its newline), waiting at most `ms`; false at a timeout or the end of the stream.
+inline bool read_line(int fd, std::string& pending, std::string& line, uint64_t ms, std::string& why) {
+    auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+    for (;;) {
+        size_t nl = pending.find('\n');
+        if (nl != std::string::npos) {
+            line = pending.substr(0, nl);
+            pending.erase(0, nl + 1);
+            return true;
+        }
+        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
+        if (left.count() <= 0) {
+            why = "no answer within " + std::to_string(ms) + " ms";
+            return false;
+        }
+        pollfd p{fd, POLLIN, 0};
+        int ready = poll(&p, 1, (int)std::min<long long>(left.count(), 1000));
+        if (ready < 0 && errno != EINTR) {
+            why = "the process ended";
+            return false;
+        }
+        if (ready <= 0) continue;
+        char buf[4096];
+        ssize_t n = read(fd, buf, sizeof buf);
+        if (n <= 0) {
+            why = "the process ended";
+            return false;
+        }
+        pending.append(buf, (size_t)n);
+    }
+}
+inline bool write_all(int fd, const std::string& s) {
+    size_t at = 0;
+    while (at < s.size()) {
+        ssize_t n = write(fd, s.data() + at, s.size() - at);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return false;
+        at += (size_t)n;
+    }
+    return true;
+}
+
+struct PeerProcess {
+    pid_t pid = -1;
+    int to = -1, from = -1;  // requests to it, replies from it
+    std::string pending;     // bytes read past the last line
+    std::string broken;      // why it cannot be used any more
+};
+
 // ---- One script operation as it ran (harness::record::observations::OpRecord).
 
 struct OpInfo {
@@ -751,9 +850,22 @@ struct Run {
     cudaStream_t timing_stream = nullptr;
     std::map<int, std::pair<cudaEvent_t, cudaEvent_t>> timing_pairs;
     std::vector<int> timed;
+    // issue 20: IPC handles and mappings by label, user objects, `malloc-managed` memory (see above).
+    std::map<std::string, cudaIpcMemHandle_t> ipc_mem;
+    std::map<std::string, cudaIpcEventHandle_t> ipc_events;
+    std::map<std::string, void*> ipc_opened;
+    std::map<std::string, UserObject> user_objects;
+    std::vector<void*> managed;
+    // The case's other processes: in the main process, each one started; in a peer, its own name and pipes.
+    std::vector<std::string> processes;
+    std::map<std::string, PeerProcess> peers;
+    std::optional<std::string> peer_name;
+    int peer_in = -1, peer_out = -1;
+    std::string peer_pending;
+    std::string self;  // argv[0]
 
     Run(int argc, char** argv, const char* id, int device_count, const std::vector<OpInfo>& script)
-        : case_id(id), ops(script) {
+        : case_id(id), ops(script), self(argv[0]) {
         case_start();
         for (int i = 1; i < argc; i++) {
             if (strcmp(argv[i], "--devices") == 0 && i + 1 < argc) {
@@ -765,6 +877,12 @@ struct Run {
                     if (comma > at) ordinals.push_back(atoi(list.substr(at, comma - at).c_str()));
                     at = comma + 1;
                 }
+            } else if (strcmp(argv[i], "--peer") == 0 && i + 3 < argc) {
+                // Started by the main process as its peer NAME (see start_peers): not a command for people.
+                peer_name = argv[++i];
+                sscanf(argv[++i], "%d,%d", &peer_in, &peer_out);
+                case_start() = std::chrono::steady_clock::time_point(
+                    std::chrono::steady_clock::duration(strtoll(argv[++i], nullptr, 10)));
             } else {
                 fprintf(stderr, "usage: %s [--devices 0,1,...]\n", argv[0]);
                 exit(2);
@@ -813,7 +931,14 @@ struct Run {
     void step(int index, const std::function<void(Op&)>& body) {
         Op op{index, &ops[index]};
         const char* t = ops[index].thread;
-        if (t == nullptr) {
+        if (peer_name) {
+            // A peer runs only its own operations, when the main process sends them.
+            if (t != nullptr && *peer_name == t) serve_op(op, body);
+            return;
+        }
+        if (t != nullptr && std::find(processes.begin(), processes.end(), t) != processes.end()) {
+            run_in_peer(op, t);
+        } else if (t == nullptr) {
             body(op);
         } else if (threads.count(t) != 0) {
             threads[t]->run([&] { body(op); });
@@ -1021,10 +1146,182 @@ struct Run {
         }
     }
 
+    // ---- The case's other processes (see PeerProcess).
+
+    bool is_peer() const { return peer_name.has_value(); }
+
+    // Main process: starts one peer per `process` declaration and waits until each has made its objects. A peer
+    // only learns the names.
+    void start_peers(const std::vector<std::string>& names) {
+        processes = names;
+        if (peer_name) return;
+        std::string devices;
+        for (int o : ordinals) devices += (devices.empty() ? "" : ",") + std::to_string(o);
+        for (const std::string& name : names) {
+            int to[2], from[2];
+            if (pipe(to) != 0 || pipe(from) != 0) {
+                notes.push_back("process " + name + " did not start: cannot make pipes");
+                continue;
+            }
+            std::string fds = std::to_string(to[0]) + "," + std::to_string(from[1]);
+            std::string start = std::to_string(case_start().time_since_epoch().count());
+            fflush(stdout);
+            fflush(stderr);
+            pid_t pid = fork();
+            if (pid == 0) {
+                // The child only replaces itself with this program again: no CUDA call before exec.
+                close(to[1]);
+                close(from[0]);
+                execl("/proc/self/exe", self.c_str(), "--devices", devices.c_str(), "--peer", name.c_str(), fds.c_str(),
+                      start.c_str(), (char*)nullptr);
+                _exit(127);
+            }
+            close(to[0]);
+            close(from[1]);
+            if (pid < 0) {
+                close(to[1]);
+                close(from[0]);
+                notes.push_back("process " + name + " did not start: cannot start: fork failed");
+                continue;
+            }
+            PeerProcess p;
+            p.pid = pid;
+            p.to = to[1];
+            p.from = from[0];
+            fcntl(p.to, F_SETFD, FD_CLOEXEC);
+            fcntl(p.from, F_SETFD, FD_CLOEXEC);
+            std::string line, why;
+            if (!read_line(p.from, p.pending, line, deadline_ms, why) || line != "READY") {
+                if (why.empty()) why = "answered " + line;
+                notes.push_back("process " + name + " did not start: " + why);
+                kill(pid, SIGKILL);
+                waitpid(pid, nullptr, 0);
+                close(p.to);
+                close(p.from);
+                continue;
+            }
+            peers[name] = p;
+        }
+    }
+
+    // Peer: its objects exist; the main process may send operations. Setup notes are the main process's.
+    void peer_ready() {
+        if (!peer_name) return;
+        notes.clear();
+        if (!write_all(peer_out, "READY\n")) exit(3);
+    }
+
+    std::string handles_wire() const {
+        std::string out;
+        for (auto& h : ipc_mem) out += "M " + h.first + " " + hex(&h.second, sizeof h.second) + "\n";
+        for (auto& h : ipc_events) out += "E " + h.first + " " + hex(&h.second, sizeof h.second) + "\n";
+        return out + "END\n";
+    }
+    // Adds one handle line of another process (a label names one operation of the case: ours wins).
+    void merge_handle(const std::string& line) {
+        size_t sp = line.find(' ', 2);
+        if (line.size() < 3 || sp == std::string::npos) return;
+        std::string label = line.substr(2, sp - 2), bytes = line.substr(sp + 1);
+        if (line[0] == 'M' && ipc_mem.count(label) == 0) unhex(bytes, &ipc_mem[label], sizeof(cudaIpcMemHandle_t));
+        if (line[0] == 'E' && ipc_events.count(label) == 0) unhex(bytes, &ipc_events[label], sizeof(cudaIpcEventHandle_t));
+    }
+
+    // Main process: runs `op` in process `name` with the handles this process holds; its record and the handles
+    // the peer holds after it come back.
+    void run_in_peer(Op& op, const std::string& name) {
+        auto it = peers.find(name);
+        if (it == peers.end()) {
+            op.skip("process " + name + " is not running");
+            return;
+        }
+        PeerProcess& p = it->second;
+        if (!p.broken.empty()) {
+            op.skip(p.broken);
+            return;
+        }
+        auto fail = [&](const std::string& why) {
+            kill(p.pid, SIGKILL);
+            p.broken = why;
+            op.skip(why);
+        };
+        if (!write_all(p.to, "OP " + std::to_string(op.index) + "\n" + handles_wire())) return fail("cannot send: the process ended");
+        std::string line, why;
+        for (;;) {
+            if (!read_line(p.from, p.pending, line, deadline_ms, why)) return fail(why);
+            if (line == "END") break;
+            if (line.rfind("CODE ", 0) == 0) op.code = line.substr(5);
+            if (line.rfind("TIMES ", 0) == 0) sscanf(line.c_str() + 6, "%llu %llu", (unsigned long long*)&op.start_ns, (unsigned long long*)&op.end_ns);
+            if (line.rfind("VALUE ", 0) == 0) op.value = line.substr(6);
+            if (line.rfind("NOTRUN ", 0) == 0) op.not_run = line.substr(7);
+            if (line.rfind("M ", 0) == 0 || line.rfind("E ", 0) == 0) merge_handle(line);
+        }
+    }
+
+    // Peer: waits for the main process to send operation `op`, runs it and answers.
+    void serve_op(Op& op, const std::function<void(Op&)>& body) {
+        std::string line, why;
+        if (!read_line(peer_in, peer_pending, line, 86400000ull, why) || line != "OP " + std::to_string(op.index)) exit(3);
+        while (read_line(peer_in, peer_pending, line, 86400000ull, why) && line != "END") merge_handle(line);
+        body(op);
+        std::string reply;
+        if (op.code) reply += "CODE " + *op.code + "\n";
+        reply += "TIMES " + std::to_string(op.start_ns) + " " + std::to_string(op.end_ns) + "\n";
+        if (op.value) reply += "VALUE " + *op.value + "\n";
+        if (op.not_run) reply += "NOTRUN " + *op.not_run + "\n";
+        reply += handles_wire();
+        if (!write_all(peer_out, reply)) exit(3);
+    }
+
+    // Peer: after its script, until the main process says FINISH (its gates are open by then).
+    void peer_wait_finish() {
+        if (!peer_name) return;
+        std::string line, why;
+        while (read_line(peer_in, peer_pending, line, 86400000ull, why) && line != "FINISH") {
+        }
+    }
+
+    // Peer: its notes (prefixed `peer: `), after its final synchronize and release.
+    void peer_finished(cudaError_t sync) {
+        if (sync != cudaSuccess) notes.push_back("the peer's final cudaDeviceSynchronize returned " + code_name(sync));
+        std::string reply;
+        for (auto& n : notes) reply += "NOTE peer: " + n + "\n";
+        write_all(peer_out, reply + "FINISHED\n");
+    }
+
+    // Main process: tells every peer to finish (open its gates, synchronize, release) and collects its notes.
+    void finish_peers() {
+        for (auto& entry : peers) {
+            PeerProcess& p = entry.second;
+            if (p.broken.empty()) {
+                std::string line, why;
+                if (!write_all(p.to, "FINISH\n")) why = "cannot send: the process ended";
+                while (why.empty() && read_line(p.from, p.pending, line, deadline_ms, why) && line != "FINISHED") {
+                    if (line.rfind("NOTE ", 0) == 0) notes.push_back(line.substr(5));
+                }
+                if (!why.empty()) notes.push_back("process " + entry.first + ": " + why);
+            } else {
+                kill(p.pid, SIGKILL);
+            }
+            close(p.to);
+            close(p.from);
+            waitpid(p.pid, nullptr, 0);
+        }
+        peers.clear();
+    }
+
     // Releases what the run itself holds and the graphs, executables, peer access and `malloc` memory of the
     // script (the declared streams, events, buffers and pools are released in the .cu).
     void release() {
         for (auto& p : peers_enabled) on(p.first, [&] { return cudaDeviceDisablePeerAccess(p.second); });
+        // IPC mappings close before any memory is freed; the case's user-object references go back.
+        for (auto& m : ipc_opened) cudaIpcCloseMemHandle(m.second);
+        ipc_opened.clear();
+        for (auto& u : user_objects) {
+            if (u.second.owned > 0) cudaUserObjectRelease(u.second.h, u.second.owned);
+        }
+        user_objects.clear();
+        for (void* p : managed) cudaFree(p);
+        managed.clear();
         for (Exec* e : execs) {
             if (e->state == READY) cudaGraphExecDestroy(e->h);
             for (auto r : e->retired) cudaGraphExecDestroy(r);

@@ -17,7 +17,7 @@ pub fn host_func(
     if let Some(name) = snapshot {
         let b = x.names.buffer(name)?;
         code.need(format!("op.need({})", b.var));
-        if !b.kind.is_host() {
+        if !b.kind.host_readable() {
             code.skip(&format!("a snapshot needs host-visible memory; {name} is device memory"));
         }
         view = format!("{}.copy", b.var);

@@ -112,6 +112,7 @@ pub fn destroy(x: &Step, name: &str) -> Result<Code, String> {
             MemKind::Pinned | MemKind::Mapped => format!("cudaFreeHost({v}.copy)"),
             // Ordinary host memory: no CUDA call (the executor frees it at the end).
             MemKind::Pageable => "cudaSuccess".to_owned(),
+            MemKind::Managed => format!("cudaFree({v}.copy)"),
         },
         // The validator refuses `destroy SLICE`: a view has nothing of its own to free.
         Some(Decl::Slice { .. }) => "cudaErrorInvalidValue".to_owned(),
@@ -185,6 +186,7 @@ pub fn create(x: &Step, name: &str) -> Result<Code, String> {
         | Decl::Exec { .. }
         | Decl::Pool { .. }
         | Decl::Condition { .. }
+        | Decl::Process { .. }
         | Decl::Slice { .. } => {
             code.call("op.call([&] { return cudaErrorInvalidValue; });");
         }
@@ -271,8 +273,8 @@ pub fn read(x: &Step, buf: &str) -> Result<Code, String> {
     code.need(format!("op.need({v})"));
     let words = b.bytes / 4;
     code.pre(format!("std::vector<uint32_t> words({words});"));
-    if b.kind.is_host() {
-        // Host-visible memory is read on the host, while the GPU may be writing it.
+    if b.kind.host_readable() {
+        // Host-visible memory (managed memory too) is read on the host, while the GPU may be writing it.
         code.call(format!("op.host([&] {{ words = cc::read_host({v}.copy, {words}); }});"));
     } else {
         // Device memory: a copy on the private non-blocking reader stream, ordered after no other work.

@@ -9,13 +9,18 @@
 //! new operation does not compile until it has its C++), each arm a function in the file of its family, named as in
 //! `exec/interpret/`. Declarations are one exhaustive match too ([`decls`]). Nothing here calls CUDA.
 
+mod attributes;
 mod captures;
 mod code;
 mod decls;
 mod device;
+mod environment;
 mod graphs;
 mod host;
+mod ipc;
 mod launches;
+mod lifetimes;
+mod managed;
 mod memory;
 mod mempools;
 mod sync;
@@ -217,5 +222,34 @@ fn emit_op(x: &code::Step) -> Result<Code, String> {
         OpKind::StreamFlags { stream } => device::stream_flags(x, stream),
         OpKind::PeekLastError => device::peek_last_error(x),
         OpKind::GetLastError => device::get_last_error(x),
+        // issue 20 (sem-a): batched copies, stream identity, stream and kernel-node attributes.
+        OpKind::MemcpyBatch { copies, stream, order, attrs_at, three_d } => {
+            attributes::memcpy_batch(x, copies, stream, *order, attrs_at, *three_d)
+        }
+        OpKind::StreamDevice { stream, .. } => attributes::stream_device(x, stream),
+        OpKind::StreamId { stream } => attributes::stream_id(x, stream),
+        OpKind::StreamAttr { stream, value } => attributes::stream_attr(x, stream, value),
+        OpKind::SetStreamAttr { stream, value } => attributes::set_stream_attr(x, stream, value),
+        OpKind::CopyStreamAttrs { dst, src } => attributes::copy_stream_attrs(x, dst, src),
+        OpKind::NodeAttr { node, value } => attributes::node_attr(x, node, value),
+        OpKind::SetNodeAttr { node, value } => attributes::set_node_attr(x, node, value),
+        // issue 20 (sem-b): managed memory, IPC, user objects, device facts, the launch queue
+        OpKind::Attach { buf, stream, mode, bytes } => managed::attach(x, buf, stream, *mode, *bytes),
+        OpKind::Prefetch { buf, to, stream } => managed::prefetch(x, buf, *to, stream),
+        OpKind::Advise { buf, advice, place } => managed::advise(x, buf, *advice, *place),
+        OpKind::MallocManaged { bytes, host } => managed::malloc_managed(x, *bytes, *host),
+        OpKind::DeviceAttr { attr } => environment::device_attr(x, *attr),
+        OpKind::DeviceCount => environment::device_count(x),
+        OpKind::QueueDepth { stream, gate, max } => environment::queue_depth(x, stream, gate, *max),
+        OpKind::IpcMemHandle { buf } => ipc::mem_handle(x, buf),
+        OpKind::IpcOpenMem { handle, into } => ipc::open_mem(x, handle, into),
+        OpKind::IpcCloseMem { opened } => ipc::close_mem(x, opened),
+        OpKind::IpcEventHandle { event } => ipc::event_handle(x, event),
+        OpKind::IpcOpenEvent { handle, into } => ipc::open_event(x, handle, into),
+        OpKind::PoolExport { pool } => ipc::pool_export(x, pool),
+        OpKind::UserObject => lifetimes::create(x),
+        OpKind::RetainUserObject { graph, object, count, take } => lifetimes::retain(x, graph, object, *count, *take),
+        OpKind::ReleaseUserObject { graph, object, count } => lifetimes::release(x, graph, object, *count),
+        OpKind::Destroyed { object, wait } => lifetimes::destroyed(x, object, *wait),
     }
 }
