@@ -606,6 +606,12 @@ pub fn teardown(case: &Case, names: &Names) -> String {
         out.push_str(&release(case, names));
     }
     out.push_str("\n    cc::Run::print(observations);\n");
+    if processes {
+        // A peer notes what the executor's peer notes: not the watchdog, and its final synchronize once.
+        out = out
+            .replace("if (run.keeper.fired) run.notes", "if (run.keeper.fired && !run.is_peer()) run.notes")
+            .replace("if (sync != cudaSuccess) {\n", "if (sync != cudaSuccess && !run.is_peer()) {\n");
+    }
     out
 }
 

@@ -90,6 +90,36 @@ fn calls(word: OpWord) -> &'static [&'static str] {
         OpWord::PeekLastError => &["cudaPeekAtLastError()"],
         OpWord::Open => &[".open"],
         OpWord::Sleep => &["sleep_for("],
+        // issue 20 (sem-a)
+        OpWord::MemcpyBatch => &["cudaMemcpyBatchAsync("],
+        OpWord::Memcpy3dBatch => &["cudaMemcpy3DBatchAsync("],
+        OpWord::StreamDevice => &["cudaStreamGetDevice("],
+        OpWord::StreamId => &["cudaStreamGetId("],
+        OpWord::StreamAttr => &["cudaStreamGetAttribute("],
+        OpWord::SetStreamAttr => &["cudaStreamSetAttribute("],
+        OpWord::CopyStreamAttrs => &["cudaStreamCopyAttributes("],
+        OpWord::NodeAttr => &["cudaGraphKernelNodeGetAttribute("],
+        OpWord::SetNodeAttr => &["cudaGraphKernelNodeSetAttribute("],
+        // issue 20 (sem-b)
+        OpWord::Attach => &["cudaStreamAttachMemAsync("],
+        OpWord::Prefetch => &["cudaMemPrefetchAsync("],
+        OpWord::Advise => &["cudaMemAdvise("],
+        OpWord::MallocManaged => &["cudaMallocManaged("],
+        OpWord::DeviceAttr => &["cudaDeviceGetAttribute("],
+        OpWord::DeviceCount => &["cudaGetDeviceCount("],
+        OpWord::IpcMemHandle => &["cudaIpcGetMemHandle("],
+        OpWord::IpcOpenMem => &["cudaIpcOpenMemHandle("],
+        OpWord::IpcCloseMem => &["cudaIpcCloseMemHandle("],
+        OpWord::IpcEventHandle => &["cudaIpcGetEventHandle("],
+        OpWord::IpcOpenEvent => &["cudaIpcOpenEventHandle("],
+        OpWord::PoolExport => &["cudaMemPoolExportToShareableHandle("],
+        OpWord::UserObject => &["cudaUserObjectCreate("],
+        OpWord::RetainUserObject => &["cudaGraphRetainUserObject("],
+        // cudaGraphReleaseUserObject( with a graph, cudaUserObjectRelease( of the case's own references.
+        OpWord::ReleaseUserObject => &["UserObject", "Release"],
+        // Reads the destructor's flag on the host: no CUDA call.
+        OpWord::Destroyed => &["op.host("],
+        OpWord::QueueDepth => &["cudaLaunchKernel("],
     }
 }
 
