@@ -333,10 +333,8 @@ fn declaration(case: &Case, names: &Names, d: &Decl, line: u32, multi: bool) -> 
                 None if *non_blocking => "cudaStreamNonBlocking".into(),
                 None => "cudaStreamDefault".into(),
             };
-            let create = format!(
-                "        {v}.created(cudaStreamCreateWithPriority(&{v}.h, {flags}, {}));\n",
-                priority(*p)
-            );
+            let create =
+                format!("        {v}.created(cudaStreamCreateWithPriority(&{v}.h, {flags}, {}));\n", priority(*p));
             let mut s = format!("    cc::Stream {v}({name});\n    run.streams.push_back(&{v});\n");
             s.push_str(&placed(multi, *dev, &if multi { create } else { create[4..].to_owned() }));
             s + &record(&format!("{v}.error"), expect)
@@ -355,8 +353,7 @@ fn declaration(case: &Case, names: &Names, d: &Decl, line: u32, multi: bool) -> 
                 indent(&allocation(&b, true), "        "),
                 if multi { format!("        {v}.device = {};\n", device(*dev)) } else { String::new() }
             );
-            let mut s =
-                format!("    cc::Buffer {v}({name}, {}, {bytes}, {});\n", cstr(kind.word()), storage(*kind));
+            let mut s = format!("    cc::Buffer {v}({name}, {}, {bytes}, {});\n", cstr(kind.word()), storage(*kind));
             s.push_str(&placed(multi, *dev, &body));
             s + &record(&format!("{v}.error"), &[])
         }
@@ -364,8 +361,7 @@ fn declaration(case: &Case, names: &Names, d: &Decl, line: u32, multi: bool) -> 
         // The process itself was started before the declarations (`run.start_peers`).
         Decl::Process { .. } => record("std::nullopt", &[]),
         Decl::Thread { .. } => {
-            format!("    cc::CaseThread {v}({name});\n    run.threads[{name}] = &{v};\n")
-                + &record("std::nullopt", &[])
+            format!("    cc::CaseThread {v}({name});\n    run.threads[{name}] = &{v};\n") + &record("std::nullopt", &[])
         }
         Decl::Graph { .. } => {
             format!("    cc::Graph {v}({name});\n    run.graphs.push_back(&{v});\n") + &record("std::nullopt", &[])
@@ -400,9 +396,7 @@ fn declaration(case: &Case, names: &Names, d: &Decl, line: u32, multi: bool) -> 
                  \x20   run.pools.push_back(&{v});\n"
             ) + &record(&format!("{v}.error"), &[])
         }
-        Decl::Condition { .. } => {
-            format!("    cc::Condition {v}({name});\n") + &record("std::nullopt", &[])
-        }
+        Decl::Condition { .. } => format!("    cc::Condition {v}({name});\n") + &record("std::nullopt", &[]),
         Decl::Slice { of, offset, bytes, .. } => {
             let parent = names.buffer(of)?;
             format!(

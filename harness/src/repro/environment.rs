@@ -45,7 +45,10 @@ pub fn queue_depth(x: &Step, stream: &StreamRef, gate: &str, max: u32) -> Result
         code.skip(&format!("no gate {gate} is declared"));
         return Ok(code);
     }
-    code.pre(format!("if (!{g}.created()) {{ op.skip({}); return; }}", super::code::cstr(&format!("gate {gate} was not created"))));
+    code.pre(format!(
+        "if (!{g}.created()) {{ op.skip({}); return; }}",
+        super::code::cstr(&format!("gate {gate} was not created"))
+    ));
     code.pre("uint64_t ns = 0;");
     code.pre("uint64_t* stamp = nullptr;");
     code.pre("void* args[] = {&ns, &stamp};");

@@ -30,7 +30,10 @@ pub fn mem_handle(x: &Step, buf: &str) -> Result<Code, String> {
 pub fn open_mem(x: &Step, handle: &str, into: &Option<String>) -> Result<Code, String> {
     let mut code = Code::default();
     let h = cstr(handle);
-    code.pre(format!("if (run.ipc_mem.count({h}) == 0) {{ op.skip({}); return; }}", cstr(&format!("{handle} got no memory handle"))));
+    code.pre(format!(
+        "if (run.ipc_mem.count({h}) == 0) {{ op.skip({}); return; }}",
+        cstr(&format!("{handle} got no memory handle"))
+    ));
     code.pre(format!("cudaIpcMemHandle_t handle = run.ipc_mem[{h}];"));
     code.pre("void* ptr = nullptr;");
     code.call("if (op.call([&] { return cudaIpcOpenMemHandle(&ptr, handle, cudaIpcMemLazyEnablePeerAccess); })) {");
@@ -54,7 +57,10 @@ pub fn close_mem(x: &Step, opened: &str) -> Result<Code, String> {
     let _ = x;
     let mut code = Code::default();
     let o = cstr(opened);
-    code.pre(format!("if (run.ipc_opened.count({o}) == 0) {{ op.skip({}); return; }}", cstr(&format!("{opened} opened no mapping"))));
+    code.pre(format!(
+        "if (run.ipc_opened.count({o}) == 0) {{ op.skip({}); return; }}",
+        cstr(&format!("{opened} opened no mapping"))
+    ));
     code.pre(format!("void* ptr = run.ipc_opened[{o}];"));
     code.call(format!("if (op.call([&] {{ return cudaIpcCloseMemHandle(ptr); }})) run.ipc_opened.erase({o});"));
     Ok(code)
@@ -76,7 +82,10 @@ pub fn open_event(x: &Step, handle: &str, into: &str) -> Result<Code, String> {
     let mut code = Code::default();
     let h = cstr(handle);
     let e = x.names.var(into);
-    code.pre(format!("if (run.ipc_events.count({h}) == 0) {{ op.skip({}); return; }}", cstr(&format!("{handle} got no event handle"))));
+    code.pre(format!(
+        "if (run.ipc_events.count({h}) == 0) {{ op.skip({}); return; }}",
+        cstr(&format!("{handle} got no event handle"))
+    ));
     code.pre(format!("cudaIpcEventHandle_t handle = run.ipc_events[{h}];"));
     code.pre("cudaEvent_t event = nullptr;");
     code.call("if (op.call([&] { return cudaIpcOpenEventHandle(&event, handle); })) {");
