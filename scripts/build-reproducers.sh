@@ -25,21 +25,32 @@ out=$2
 lowest=${3:-90}
 filter=${4:-}
 toolkit="$repo/.toolkit/nvidia/cu13"
-nvcc="$toolkit/bin/nvcc"
-cache="$repo/target/repro-cache"
+# NVCC: another nvcc of the pinned release (13.0), e.g. a GPU host's toolkit, which has the cores to build them
+# all in minutes; the cudart the programs load stays the pinned one (CUDART, default the toolkit's).
+nvcc="${NVCC:-$toolkit/bin/nvcc}"
+cudart="${CUDART:-$toolkit/lib/libcudart.so.13}"
+cache="${REPRO_CACHE:-$repo/target/repro-cache}"
 say() { printf 'reproducers: %s\n' "$*"; }
 
-[ -x "$nvcc" ] || { say "no pinned nvcc at $nvcc (scripts/setup.sh installs it)" >&2; exit 1; }
+[ -x "$nvcc" ] || { say "no nvcc at $nvcc (scripts/setup.sh installs the pinned one)" >&2; exit 1; }
+"$nvcc" --version | grep -q 'release 13\.0' || { say "$nvcc is not CUDA 13.0, the pinned release" >&2; exit 1; }
 rm -rf "$out"
 mkdir -p "$out/src" "$out/bin" "$out/lib" "$cache"
 "$cli" repro "$filter" --out "$out/src" >/dev/null
 header="$out/src/cuda_conformance_repro.h"
 [ -f "$header" ] || { say "$cli repro wrote no $header" >&2; exit 1; }
 
+# The linker wants libcudart.so; toolkits from wheels ship only libcudart.so.13, so a private link names it.
+# (-L of the pinned toolkit's lib too: the wheels' nvcc does not know where its libcudadevrt.a lies; another
+# toolkit's nvcc finds its own.)
+linkdir="$cache/link"
+mkdir -p "$linkdir"
+ln -sfn "$(readlink -f "$cudart")" "$linkdir/libcudart.so"
+
 # sm_90 code for the H100/H200, and the PTX of the lowest target for any newer GPU.
 flags=(-std=c++17 -gencode arch=compute_90,code=sm_90 -gencode "arch=compute_${lowest},code=compute_${lowest}"
     -Xfatbin -compress-all -Xcompiler -Os -Xcompiler -ffunction-sections -Xcompiler -fdata-sections
-    -cudart shared "-L$toolkit/lib" -Xlinker -rpath -Xlinker '$ORIGIN/../lib' -Xlinker --strip-all
+    -cudart shared "-L$linkdir" "-L$toolkit/lib" -Xlinker -rpath -Xlinker '$ORIGIN/../lib' -Xlinker --strip-all
     -Xlinker --gc-sections)
 flag_hash=$(printf '%s\n' "${flags[@]}" "$("$nvcc" --version | tail -n 1)" | sha256sum | cut -c1-16)
 header_hash=$(sha256sum "$header" | cut -c1-16)
@@ -70,7 +81,7 @@ count=$(find "$out/src" -name '*.cu' | wc -l)
 cached_before=$(find "$cache" -maxdepth 1 -type f ! -name '*.log' ! -name '*.tmp' | wc -l)
 find "$out/src" -name '*.cu' -print0 | xargs -0 -P "$(nproc)" -I{} bash -c 'build_one "$1"' _ {}
 cached_after=$(find "$cache" -maxdepth 1 -type f ! -name '*.log' ! -name '*.tmp' | wc -l)
-cp -L "$toolkit/lib/libcudart.so.13" "$out/lib/libcudart.so.13"
+cp -L "$cudart" "$out/lib/libcudart.so.13"
 
 # Every program must load the copy beside it: libcudart.so.13 needed, found through $ORIGIN/../lib.
 for program in "$out"/bin/*; do

@@ -98,6 +98,15 @@ elif [ -n "$fleet" ]; then
     mkdir -p "$out/repro"
     "$out/bin/cuda-conformance" repro "" --out "$out/repro/src" >/dev/null
     say "fleet bundle: reproducer sources only (repro/src; no nvcc 12 to build them for R525 drivers)"
+elif [ "${BUNDLE_REPRO:-}" = sources ]; then
+    # BUNDLE_REPRO=sources: the programs' sources and the pinned cudart, not compiled. Compiling ~540 programs takes
+    # ~7 CPU-seconds each (~30 min on a 2-core machine, ~5 min on a 16-core GPU host), so a GPU host that has the
+    # same nvcc release can build them there: NVCC=/usr/local/cuda/bin/nvcc scripts/build-reproducers.sh.
+    mkdir -p "$out/repro/lib"
+    "$out/bin/cuda-conformance" repro "" --out "$out/repro/src" >/dev/null
+    cp -L .toolkit/nvidia/cu13/lib/libcudart.so.13 "$out/repro/lib/libcudart.so.13"
+    cp scripts/build-reproducers.sh "$out/build-reproducers.sh"
+    say "reproducer sources only (BUNDLE_REPRO=sources): build them with build-reproducers.sh where nvcc 13.0 is"
 else
     # Their PTX: the lowest architecture the suite's kernels target, as build.rs reads it.
     lowest=$(tr ',' '\n' <<<"${CUDA_CONFORMANCE_ARCHS:-90}" | tr -dc '0-9\n' | sort -n | head -n 1)
