@@ -12,9 +12,10 @@
 //! tells the peer to finish: it opens its gates, synchronizes its device, closes what it opened and exits, and its
 //! notes join the case's.
 //!
-//! Times: the peer's clock starts when it does; a ping at start measures the offset between the two clocks
-//! (the midpoint of the round trip, so within half a round trip, tens of microseconds), and the peer's operation
-//! times are shifted onto the case's clock, so the blocking oracle compares them with the main process's gates.
+//! Times: the peer is sent the case clock's start as a CLOCK_MONOTONIC value, which all processes of the machine
+//! share ([`CaseClock::started_at`]), so its operation times are on the case's clock as they are taken and the
+//! blocking oracle compares them with the main process's gates. (A ping-measured offset was tried first: with the
+//! host's CPUs busy it was milliseconds off, and a peer's `sync` seemed to return before its gate opened.)
 //! Host-function logs and stamps of the peer stay in the peer (its kernels' stamps are not read back).
 
 use super::clock::CaseClock;
@@ -52,11 +53,12 @@ struct Start {
     ordinal: i32,
     gate_timeout_ns: u64,
     case_deadline_ms: u64,
+    /// The case clock's start, CLOCK_MONOTONIC nanoseconds.
+    clock_start_ns: u64,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
 enum Request {
-    Ping,
     Op { index: usize, handles: Wire },
     Finish,
 }
@@ -64,7 +66,6 @@ enum Request {
 #[derive(Debug, Serialize, Deserialize)]
 enum Reply {
     Ready,
-    Pong { now_ns: u64 },
     Op { record: Box<OpRecord>, handles: Wire },
     Finished { notes: Vec<String> },
     Failed { why: String },
@@ -143,7 +144,7 @@ fn serve(kernels: impl FnOnce() -> KernelTable) -> Result<(), String> {
         case_deadline: Duration::from_millis(start.case_deadline_ms),
         gate_delay_scale: 1.0,
     };
-    let clock = CaseClock::start();
+    let clock = CaseClock::started_at(start.clock_start_ns);
     let (devices, _) = CaseDevices::of(&case, &device);
     let _ = prepare_host_thread(device.ordinal);
     for &ordinal in devices.ordinals() {
@@ -183,7 +184,6 @@ fn serve(kernels: impl FnOnce() -> KernelTable) -> Result<(), String> {
             let line = line.map_err(|e| e.to_string())?;
             let request: Request = serde_json::from_str(&line).map_err(|e| format!("unreadable request: {e}"))?;
             match request {
-                Request::Ping => say(&mut out, &Reply::Pong { now_ns: clock.now_ns() })?,
                 Request::Op { index, handles } => {
                     ctx.state.lock().unwrap_or_else(PoisonError::into_inner).handles.merge_wire(handles);
                     let record = interpret::run_op(&ctx, index);
@@ -222,8 +222,6 @@ struct Peer {
     child: Child,
     stdin: ChildStdin,
     replies: Receiver<String>,
-    /// Case clock minus peer clock, in ns.
-    offset: i128,
     /// Why the peer cannot be used any more.
     broken: Option<String>,
 }
@@ -266,11 +264,7 @@ impl Peers {
             return Err(why.clone());
         }
         match peer.ask(&Request::Op { index, handles: wire }, wait) {
-            Ok(Reply::Op { mut record, handles }) => {
-                let shift = |ns: u64| u64::try_from((i128::from(ns) + peer.offset).max(0)).unwrap_or(0);
-                (record.start_ns, record.end_ns) = (shift(record.start_ns), shift(record.end_ns));
-                Ok((*record, handles))
-            }
+            Ok(Reply::Op { record, handles }) => Ok((*record, handles)),
             Ok(other) => Err(peer.fail(format!("process {name} answered {other:?}"))),
             Err(why) => Err(peer.fail(why)),
         }
@@ -326,7 +320,7 @@ impl Peer {
                 }
             }
         });
-        let mut peer = Peer { child, stdin, replies, offset: 0, broken: None };
+        let mut peer = Peer { child, stdin, replies, broken: None };
         let start = Start {
             file: case.positions.file.clone(),
             first_line: case.positions.case_line,
@@ -334,24 +328,14 @@ impl Peer {
             ordinal: device,
             gate_timeout_ns: opts.gate_timeout_ns,
             case_deadline_ms: u64::try_from(opts.case_deadline.as_millis()).unwrap_or(u64::MAX),
+            clock_start_ns: clock.start_monotonic_ns(),
         };
         let line = serde_json::to_string(&start).map_err(|e| e.to_string())?;
         let ready = peer.send_line(&line).and_then(|()| peer.receive(wait));
         match ready {
-            Ok(Reply::Ready) => {}
-            Ok(Reply::Failed { why }) => return Err(peer.fail(why)),
-            Ok(other) => return Err(peer.fail(format!("answered {other:?}"))),
-            Err(why) => return Err(peer.fail(why)),
-        }
-        let sent = clock.now_ns();
-        let pong = peer.ask(&Request::Ping, wait);
-        let received = clock.now_ns();
-        match pong {
-            Ok(Reply::Pong { now_ns }) => {
-                peer.offset = (i128::from(sent) + i128::from(received)) / 2 - i128::from(now_ns);
-                Ok(peer)
-            }
-            Ok(other) => Err(peer.fail(format!("answered {other:?} to a ping"))),
+            Ok(Reply::Ready) => Ok(peer),
+            Ok(Reply::Failed { why }) => Err(peer.fail(why)),
+            Ok(other) => Err(peer.fail(format!("answered {other:?}"))),
             Err(why) => Err(peer.fail(why)),
         }
     }

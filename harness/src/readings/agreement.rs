@@ -2,8 +2,11 @@
 //! pick, and where both have a trace, the same return code of every declaration and operation, the same values
 //! (other than times and addresses), the same buffer contents, the same graph records, the same host calls in the
 //! same order, and the same final synchronize. Times, stamps and wall are not compared except through the verdict:
-//! two runs never take the same nanoseconds, and the verdict is what reads them.
+//! two runs never take the same nanoseconds, and the verdict is what reads them. Nor are the values of operations
+//! that name an object of their process ([`identity_ops`]: a stream's id counts the streams the process made
+//! before, and a worker has made many): `same-value`/`other-value` judge those, in the verdict.
 
+use crate::case::ast::{Case, OpKind};
 use crate::record::executors::{Agreement, AgreementKind};
 use crate::record::observations::{GraphRecord, Observations, OpValue};
 use crate::record::verdict::{Verdict, VerdictKind};
@@ -14,8 +17,14 @@ pub type Run<'a> = (&'a Verdict, Option<&'a Observations>);
 /// At most this many differences are listed (the first ones, in the order of the trace).
 const LISTED: usize = 20;
 
-/// Compares `first` with `second`.
-pub fn compare(first: Run<'_>, second: Run<'_>) -> Agreement {
+/// The operations of `case` whose value names an object of the process that ran it (`stream-id`).
+pub fn identity_ops(case: &Case) -> Vec<usize> {
+    let names_an_object = |kind: &OpKind| matches!(kind, OpKind::StreamId { .. });
+    case.script.iter().enumerate().filter(|(_, op)| names_an_object(&op.kind)).map(|(i, _)| i).collect()
+}
+
+/// Compares `first` with `second`; the values of the operations `identities` ([`identity_ops`]) are not compared.
+pub fn compare(identities: &[usize], first: Run<'_>, second: Run<'_>) -> Agreement {
     let (v1, o1) = first;
     let (v2, o2) = second;
     let neither_ran = |k: VerdictKind| matches!(k, VerdictKind::NotSupported | VerdictKind::Skipped);
@@ -29,7 +38,7 @@ pub fn compare(first: Run<'_>, second: Run<'_>) -> Agreement {
     d.check("variant", &v1.variant, &v2.variant);
     d.check("observed", &v1.observed, &v2.observed);
     match (o1, o2) {
-        (Some(a), Some(b)) => traces(&mut d, a, b),
+        (Some(a), Some(b)) => traces(&mut d, identities, a, b),
         (None, None) => {}
         (a, b) => d.push(format!("trace: {} vs {}", presence(a), presence(b))),
     }
@@ -69,7 +78,7 @@ impl Differences {
     }
 }
 
-fn traces(d: &mut Differences, a: &Observations, b: &Observations) {
+fn traces(d: &mut Differences, identities: &[usize], a: &Observations, b: &Observations) {
     d.check("declarations", &a.decls.len(), &b.decls.len());
     for (x, y) in a.decls.iter().zip(&b.decls) {
         d.check(&format!("line {} {} {}: code", x.line, x.kind, x.name), &x.code, &y.code);
@@ -79,7 +88,9 @@ fn traces(d: &mut Differences, a: &Observations, b: &Observations) {
         let at = format!("line {} `{}`", x.line, x.text);
         d.check(&format!("{at}: code"), &x.code, &y.code);
         d.check(&format!("{at}: run"), &x.not_run.is_some(), &y.not_run.is_some());
-        d.check(&format!("{at}: value"), &comparable(&x.value), &comparable(&y.value));
+        if !identities.contains(&x.index) {
+            d.check(&format!("{at}: value"), &comparable(&x.value), &comparable(&y.value));
+        }
     }
     let calls = |o: &Observations| -> Vec<String> {
         o.host_calls
@@ -197,8 +208,25 @@ mod tests {
         b.stamp_origin_ns = Some(42);
         let mut vb = verdict(VerdictKind::Pass, None);
         vb.messages = vec!["another wording".into()];
-        let agreement = compare((&verdict(VerdictKind::Pass, None), Some(&a)), (&vb, Some(&b)));
+        let agreement = compare(&[], (&verdict(VerdictKind::Pass, None), Some(&a)), (&vb, Some(&b)));
         assert_eq!(agreement, Agreement { kind: AgreementKind::Agree, differences: vec![] });
+    }
+
+    #[test]
+    fn the_value_of_an_identity_operation_is_not_compared_and_every_other_value_is() {
+        let pass = verdict(VerdictKind::Pass, None);
+        let (a, mut b) = (trace(), trace());
+        b.ops[1].value = Some(OpValue::Number(4));
+        assert_eq!(compare(&[1], (&pass, Some(&a)), (&pass, Some(&b))).kind, AgreementKind::Agree);
+        assert_eq!(compare(&[0], (&pass, Some(&a)), (&pass, Some(&b))).kind, AgreementKind::Disagree);
+        let case = crate::case::parse_one(
+            "t.case",
+            1,
+            "case t/ids\n  rule: r\n  source: s\n  stream s\n  a: stream-id s\n     sync s\n  b: stream-id s\n  \
+             expect a same-value b\nend\n",
+        )
+        .expect("valid case");
+        assert_eq!(identity_ops(&case), vec![0, 2]);
     }
 
     #[test]
@@ -217,7 +245,7 @@ mod tests {
         for (what, change) in changes {
             let (a, mut b) = (trace(), trace());
             change(&mut b);
-            let agreement = compare((&pass, Some(&a)), (&pass, Some(&b)));
+            let agreement = compare(&[], (&pass, Some(&a)), (&pass, Some(&b)));
             assert_eq!(agreement.kind, AgreementKind::Disagree, "{what}");
             assert!(agreement.differences.iter().any(|l| l.starts_with(what)), "{what}: {:?}", agreement.differences);
         }
@@ -229,18 +257,18 @@ mod tests {
         let v = |k, p| verdict(k, p);
         let variant_a = v(VerdictKind::Variant, Some("sync"));
         let variant_b = v(VerdictKind::Variant, Some("async"));
-        let picks = compare((&variant_a, Some(&t)), (&variant_b, Some(&t)));
+        let picks = compare(&[], (&variant_a, Some(&t)), (&variant_b, Some(&t)));
         assert_eq!(picks.kind, AgreementKind::Disagree);
         assert_eq!(picks.differences, vec![r#"variant: Some("sync") vs Some("async")"#.to_owned()]);
         let crash = v(VerdictKind::Crash, None);
-        let crashed = compare((&v(VerdictKind::Pass, None), Some(&t)), (&crash, None));
+        let crashed = compare(&[], (&v(VerdictKind::Pass, None), Some(&t)), (&crash, None));
         assert_eq!(
             crashed.differences,
             vec!["verdict: pass vs crash".to_owned(), "trace: recorded vs none".to_owned()]
         );
         let unsupported = v(VerdictKind::NotSupported, None);
-        assert_eq!(compare((&unsupported, None), (&unsupported, None)).kind, AgreementKind::NotComparable);
-        assert_eq!(compare((&crash, None), (&crash, None)).kind, AgreementKind::Agree, "both died the same way");
-        assert_eq!(compare((&unsupported, None), (&crash, None)).kind, AgreementKind::Disagree);
+        assert_eq!(compare(&[], (&unsupported, None), (&unsupported, None)).kind, AgreementKind::NotComparable);
+        assert_eq!(compare(&[], (&crash, None), (&crash, None)).kind, AgreementKind::Agree, "both died the same way");
+        assert_eq!(compare(&[], (&unsupported, None), (&crash, None)).kind, AgreementKind::Disagree);
     }
 }

@@ -31,6 +31,8 @@ pub struct Placement {
     pub visible: Option<String>,
     /// The ordinal of each device of the case, index 0 first, as the process sees them (`--devices`).
     pub ordinals: Vec<i32>,
+    /// The case device's UUID (`GPU-…`), for `{uuid}` in the case's `env:` values, as a worker substitutes it.
+    pub uuid: String,
 }
 
 /// The compiled reproducers of a run: a folder of programs named by [`file_stem`].
@@ -98,7 +100,8 @@ fn run_program(
     // The case's own settings, then the watchdog: the program's, as the Rust executor's, fires before the runner's
     // deadline kills the process, so a lost gate open still ends in a trace.
     let watchdog = ExecOptions::default().case_deadline.min(deadline);
-    command.envs(case.env.iter().map(|(k, v)| (k, v))).env(DEADLINE_ENV, watchdog.as_millis().to_string());
+    let env = case.env.iter().map(|(k, v)| (k, super::worker::with_uuid(v, &placement.uuid)));
+    command.envs(env).env(DEADLINE_ENV, watchdog.as_millis().to_string());
     if let Some(visible) = &placement.visible {
         command.env("CUDA_VISIBLE_DEVICES", visible);
     }
@@ -170,7 +173,7 @@ mod tests {
     }
 
     fn run(name: &str, script: &str, deadline: Duration) -> CaseResult {
-        let placement = Placement { visible: Some("GPU-x".into()), ordinals: vec![0] };
+        let placement = Placement { visible: Some("GPU-x".into()), ordinals: vec![0], uuid: "GPU-x".into() };
         let reproducers = fake(name, script);
         let result = reproducers.run(&case(), &placement, deadline);
         let _ = std::fs::remove_dir_all(&reproducers.dir);
@@ -220,7 +223,11 @@ mod tests {
             assert!(started.elapsed() < Duration::from_secs(5), "{name}: the hang was not killed");
         }
         let nowhere = Reproducers { dir: PathBuf::from("/nonexistent/repro/bin") };
-        let result = nowhere.run(&case(), &Placement { visible: None, ordinals: vec![0] }, Duration::from_secs(1));
+        let result = nowhere.run(
+            &case(),
+            &Placement { visible: None, ordinals: vec![0], uuid: String::new() },
+            Duration::from_secs(1),
+        );
         assert_eq!(result.verdict.kind, VerdictKind::Crash);
         assert!(
             result.verdict.messages[0].contains(

@@ -254,7 +254,7 @@ impl<'a> DeviceRunner<'a> {
             if self.opts.executors == Executors::Both {
                 // The requirement check is the runner's, before either executor: the C++ one would not run it
                 // either, so there is nothing to compare.
-                let agreement = agreement::compare((&r.verdict, None), (&r.verdict, None));
+                let agreement = agreement::compare(&[], (&r.verdict, None), (&r.verdict, None));
                 r.second = Some(SecondRun {
                     executor: Executor::Cxx,
                     verdict: r.verdict.clone(),
@@ -366,13 +366,18 @@ impl DeviceRunner<'_> {
 
     /// The GPUs a reproducer of `case` sees, as a worker for it would: its own device alone (restricted as the
     /// batch worker is), or every device for a case that needs several, its devices counted from this one.
+    /// A case's own `CUDA_VISIBLE_DEVICES` wins over the runner's, and its device is then the first it leaves
+    /// visible (ordinal 0), as for a worker (`worker::with_uuid` fills its `{uuid}`).
     fn placement(&self, case: &Case) -> Placement {
-        if needs_all_devices(case) {
+        let uuid = self.spec.uuid.clone();
+        if case.env.iter().any(|(k, _)| k == "CUDA_VISIBLE_DEVICES") {
+            Placement { visible: None, ordinals: vec![0], uuid }
+        } else if needs_all_devices(case) {
             let ordinals =
                 (0..case.device_count()).map(|i| self.device.case_device(i).unwrap_or(self.device.ordinal)).collect();
-            Placement { visible: None, ordinals }
+            Placement { visible: None, ordinals, uuid }
         } else {
-            Placement { visible: self.spec.visible.clone(), ordinals: vec![self.spec.ordinal] }
+            Placement { visible: self.spec.visible.clone(), ordinals: vec![self.spec.ordinal], uuid }
         }
     }
 
@@ -380,7 +385,9 @@ impl DeviceRunner<'_> {
     /// executor's run that counted.
     fn second_run(&self, case: &Case, verdict: &Verdict, observations: Option<&Observations>) -> SecondRun {
         let cxx = self.run_reproducer(case);
-        let agreement = agreement::compare((verdict, observations), (&cxx.verdict, cxx.observations.as_ref()));
+        let identities = agreement::identity_ops(case);
+        let agreement =
+            agreement::compare(&identities, (verdict, observations), (&cxx.verdict, cxx.observations.as_ref()));
         SecondRun {
             executor: Executor::Cxx,
             verdict: cxx.verdict,

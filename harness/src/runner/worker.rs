@@ -294,7 +294,7 @@ impl ContextState {
 
 /// A case's `env:` value with `{uuid}` as the device's UUID and `{uuid-prefix}` as its first 12 characters
 /// (`GPU-` and 8 hex digits: the abbreviated form CUDA_VISIBLE_DEVICES accepts) (issue 20, sem-b).
-fn with_uuid(value: &str, uuid: &str) -> String {
+pub(super) fn with_uuid(value: &str, uuid: &str) -> String {
     let prefix: String = uuid.chars().take(12).collect();
     value.replace("{uuid-prefix}", &prefix).replace("{uuid}", uuid)
 }
