@@ -70,8 +70,8 @@ pub fn file_stem(case_id: &str) -> String {
 pub fn header() -> String {
     let defaults = crate::exec::ExecOptions::default();
     include_str!("header.h")
-        .replace("@@PROBES@@", include_str!("../../../kernels/probes.cu").trim_end())
-        .replace("@@CONDITIONAL@@", include_str!("../../../kernels/conditional.cu").trim_end())
+        .replace("@@PROBES@@", include_str!("../../kernels/probes.cu").trim_end())
+        .replace("@@CONDITIONAL@@", include_str!("../../kernels/conditional.cu").trim_end())
         .replace("@@DEADLINE_MS@@", &defaults.case_deadline.as_millis().to_string())
         .replace("@@GATE_TIMEOUT_NS@@", &defaults.gate_timeout_ns.to_string())
         .replace("@@DATA_BLOCK_THREADS@@", &crate::device::kernels::DATA_BLOCK_THREADS.to_string())

@@ -169,8 +169,8 @@ fn file_stems_replace_slashes() {
 #[test]
 fn the_header_carries_the_kernels_verbatim_and_the_executors_defaults() {
     let h = header();
-    assert!(h.contains(include_str!("../../../kernels/probes.cu").trim_end()));
-    assert!(h.contains(include_str!("../../../kernels/conditional.cu").trim_end()));
+    assert!(h.contains(include_str!("../../kernels/probes.cu").trim_end()));
+    assert!(h.contains(include_str!("../../kernels/conditional.cu").trim_end()));
     assert!(!h.contains("@@"), "a placeholder was left");
     assert!(h.contains("DEFAULT_DEADLINE_MS = 20000;"));
     assert!(h.contains(&format!("INITIAL_BYTE = {:#X};", INITIAL_BYTE).replace("0X", "0x")));
