@@ -10,7 +10,7 @@
 //!   both orders and the overlap of two kernels), or that has an alternative which always holds. It can never
 //!   fail, so it records what happened but checks nothing.
 //! - `vacuous-expectation`: an `expect` or `quality` that holds whatever the GPU does, or checks almost nothing
-//!   (`Lint::truth` says which predicates, and why).
+//!   (`Lint::truth` says which predicates, and why, such as `L value > 0` on a count or size the script determines).
 //! - `never-holds`: an expectation or a variant alternative that no run can satisfy (a broken case, or a dead
 //!   alternative that makes a variant weaker than it reads).
 //! - `duplicate-alternative` / `single-alternative`: a variant alternative that can never be the one reported.
@@ -526,6 +526,15 @@ impl<'c> Lint<'c> {
                 ))
             }
             Predicate::ElapsedAbove { label, ms, inclusive } => self.elapsed_above(label, *ms, *inclusive),
+            Predicate::Value { label, cmp, value } if nonzero_only(*cmp, *value) => match self.op(label) {
+                Some((_, op)) if determined_by_script(&op.kind) => Truth::Weak(format!(
+                    "`{label}` counts or sizes what the script made (the nodes it added, the bytes it allocated, \
+                     the devices it sees), so a non-zero check accepts nearly every wrong count; assert the value \
+                     the sentence gives (`{label} value == N`), the bound the script implies (`>= SIZE` \
+                     allocated), or its equality with another reading (`{label} same-value L`)"
+                )),
+                _ => Truth::Depends,
+            },
             _ => Truth::Depends,
         }
     }
@@ -664,6 +673,25 @@ impl<'c> Lint<'c> {
                  it does not promise a wait)"
             ),
         );
+    }
+}
+
+/// Whether `value CMP N` says no more than "not zero" (`> 0`, `>= 1`, `!= 0`).
+fn nonzero_only(cmp: ValueCmp, value: u64) -> bool {
+    matches!((cmp, value), (ValueCmp::Gt, 0) | (ValueCmp::Ge, 1) | (ValueCmp::Ne, 0))
+}
+
+/// Whether an operation's value is a count or a size that the script's own work determines or bounds (a list of
+/// the nodes it added, the memory it allocated from a pool or a graph, the devices it made visible), as opposed to
+/// a flag (0 or 1, where `> 0` is `== 1`), an address, an id, or a figure such as a queue depth.
+fn determined_by_script(kind: &OpKind) -> bool {
+    match kind {
+        OpKind::List { .. } | OpKind::GraphMemGet { .. } | OpKind::DeviceCount => true,
+        OpKind::PoolGet { attr, .. } => matches!(
+            attr,
+            PoolAttr::ReservedMemCurrent | PoolAttr::ReservedMemHigh | PoolAttr::UsedMemCurrent | PoolAttr::UsedMemHigh
+        ),
+        _ => false,
     }
 }
 

@@ -399,6 +399,60 @@ fn wait_claims_in_rule_text() {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+// Non-zero checks on counts and sizes the script determines
+
+/// A pool that allocates and frees 64 MiB, then reads its attributes: `CHECKS` are the expectations.
+fn pool_case(checks: &str) -> Vec<Warning> {
+    lint_case(
+        "The pool keeps what it reserved.",
+        &format!(
+            "
+  stream s non-blocking
+  pool p
+  buffer a device 64MiB later
+        pool-set p release-threshold max
+        malloc-async a on s from p
+        launch fill a 1 on s
+        free-async a on s
+        sync s
+  rc:   pool-get p reserved-mem-current
+  fe:   pool-get p reuse-follow-event-dependencies
+{checks}"
+        ),
+    )
+}
+
+#[test]
+fn a_nonzero_check_on_a_size_the_script_allocated_is_weak() {
+    for check in ["rc value > 0", "rc value >= 1", "rc value != 0"] {
+        let w = pool_case(&format!("  expect {check}"));
+        flagged(&w, LintRule::VacuousExpectation, "non-zero check accepts nearly every wrong count");
+    }
+    // The bound the allocation implies, and an exact value, are real checks.
+    clean(&pool_case("  expect rc value >= 64MiB"));
+    clean(&pool_case("  expect rc value == 64MiB"));
+    // A flag's `> 0` is its `== 1`: not weaker.
+    clean(&pool_case("  expect rc value >= 64MiB\n  expect fe value > 0"));
+}
+
+#[test]
+fn a_nonzero_check_on_a_node_count_is_weak() {
+    let w = lint_case(
+        "cudaGraphGetNodes returns the graph's nodes.",
+        "
+  graph g
+  buffer x device 4KiB
+        create g
+  a:    add-node g kernel fill x 1
+  b:    add-node g kernel transform x mul 2 add 0 after a
+  ln:   list nodes g
+  expect ln value > 0
+",
+    );
+    flagged(&w, LintRule::VacuousExpectation, "`ln value == N`");
+}
+
+// ---------------------------------------------------------------------------------------------------------------
 // A strong case
 
 #[test]
