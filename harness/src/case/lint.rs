@@ -16,6 +16,9 @@
 //! - `duplicate-alternative` / `single-alternative`: a variant alternative that can never be the one reported.
 //! - `unasserted-wait`: the `rule:` says the call waits (blocks the host until something happened) but no
 //!   `expect OP waited-for GATE` asserts it.
+//! - `count-only-dependencies`: a `capture-deps S is N` (N > 0) without `on`: cudaStreamGetCaptureInfo names the
+//!   nodes "the next node to be captured in the stream will depend on", and the script that captured them decides
+//!   which they are, so a count alone lets the wrong nodes pass.
 //!
 //! Everything is judged from the case text and the executor's fixed semantics: the script runs one operation at a
 //! time (an `@THREAD` operation too), a gate's opening time is that of its first `open`, buffers start as
@@ -48,6 +51,8 @@ pub enum LintRule {
     ObserveOnly,
     /// A case that only `measure`s: figures judge nothing, so it cannot fail.
     MeasureOnly,
+    /// A `capture-deps` that counts a non-empty dependency set without naming its nodes.
+    CountOnlyDependencies,
 }
 
 impl LintRule {
@@ -61,6 +66,7 @@ impl LintRule {
             LintRule::UnassertedWait => "unasserted-wait",
             LintRule::ObserveOnly => "observe-only",
             LintRule::MeasureOnly => "measure-only",
+            LintRule::CountOnlyDependencies => "count-only-dependencies",
         }
     }
 }
@@ -93,6 +99,7 @@ pub fn lint(case: &Case) -> Vec<Warning> {
     let mut lint = Lint::new(case);
     lint.expectations();
     lint.unasserted_wait();
+    lint.count_only_dependencies();
     let mut out = lint.out;
     out.sort_by_key(|w| (w.line, w.rule));
     out
@@ -643,6 +650,31 @@ impl<'c> Lint<'c> {
             ));
         }
         Truth::Depends
+    }
+
+    // -----------------------------------------------------------------------------------------------------------
+    // Operations that assert less than they observe
+
+    /// `capture-deps S is N` with N > 0 and no `on`, where the call may succeed: the trace records the nodes, the
+    /// case asserts only how many.
+    fn count_only_dependencies(&mut self) {
+        for (index, op) in self.case.script.iter().enumerate() {
+            let OpKind::CaptureDeps { stream, count, nodes } = &op.kind else { continue };
+            if *count == 0 || !nodes.is_empty() || !accepted(op).contains(&"cudaSuccess") {
+                continue;
+            }
+            let text = op_text(&op.kind);
+            self.warn(
+                self.op_line(index),
+                LintRule::CountOnlyDependencies,
+                format!(
+                    "`{text}` counts the dependency set without naming it: the nodes the next captured operation on \
+                     `{}` will depend on follow from the script, so a set of the wrong {count} node(s) passes; name \
+                     them with `on L ...` (label the operations that made them)",
+                    stream.name()
+                ),
+            );
+        }
     }
 
     // -----------------------------------------------------------------------------------------------------------

@@ -474,3 +474,35 @@ fn the_readme_example_is_clean() {
     );
     clean(&w);
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// Dependency sets counted but not named
+
+/// A capture of two kernels; `CHECK` is the `capture-deps` line after the first.
+fn capture_case(check: &str) -> Vec<Warning> {
+    lint_case(
+        "The next captured node depends on the last one.",
+        &format!(
+            "
+  stream s blocking
+  graph gr
+  buffer x device 4KiB
+        begin-capture s
+        capture-deps s is 0
+  a:    launch fill x 1 on s
+{check}
+  b:    launch transform x mul 2 add 1 on s
+        end-capture s into gr
+  expect edge gr a -> b
+"
+        ),
+    )
+}
+
+#[test]
+fn a_dependency_count_without_the_nodes_is_flagged() {
+    flagged(&capture_case("        capture-deps s is 1"), LintRule::CountOnlyDependencies, "name them with `on L ...`");
+    clean(&capture_case("        capture-deps s is 1 on a"));
+    // An empty set has nothing to name, and a call that must fail returns no set.
+    clean(&capture_case("        capture-deps legacy is 0 => cudaErrorStreamCaptureImplicit"));
+}
