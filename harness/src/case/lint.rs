@@ -512,6 +512,31 @@ impl<'c> Lint<'c> {
                 }
                 None => Truth::Depends,
             },
+            // Two return codes: decided by the `=>` lists when they leave no choice.
+            Predicate::SameCode { a, b } if a == b => Truth::Always {
+                why: format!("`{a}` returned whatever `{a}` returned; compare it with another operation"),
+                restates: false,
+            },
+            Predicate::SameCode { a, b } => match (self.op(a), self.op(b)) {
+                (Some((_, x)), Some((_, y))) => {
+                    let (x, y) = (accepted(x), accepted(y));
+                    if !x.iter().any(|c| y.contains(c)) {
+                        Truth::Never(format!(
+                            "`{a}` accepts only {} and `{b}` only {}: no code is accepted by both",
+                            x.join(" | "),
+                            y.join(" | ")
+                        ))
+                    } else if x.len() == 1 && x == y {
+                        Truth::Always {
+                            why: format!("both `{a}` and `{b}` accept only {}, any other code fails the case", x[0]),
+                            restates: true,
+                        }
+                    } else {
+                        Truth::Depends
+                    }
+                }
+                _ => Truth::Depends,
+            },
             Predicate::WaitedFor { op, gate } => self.oracle(op, gate, true),
             Predicate::NotWaitedFor { op, gate } => self.oracle(op, gate, false),
             // The harness's initial pattern is no value a case computes: a check that expects it would pass on

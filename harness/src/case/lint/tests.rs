@@ -506,3 +506,30 @@ fn a_dependency_count_without_the_nodes_is_flagged() {
     // An empty set has nothing to name, and a call that must fail returns no set.
     clean(&capture_case("        capture-deps legacy is 0 => cudaErrorStreamCaptureImplicit"));
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// Return codes compared
+
+/// A failed launch and the last error after it; `CHECK` is the expectation.
+fn last_error_case(check: &str) -> Vec<Warning> {
+    lint_case(
+        "cudaPeekAtLastError returns the launch's error.",
+        &format!(
+            "
+  stream s blocking
+        get-last-error
+  bad:  launch spin on s block 2048 => cudaErrorInvalidConfiguration | cudaErrorInvalidValue
+  p:    peek-last-error => cudaErrorInvalidConfiguration | cudaErrorInvalidValue
+  ok:   get-device
+  {check}
+"
+        ),
+    )
+}
+
+#[test]
+fn same_code() {
+    clean(&last_error_case("expect p same-code bad"));
+    flagged(&last_error_case("expect p same-code p"), LintRule::VacuousExpectation, "compare it with another");
+    flagged(&last_error_case("expect ok same-code bad"), LintRule::NeverHolds, "no code is accepted by both");
+}
