@@ -1760,4 +1760,7 @@ pub enum Predicate {
     // issue 20 (sem-a): two operations' values compared.
     /// `A same-value B` / `A other-value B`: the numbers operations A and B recorded (`stream-id`) are equal / differ.
     SameValue { a: String, b: String, same: bool },
+    /// `A same-code B`: operations A and B returned the same code, whichever it was (where the docs name no code
+    /// but promise that a later call reports the earlier one's: `cudaPeekAtLastError` after a failed launch).
+    SameCode { a: String, b: String },
 }

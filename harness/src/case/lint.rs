@@ -10,12 +10,15 @@
 //!   both orders and the overlap of two kernels), or that has an alternative which always holds. It can never
 //!   fail, so it records what happened but checks nothing.
 //! - `vacuous-expectation`: an `expect` or `quality` that holds whatever the GPU does, or checks almost nothing
-//!   (`Lint::truth` says which predicates, and why).
+//!   (`Lint::truth` says which predicates, and why, such as `L value > 0` on a count or size the script determines).
 //! - `never-holds`: an expectation or a variant alternative that no run can satisfy (a broken case, or a dead
 //!   alternative that makes a variant weaker than it reads).
 //! - `duplicate-alternative` / `single-alternative`: a variant alternative that can never be the one reported.
 //! - `unasserted-wait`: the `rule:` says the call waits (blocks the host until something happened) but no
 //!   `expect OP waited-for GATE` asserts it.
+//! - `count-only-dependencies`: a `capture-deps S is N` (N > 0) without `on`: cudaStreamGetCaptureInfo names the
+//!   nodes "the next node to be captured in the stream will depend on", and the script that captured them decides
+//!   which they are, so a count alone lets the wrong nodes pass.
 //!
 //! Everything is judged from the case text and the executor's fixed semantics: the script runs one operation at a
 //! time (an `@THREAD` operation too), a gate's opening time is that of its first `open`, buffers start as
@@ -48,6 +51,8 @@ pub enum LintRule {
     ObserveOnly,
     /// A case that only `measure`s: figures judge nothing, so it cannot fail.
     MeasureOnly,
+    /// A `capture-deps` that counts a non-empty dependency set without naming its nodes.
+    CountOnlyDependencies,
 }
 
 impl LintRule {
@@ -61,6 +66,7 @@ impl LintRule {
             LintRule::UnassertedWait => "unasserted-wait",
             LintRule::ObserveOnly => "observe-only",
             LintRule::MeasureOnly => "measure-only",
+            LintRule::CountOnlyDependencies => "count-only-dependencies",
         }
     }
 }
@@ -93,6 +99,7 @@ pub fn lint(case: &Case) -> Vec<Warning> {
     let mut lint = Lint::new(case);
     lint.expectations();
     lint.unasserted_wait();
+    lint.count_only_dependencies();
     let mut out = lint.out;
     out.sort_by_key(|w| (w.line, w.rule));
     out
@@ -505,6 +512,31 @@ impl<'c> Lint<'c> {
                 }
                 None => Truth::Depends,
             },
+            // Two return codes: decided by the `=>` lists when they leave no choice.
+            Predicate::SameCode { a, b } if a == b => Truth::Always {
+                why: format!("`{a}` returned whatever `{a}` returned; compare it with another operation"),
+                restates: false,
+            },
+            Predicate::SameCode { a, b } => match (self.op(a), self.op(b)) {
+                (Some((_, x)), Some((_, y))) => {
+                    let (x, y) = (accepted(x), accepted(y));
+                    if !x.iter().any(|c| y.contains(c)) {
+                        Truth::Never(format!(
+                            "`{a}` accepts only {} and `{b}` only {}: no code is accepted by both",
+                            x.join(" | "),
+                            y.join(" | ")
+                        ))
+                    } else if x.len() == 1 && x == y {
+                        Truth::Always {
+                            why: format!("both `{a}` and `{b}` accept only {}, any other code fails the case", x[0]),
+                            restates: true,
+                        }
+                    } else {
+                        Truth::Depends
+                    }
+                }
+                _ => Truth::Depends,
+            },
             Predicate::WaitedFor { op, gate } => self.oracle(op, gate, true),
             Predicate::NotWaitedFor { op, gate } => self.oracle(op, gate, false),
             // The harness's initial pattern is no value a case computes: a check that expects it would pass on
@@ -526,6 +558,15 @@ impl<'c> Lint<'c> {
                 ))
             }
             Predicate::ElapsedAbove { label, ms, inclusive } => self.elapsed_above(label, *ms, *inclusive),
+            Predicate::Value { label, cmp, value } if nonzero_only(*cmp, *value) => match self.op(label) {
+                Some((_, op)) if determined_by_script(&op.kind) => Truth::Weak(format!(
+                    "`{label}` counts or sizes what the script made (the nodes it added, the bytes it allocated, \
+                     the devices it sees), so a non-zero check accepts nearly every wrong count; assert the value \
+                     the sentence gives (`{label} value == N`), the bound the script implies (`>= SIZE` \
+                     allocated), or its equality with another reading (`{label} same-value L`)"
+                )),
+                _ => Truth::Depends,
+            },
             _ => Truth::Depends,
         }
     }
@@ -637,6 +678,31 @@ impl<'c> Lint<'c> {
     }
 
     // -----------------------------------------------------------------------------------------------------------
+    // Operations that assert less than they observe
+
+    /// `capture-deps S is N` with N > 0 and no `on`, where the call may succeed: the trace records the nodes, the
+    /// case asserts only how many.
+    fn count_only_dependencies(&mut self) {
+        for (index, op) in self.case.script.iter().enumerate() {
+            let OpKind::CaptureDeps { stream, count, nodes } = &op.kind else { continue };
+            if *count == 0 || !nodes.is_empty() || !accepted(op).contains(&"cudaSuccess") {
+                continue;
+            }
+            let text = op_text(&op.kind);
+            self.warn(
+                self.op_line(index),
+                LintRule::CountOnlyDependencies,
+                format!(
+                    "`{text}` counts the dependency set without naming it: the nodes the next captured operation on \
+                     `{}` will depend on follow from the script, so a set of the wrong {count} node(s) passes; name \
+                     them with `on L ...` (label the operations that made them)",
+                    stream.name()
+                ),
+            );
+        }
+    }
+
+    // -----------------------------------------------------------------------------------------------------------
     // The rule text
 
     /// A rule that says the call waits must be held to it by the blocking oracle. Only `expect` counts: a variant
@@ -664,6 +730,25 @@ impl<'c> Lint<'c> {
                  it does not promise a wait)"
             ),
         );
+    }
+}
+
+/// Whether `value CMP N` says no more than "not zero" (`> 0`, `>= 1`, `!= 0`).
+fn nonzero_only(cmp: ValueCmp, value: u64) -> bool {
+    matches!((cmp, value), (ValueCmp::Gt, 0) | (ValueCmp::Ge, 1) | (ValueCmp::Ne, 0))
+}
+
+/// Whether an operation's value is a count or a size that the script's own work determines or bounds (a list of
+/// the nodes it added, the memory it allocated from a pool or a graph, the devices it made visible), as opposed to
+/// a flag (0 or 1, where `> 0` is `== 1`), an address, an id, or a figure such as a queue depth.
+fn determined_by_script(kind: &OpKind) -> bool {
+    match kind {
+        OpKind::List { .. } | OpKind::GraphMemGet { .. } | OpKind::DeviceCount => true,
+        OpKind::PoolGet { attr, .. } => matches!(
+            attr,
+            PoolAttr::ReservedMemCurrent | PoolAttr::ReservedMemHigh | PoolAttr::UsedMemCurrent | PoolAttr::UsedMemHigh
+        ),
+        _ => false,
     }
 }
 

@@ -1374,6 +1374,7 @@ impl<'f> CaseParser<'f> {
             // issue 20 (sem-a)
             Verb::SameValue => Predicate::SameValue { a: subject, b: cur.ident("a label")?, same: true },
             Verb::OtherValue => Predicate::SameValue { a: subject, b: cur.ident("a label")?, same: false },
+            Verb::SameCode => Predicate::SameCode { a: subject, b: cur.ident("a label")? },
             Verb::Index => {
                 let index = cur.u32("an index")?;
                 cur.expect("]")?;

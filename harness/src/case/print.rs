@@ -553,5 +553,6 @@ pub fn predicate(p: &Predicate) -> String {
         Predicate::SameValue { a, b, same } => {
             format!("{a} {} {b}", if *same { Verb::SameValue } else { Verb::OtherValue }.word())
         }
+        Predicate::SameCode { a, b } => format!("{a} {} {b}", Verb::SameCode.word()),
     }
 }

@@ -787,6 +787,10 @@ impl<'c, 'o> Checker<'c, 'o> {
                 self.label(line, op);
                 self.code(line, code);
             }
+            Predicate::SameCode { a, b } => {
+                self.label(line, a);
+                self.label(line, b);
+            }
             Predicate::BufferEquals { buf, index, .. } => {
                 self.name(line, buf, Kind::Buffer(MemKind::Device));
                 if let (Some(index), Some(size)) = (index, self.buffer_size(buf)) {

@@ -179,6 +179,8 @@ words! {
         // issue 20 (sem-a): two operations' values compared (stream ids).
         SameValue = "same-value",
         OtherValue = "other-value",
+        // Issue 20 item 10: two operations' return codes compared (a last error against the failure that set it).
+        SameCode = "same-code",
     }
 }
 

@@ -350,6 +350,11 @@ fn holds(p: &Predicate, obs: &Observations) -> Result<(), String> {
             let seen = rec.code.as_deref().unwrap_or_default();
             check(seen == code, || format!("{op} returned {seen}"))
         }
+        Predicate::SameCode { a, b } => {
+            let code = |label: &str| ran(obs, label).map(|rec| rec.code.as_deref().unwrap_or_default());
+            let (x, y) = (code(a)?, code(b)?);
+            check(x == y, || format!("{a} returned {x} and {b} returned {y}"))
+        }
         Predicate::BufferEquals { buf, index, value } => {
             let rec = obs.buffer(buf).ok_or_else(|| format!("there is no record of buffer {buf}"))?;
             let contents = rec.contents.as_ref().ok_or_else(|| {

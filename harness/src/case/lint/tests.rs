@@ -399,6 +399,60 @@ fn wait_claims_in_rule_text() {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+// Non-zero checks on counts and sizes the script determines
+
+/// A pool that allocates and frees 64 MiB, then reads its attributes: `CHECKS` are the expectations.
+fn pool_case(checks: &str) -> Vec<Warning> {
+    lint_case(
+        "The pool keeps what it reserved.",
+        &format!(
+            "
+  stream s non-blocking
+  pool p
+  buffer a device 64MiB later
+        pool-set p release-threshold max
+        malloc-async a on s from p
+        launch fill a 1 on s
+        free-async a on s
+        sync s
+  rc:   pool-get p reserved-mem-current
+  fe:   pool-get p reuse-follow-event-dependencies
+{checks}"
+        ),
+    )
+}
+
+#[test]
+fn a_nonzero_check_on_a_size_the_script_allocated_is_weak() {
+    for check in ["rc value > 0", "rc value >= 1", "rc value != 0"] {
+        let w = pool_case(&format!("  expect {check}"));
+        flagged(&w, LintRule::VacuousExpectation, "non-zero check accepts nearly every wrong count");
+    }
+    // The bound the allocation implies, and an exact value, are real checks.
+    clean(&pool_case("  expect rc value >= 64MiB"));
+    clean(&pool_case("  expect rc value == 64MiB"));
+    // A flag's `> 0` is its `== 1`: not weaker.
+    clean(&pool_case("  expect rc value >= 64MiB\n  expect fe value > 0"));
+}
+
+#[test]
+fn a_nonzero_check_on_a_node_count_is_weak() {
+    let w = lint_case(
+        "cudaGraphGetNodes returns the graph's nodes.",
+        "
+  graph g
+  buffer x device 4KiB
+        create g
+  a:    add-node g kernel fill x 1
+  b:    add-node g kernel transform x mul 2 add 0 after a
+  ln:   list nodes g
+  expect ln value > 0
+",
+    );
+    flagged(&w, LintRule::VacuousExpectation, "`ln value == N`");
+}
+
+// ---------------------------------------------------------------------------------------------------------------
 // A strong case
 
 #[test]
@@ -419,4 +473,63 @@ fn the_readme_example_is_clean() {
 ",
     );
     clean(&w);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Dependency sets counted but not named
+
+/// A capture of two kernels; `CHECK` is the `capture-deps` line after the first.
+fn capture_case(check: &str) -> Vec<Warning> {
+    lint_case(
+        "The next captured node depends on the last one.",
+        &format!(
+            "
+  stream s blocking
+  graph gr
+  buffer x device 4KiB
+        begin-capture s
+        capture-deps s is 0
+  a:    launch fill x 1 on s
+{check}
+  b:    launch transform x mul 2 add 1 on s
+        end-capture s into gr
+  expect edge gr a -> b
+"
+        ),
+    )
+}
+
+#[test]
+fn a_dependency_count_without_the_nodes_is_flagged() {
+    flagged(&capture_case("        capture-deps s is 1"), LintRule::CountOnlyDependencies, "name them with `on L ...`");
+    clean(&capture_case("        capture-deps s is 1 on a"));
+    // An empty set has nothing to name, and a call that must fail returns no set.
+    clean(&capture_case("        capture-deps legacy is 0 => cudaErrorStreamCaptureImplicit"));
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Return codes compared
+
+/// A failed launch and the last error after it; `CHECK` is the expectation.
+fn last_error_case(check: &str) -> Vec<Warning> {
+    lint_case(
+        "cudaPeekAtLastError returns the launch's error.",
+        &format!(
+            "
+  stream s blocking
+        get-last-error
+  bad:  launch spin on s block 2048 => cudaErrorInvalidConfiguration | cudaErrorInvalidValue
+  p:    peek-last-error => cudaErrorInvalidConfiguration | cudaErrorInvalidValue
+  ok:   get-device
+  {check}
+"
+        ),
+    )
+}
+
+#[test]
+fn same_code() {
+    clean(&last_error_case("expect p same-code bad"));
+    flagged(&last_error_case("expect p same-code p"), LintRule::VacuousExpectation, "compare it with another");
+    flagged(&last_error_case("expect ok same-code bad"), LintRule::NeverHolds, "no code is accepted by both");
 }
