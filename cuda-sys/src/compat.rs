@@ -65,6 +65,14 @@ pub const cudaGraphInstantiateConditionalHandleUnused: cudaGraphInstantiateResul
 #[cfg(not(cudart_ge_12_4))]
 pub const cudaGraphInstantiateConditionalHandleUnused: cudaGraphInstantiateResult = cudaGraphInstantiateResult(5);
 
+/// `cudaMemLocationTypeHost`: not in 12.0's `driver_types.h` (only Invalid and Device; the host forms came with
+/// the NUMA-aware memory locations in 12.2), in 12.3's; the value is 2 in every header that has it, and a driver
+/// older than those headers refuses it as an invalid location.
+#[cfg(cudart_ge_12_3)]
+pub const cudaMemLocationTypeHost: cudaMemLocationType = cudaMemLocationType::cudaMemLocationTypeHost;
+#[cfg(not(cudart_ge_12_3))]
+pub const cudaMemLocationTypeHost: cudaMemLocationType = cudaMemLocationType(2);
+
 /// A `cudaMemLocation` of `type_` and `id`. 13.5's header moved `id` into an anonymous union beside
 /// `localized` (device locality domains); the layout is the same, only the Rust spelling differs
 /// (`cuda_sys_mem_location_union`, set by the build script from the bindings).

@@ -10,7 +10,7 @@ fn location(x: &Step, place: MemPlace) -> sys::cudaMemLocation {
     use sys::cudaMemLocationType as L;
     match place {
         MemPlace::Device => sys::compat::mem_location(L::cudaMemLocationTypeDevice, x.ctx.devices.ordinal(0)),
-        MemPlace::Host => sys::compat::mem_location(L::cudaMemLocationTypeHost, 0),
+        MemPlace::Host => sys::compat::mem_location(sys::compat::cudaMemLocationTypeHost, 0),
     }
 }
 
