@@ -3,14 +3,10 @@
 
 use super::cases::load;
 use super::status::{Outcome, Status};
-use harness::record::executors::file_stem;
 use harness::record::Report;
 use harness::report::findings::{self, Finding, Reproducer};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-
-/// The shared header every reproducer includes (`cuda-conformance repro` writes it beside the programs).
-pub const HEADER_NAME: &str = "cuda_conformance_repro.h";
 
 #[derive(clap::Args)]
 pub struct FindingsCmd {
@@ -55,7 +51,7 @@ impl FindingsCmd {
             if findings::seen_configurations(finding, &read).is_empty() {
                 return Err(format!("{}: none of its reports ran its cases", file.display()));
             }
-            let text = findings::page(finding, case, &read, &reproducer(dir, &case.id)?);
+            let text = findings::page(finding, case, &read, &reproducer(case)?);
             write(&out.join(format!("{slug}.md")), &text)?;
         }
         write(&out.join("README.md"), &findings::index(&list, &reports))?;
@@ -88,36 +84,14 @@ pub fn read_findings(data: &Path) -> Result<Vec<(String, Finding)>, String> {
         .collect()
 }
 
-/// The reproducer of case `id`, written by this binary's `repro` subcommand into a temporary folder.
-fn reproducer(cases: &Path, id: &str) -> Result<Reproducer, String> {
-    let exe = std::env::current_exe().map_err(|e| format!("cannot find the current executable: {e}"))?;
-    let tmp = std::env::temp_dir().join(format!("cuda-conformance-findings-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&tmp);
-    let output = std::process::Command::new(&exe)
-        .arg("--cases")
-        .arg(cases)
-        .args(["repro", id, "--out"])
-        .arg(&tmp)
-        .output()
-        .map_err(|e| format!("cannot run {} repro: {e}", exe.display()))?;
-    if !output.status.success() {
-        return Err(format!(
-            "`cuda-conformance repro {id}` failed ({}): {}",
-            output.status,
-            String::from_utf8_lossy(&output.stderr).trim()
-        ));
-    }
-    let read = |name: &str| {
-        let path = tmp.join(name);
-        std::fs::read_to_string(&path).map_err(|e| format!("{}: cannot read what repro wrote: {e}", path.display()))
-    };
-    let reproducer = Reproducer {
-        program: read(&format!("{}.cu", file_stem(id)))?,
-        header: read(HEADER_NAME)?,
-        header_name: HEADER_NAME.to_owned(),
-    };
-    let _ = std::fs::remove_dir_all(&tmp);
-    Ok(reproducer)
+/// The reproducer of `case` as `cuda-conformance repro` writes it: its program and the shared header.
+fn reproducer(case: &harness::case::ast::Case) -> Result<Reproducer, String> {
+    let program = harness::repro::program(case).map_err(|e| e.to_string())?;
+    Ok(Reproducer {
+        program: program.source,
+        header: harness::repro::header(),
+        header_name: harness::repro::HEADER_NAME.to_owned(),
+    })
 }
 
 fn write(path: &Path, text: &str) -> Result<(), String> {

@@ -60,10 +60,9 @@ impl fmt::Display for ReproError {
 
 impl std::error::Error for ReproError {}
 
-/// The file name of a case's reproducer, without `.cu`: the id with each `/` replaced by `__`.
-pub fn file_stem(case_id: &str) -> String {
-    case_id.replace('/', "__")
-}
+/// The file name of a case's reproducer, without `.cu` (kept with the report schema, which the C++ executor and
+/// the failure outputs read too).
+pub use crate::record::executors::file_stem;
 
 /// The shared header: the probe kernels of `kernels/` verbatim (a kernel change reaches every reproducer), the
 /// executor's defaults, and the bookkeeping of a run.

@@ -366,11 +366,11 @@ impl DeviceRunner<'_> {
 
     /// The GPUs a reproducer of `case` sees, as a worker for it would: its own device alone (restricted as the
     /// batch worker is), or every device for a case that needs several, its devices counted from this one.
-    /// A case's own `CUDA_VISIBLE_DEVICES` wins over the runner's, and its device is then the first it leaves
-    /// visible (ordinal 0), as for a worker (`worker::with_uuid` fills its `{uuid}`).
+    /// A case's own `CUDA_VISIBLE_DEVICES` wins over the runner's, as for a worker (`worker::with_uuid` fills its
+    /// `{uuid}`).
     fn placement(&self, case: &Case) -> Placement {
         let uuid = self.spec.uuid.clone();
-        if case.env.iter().any(|(k, _)| k == "CUDA_VISIBLE_DEVICES") {
+        if super::worker::sets_visible_devices(&case.env) {
             Placement { visible: None, ordinals: vec![0], uuid }
         } else if needs_all_devices(case) {
             let ordinals =

@@ -292,6 +292,12 @@ impl ContextState {
     }
 }
 
+/// Whether a case's `env:` sets CUDA_VISIBLE_DEVICES: then it wins over the runner's, and the case's device is the
+/// first one it leaves visible (ordinal 0, the list renumbers from there), for a worker and a reproducer alike.
+pub(super) fn sets_visible_devices(env: &[(String, String)]) -> bool {
+    env.iter().any(|(k, _)| k == "CUDA_VISIBLE_DEVICES")
+}
+
 /// A case's `env:` value with `{uuid}` as the device's UUID and `{uuid-prefix}` as its first 12 characters
 /// (`GPU-` and 8 hex digits: the abbreviated form CUDA_VISIBLE_DEVICES accepts) (issue 20, sem-b).
 pub(super) fn with_uuid(value: &str, uuid: &str) -> String {
@@ -500,7 +506,7 @@ impl Worker {
         }
         // issue 20 (sem-b): the case's own CUDA_VISIBLE_DEVICES wins over the runner's, `{uuid}` names the case's
         // device, and the child then uses the first device it sees (the list renumbers from 0).
-        let ordinal = if env.iter().any(|(k, _)| k == "CUDA_VISIBLE_DEVICES") { 0 } else { spec.ordinal };
+        let ordinal = if sets_visible_devices(env) { 0 } else { spec.ordinal };
         command
             .envs(env.iter().map(|(k, v)| (k.clone(), with_uuid(v, &spec.uuid))))
             .env(CHILD_DEVICE, ordinal.to_string());
