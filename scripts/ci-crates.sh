@@ -19,8 +19,12 @@ fail() { say "FAIL: $*" >&2; exit 1; }
 toolkit="$repo/.toolkit/nvidia/cu13"
 [ -f "$toolkit/include/cuda_runtime_api.h" ] || fail "no $toolkit: run scripts/setup.sh first"
 
-# 1. Package. The verify step builds the unpacked copies under target/package/, outside the reach of the
-# workspace's .toolkit, so the toolkit is named. Files allowed in each package (anything else is a stray file):
+# 1. Package. The verify step builds the unpacked copies under <target>/package/, outside the reach of the
+# workspace's .toolkit, so the toolkit is named. It builds into a target folder of its own that starts empty: the
+# harness is verified against the sys crate from cargo's temporary local registry, and cargo takes a registry
+# crate's build for immutable (no source fingerprint), so a target/ kept from an older commit verifies the harness
+# against that commit's sys crate (seen in CI: "cannot find function `memcpy_batch_async` in module `sys::compat`").
+# Files allowed in each package (anything else is a stray file):
 allowed_common='^(\.cargo_vcs_info\.json|Cargo\.toml|Cargo\.toml\.orig|Cargo\.lock|README\.md)$'
 allowed_sys='^(build\.rs|wrapper\.h|API-VERSIONS\.md|src/[a-z_]+\.rs|bindings/cudart-[0-9]+\.rs)$'
 allowed_harness='^(src/[a-z_/]+\.rs|src/repro/header\.h|kernels/(probes|conditional)\.cu)$'
@@ -29,17 +33,19 @@ for pair in "cuda-conformance-sys:$allowed_sys" "cuda-conformance-harness:$allow
     stray=$(cargo package -q -p "$crate" --list | grep -Ev "$allowed_common" | grep -Ev "$allowed" || true)
     [ -z "$stray" ] || fail "$crate would package files outside its allowlist: $stray"
 done
-CUDA_HOME="$toolkit" cargo package -p cuda-conformance-sys -p cuda-conformance-harness 2>&1 |
+packages="$repo/target/ci-crates-package"
+rm -rf "$packages"
+CUDA_HOME="$toolkit" cargo package --target-dir "$packages" -p cuda-conformance-sys -p cuda-conformance-harness 2>&1 |
     grep -E '^ *(Packaged|Verifying|Finished|error)' | tee "$work/package.log"
 for crate in cuda-conformance-sys cuda-conformance-harness; do
-    file="target/package/$crate-0.1.0.crate"
+    file="$packages/package/$crate-0.1.0.crate"
     [ -f "$file" ] || fail "no $file"
     say "$crate: $(tar -tzf "$file" | wc -l) files, $(du -k "$file" | cut -f1) KiB packaged"
 done
 
 # 2. docs.rs: the packaged sys crate with no toolkit visible.
 docs="$work/docs-rs"
-mkdir -p "$docs" && tar -xzf target/package/cuda-conformance-sys-0.1.0.crate -C "$docs"
+mkdir -p "$docs" && tar -xzf "$packages/package/cuda-conformance-sys-0.1.0.crate" -C "$docs"
 src="$docs/cuda-conformance-sys-0.1.0"
 [ ! -e /usr/local/cuda ] || fail "/usr/local/cuda exists: this check needs a machine with no toolkit there"
 bare_path=$(printf '%s' "$PATH" | tr ':' '\n' | while read -r d; do [ -x "$d/nvcc" ] || printf '%s:' "$d"; done)
