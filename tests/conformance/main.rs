@@ -28,7 +28,7 @@ use harness::report::trace::failure_text;
 use harness::runner::device_runner::DeviceRunner;
 use harness::runner::select::Tier;
 use harness::runner::session::{self, Outputs, Purpose, ReportHeader, Session};
-use harness::runner::suite::SuiteStats;
+use harness::runner::stats::SuiteStats;
 use harness::runner::{self, RunOptions};
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
 use std::path::PathBuf;

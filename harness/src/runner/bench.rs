@@ -4,7 +4,8 @@
 //! printed, never asserted.
 
 use super::protocol::Ready;
-use super::suite::{run_suite, LaneTimes};
+use super::stats::LaneTimes;
+use super::suite::run_suite;
 use super::{RunOptions, WRITTEN_GATE_DELAY};
 use crate::case::ast::Case;
 use crate::device::gpu::DeviceInfo;

@@ -7,7 +7,7 @@ use super::policy::{
     expected_runs, has_delayed_open, make_flake, measures, must_reproduce, needs_all_devices, needs_own_process,
     needs_written_delays, short_delay_can_decide,
 };
-use super::suite::{Disturbance, SuiteStats};
+use super::stats::{Disturbance, SuiteStats};
 use super::worker::{ChildSpec, Worker};
 use super::{Executors, HostWaits, RunOptions, WRITTEN_GATE_DELAY};
 use crate::case::ast::Case;

@@ -68,6 +68,7 @@ pub mod protocol;
 pub mod sanitizer;
 pub mod select;
 pub mod session;
+pub mod stats;
 pub mod suite;
 pub mod worker;
 

@@ -13,7 +13,8 @@
 
 use super::mock::mock_device;
 use super::select::Tier;
-use super::suite::{run_suite, SuiteStats};
+use super::stats::SuiteStats;
+use super::suite::run_suite;
 use super::{RunOptions, WRITTEN_GATE_DELAY};
 use crate::case::ast::Case;
 use crate::device::gpu::DeviceInfo;

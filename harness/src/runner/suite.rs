@@ -5,7 +5,7 @@
 use super::device_runner::DeviceRunner;
 use super::one_case::verdict_of;
 use super::policy::{measures, needs_all_devices, needs_own_process};
-use super::protocol::Ready;
+use super::stats::{Disturbance, LaneTimes, SuiteStats};
 use super::RunOptions;
 use crate::case::ast::Case;
 use crate::device::gpu::DeviceInfo;
@@ -14,64 +14,6 @@ use crate::record::CaseResult;
 use std::collections::VecDeque;
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
-
-/// What a suite run did, besides its results.
-#[derive(Debug, Clone, Default)]
-pub struct SuiteStats {
-    /// Child processes started.
-    pub processes_started: u64,
-    /// Runs beyond one per case.
-    pub extra_runs: u64,
-    /// Where each device's time went (the benchmark prints it).
-    pub lanes: Vec<LaneTimes>,
-    /// What the warm processes that were waited for said about their start.
-    pub ready: Vec<Ready>,
-    /// Cases whose device-memory check was skipped because another process of the run could have allocated on
-    /// their device meanwhile.
-    pub memory_checks_skipped: u64,
-}
-
-/// Work of the run that may allocate memory on every device (several-device cases): while it goes on, a worker's
-/// device-memory check on any device means nothing.
-#[derive(Debug, Default)]
-pub struct Disturbance {
-    active: std::sync::atomic::AtomicUsize,
-    epoch: std::sync::atomic::AtomicU64,
-}
-
-impl Disturbance {
-    fn begin(&self) {
-        use std::sync::atomic::Ordering::SeqCst;
-        self.active.fetch_add(1, SeqCst);
-        self.epoch.fetch_add(1, SeqCst);
-    }
-
-    fn end(&self) {
-        use std::sync::atomic::Ordering::SeqCst;
-        self.epoch.fetch_add(1, SeqCst);
-        self.active.fetch_sub(1, SeqCst);
-    }
-
-    /// (active, epoch): two equal snapshots with nothing active mean nothing disturbed the devices in between.
-    pub(super) fn snapshot(&self) -> (usize, u64) {
-        use std::sync::atomic::Ordering::SeqCst;
-        (self.active.load(SeqCst), self.epoch.load(SeqCst))
-    }
-}
-
-/// One device's timeline in a run, in seconds from its start: when its own-process cases were done, when its batch
-/// worker was ready, and when its last case ended.
-#[derive(Debug, Clone, Default, serde::Serialize)]
-pub struct LaneTimes {
-    pub device: i32,
-    pub cases: usize,
-    pub own_cases: usize,
-    pub own_phase_end_s: f64,
-    /// Time the own-process cases waited for their processes' contexts (not hidden by the warm pipeline).
-    pub own_ready_wait_s: f64,
-    pub batch_start_s: f64,
-    pub end_s: f64,
-}
 
 /// Runs `cases` on `devices` (probed already), calling `on_result` with each result as it comes (in completion
 /// order, with its index in `cases`), and returns every result in the order of `cases`. Requirements a device does
