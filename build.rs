@@ -28,6 +28,8 @@ use std::ptr;
 const KERNELS: &str = "kernels/probes.cu";
 /// Kernels that call cudaGraphSetConditional: PTX only (see the file's header).
 const CONDITIONAL_KERNELS: &str = "kernels/conditional.cu";
+/// Kernels that launch graphs from the device: cubins and PTX like the probes, in a module of their own.
+const DEVICE_LAUNCH_KERNELS: &str = "kernels/device_launch.cu";
 const REGISTER: &str = "kernels/register.c";
 const ARCHS_VAR: &str = "CUDA_CONFORMANCE_ARCHS";
 const DEFAULT_ARCHS: &str = "90";
@@ -39,6 +41,7 @@ fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed={KERNELS}");
     println!("cargo:rerun-if-changed={CONDITIONAL_KERNELS}");
+    println!("cargo:rerun-if-changed={DEVICE_LAUNCH_KERNELS}");
     println!("cargo:rerun-if-changed={REGISTER}");
     println!("cargo:rerun-if-env-changed={ARCHS_VAR}");
     println!("cargo:rerun-if-env-changed={COMPILER_VAR}");
@@ -69,9 +72,19 @@ fn main() {
     conditional.add_ptx(&nvrtc.compile(&conditional_source, &format!("compute_{ptx_arch}"), Output::Ptx), ptx_arch);
     let conditional_image = conditional.finish();
 
+    let device_launch_source = std::fs::read_to_string(DEVICE_LAUNCH_KERNELS)
+        .unwrap_or_else(|e| fail(&format!("cannot read {DEVICE_LAUNCH_KERNELS}: {e}")));
+    let mut device_launch = Fatbin::new(&compiler.join(NVFATBIN_LIB));
+    for arch in &archs {
+        device_launch.add_cubin(&nvrtc.compile(&device_launch_source, &format!("sm_{arch}"), Output::Cubin), arch);
+    }
+    device_launch.add_ptx(&nvrtc.compile(&device_launch_source, &format!("compute_{ptx_arch}"), Output::Ptx), ptx_arch);
+    let device_launch_image = device_launch.finish();
+
     let out = PathBuf::from(env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     write_image_header(&image, "cc_probes_image", &out.join("probes_image.h"));
     write_image_header(&conditional_image, "cc_conditional_image", &out.join("conditional_image.h"));
+    write_image_header(&device_launch_image, "cc_device_launch_image", &out.join("device_launch_image.h"));
     cc::Build::new().file(REGISTER).include(&out).opt_level(2).warnings(true).compile("probes");
 
     // What the kernels were built for and by, for reports and for the message when a GPU has no matching image.

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 
 #include "conditional_image.h"
+#include "device_launch_image.h"
 #include "probes_image.h"
 
 typedef struct {
@@ -43,6 +44,8 @@ typedef struct {
 static const cc_fatbin_wrapper wrapper __attribute__((aligned(8))) = {0x466243b1, 1, cc_probes_image, NULL};
 static const cc_fatbin_wrapper conditional_wrapper __attribute__((aligned(8))) = {0x466243b1, 1,
                                                                                  cc_conditional_image, NULL};
+static const cc_fatbin_wrapper device_launch_wrapper __attribute__((aligned(8))) = {0x466243b1, 1,
+                                                                                   cc_device_launch_image, NULL};
 
 // Host handles: any distinct host addresses work (nvcc uses its stub functions'); cudaLaunchKernel and
 // cudaFuncGetAttributes look the kernel up by this address. Not const, so the compiler cannot merge them.
@@ -60,21 +63,27 @@ enum {
     SLEEP,
     SET_CONDITION,
     COUNTDOWN,
+    DEVICE_LAUNCH,
+    RELAUNCH_SELF,
+    CURRENT_GRAPH,
     KERNELS
 };
 static char handles[KERNELS];
 static const char* const names[KERNELS] = {"cc_gate",      "cc_spin",      "cc_lazy_spin",    "cc_fault",
                                            "cc_fill",      "cc_transform", "cc_compare",      "cc_spin_trigger",
                                            "cc_vecadd",    "cc_sincos",    "cc_sleep",        "cc_set_condition",
-                                           "cc_countdown"};
+                                           "cc_countdown", "cc_device_launch", "cc_relaunch_self", "cc_current_graph"};
 
-// The conditional-node kernels live in a module of their own (kernels/conditional.cu, PTX only).
-enum { FIRST_CONDITIONAL = SET_CONDITION };
+// The conditional-node kernels live in a module of their own (kernels/conditional.cu, PTX only), and so do the
+// kernels that launch graphs from the device (kernels/device_launch.cu).
+enum { FIRST_CONDITIONAL = SET_CONDITION, FIRST_DEVICE_LAUNCH = DEVICE_LAUNCH };
 
 static void** module;
 static void** conditional_module;
+static void** device_launch_module;
 
 static void unregister_probes(void) {
+    __cudaUnregisterFatBinary(device_launch_module);
     __cudaUnregisterFatBinary(conditional_module);
     __cudaUnregisterFatBinary(module);
 }
@@ -92,7 +101,8 @@ static void** register_module(const cc_fatbin_wrapper* image, int first, int end
 
 __attribute__((constructor)) static void register_probes(void) {
     module = register_module(&wrapper, 0, FIRST_CONDITIONAL);
-    conditional_module = register_module(&conditional_wrapper, FIRST_CONDITIONAL, KERNELS);
+    conditional_module = register_module(&conditional_wrapper, FIRST_CONDITIONAL, FIRST_DEVICE_LAUNCH);
+    device_launch_module = register_module(&device_launch_wrapper, FIRST_DEVICE_LAUNCH, KERNELS);
     atexit(unregister_probes);
 }
 
@@ -109,6 +119,9 @@ const void* cc_kernel_sincos(void) { return &handles[SINCOS]; }
 const void* cc_kernel_sleep(void) { return &handles[SLEEP]; }
 const void* cc_kernel_set_condition(void) { return &handles[SET_CONDITION]; }
 const void* cc_kernel_countdown(void) { return &handles[COUNTDOWN]; }
+const void* cc_kernel_device_launch(void) { return &handles[DEVICE_LAUNCH]; }
+const void* cc_kernel_relaunch_self(void) { return &handles[RELAUNCH_SELF]; }
+const void* cc_kernel_current_graph(void) { return &handles[CURRENT_GRAPH]; }
 
 // The registered image, for the test that checks what old drivers will be given (src/kernel_image.rs).
 const unsigned char* cc_probes_image_bytes(size_t* len) {

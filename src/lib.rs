@@ -21,6 +21,9 @@ extern "C" {
     fn cc_kernel_sleep() -> *const c_void;
     fn cc_kernel_set_condition() -> *const c_void;
     fn cc_kernel_countdown() -> *const c_void;
+    fn cc_kernel_device_launch() -> *const c_void;
+    fn cc_kernel_relaunch_self() -> *const c_void;
+    fn cc_kernel_current_graph() -> *const c_void;
 }
 
 /// The GPU code the kernels were compiled to, e.g. `sm_90 + compute_90 PTX` (set with `CUDA_CONFORMANCE_ARCHS`
@@ -53,6 +56,9 @@ pub fn kernel_table() -> harness::device::kernels::KernelTable {
             sleep: cc_kernel_sleep(),
             set_condition: cc_kernel_set_condition(),
             countdown: cc_kernel_countdown(),
+            device_launch: cc_kernel_device_launch(),
+            relaunch_self: cc_kernel_relaunch_self(),
+            current_graph: cc_kernel_current_graph(),
         }
     }
 }

@@ -5,7 +5,7 @@
 //! Source positions live in [`SourceMap`], which compares equal to any other, so `parse(print(case)) == case`
 //! holds even though the printed text has different line numbers.
 
-use super::words::{words, BuiltinStream, DeclWord, KernelWord, RequirementWord, Word};
+use super::words::{words, BuiltinStream, DeclWord, DeviceLaunchMode, KernelWord, RequirementWord, Word};
 
 /// One file under `cases/`: several cases.
 #[derive(Debug, Clone, PartialEq)]
@@ -794,6 +794,17 @@ pub enum KernelCall {
     /// `clock64()` for CYCLES SM clock cycles (a duration that follows the SM clock; the stamps say what it was).
     /// Grid defaults to 1 block, block to 256 threads.
     Sleep { cycles: u64, shape: ComputeShape },
+    /// `launch device-launch EXEC tail|fire-and-forget|sibling [times N] into BUF on STREAM`: one thread calls the
+    /// device-side `cudaGraphLaunch(EXEC, mode)` N times (default 1); `BUF[i]` is the i-th call's code. EXEC's
+    /// handle is the kernel's argument, so EXEC must be instantiated before this operation (also when captured).
+    DeviceLaunch { exec: String, mode: DeviceLaunchMode, times: u32, into: String },
+    /// `launch relaunch-self COUNTER runs N [times M] into BUF on STREAM`: COUNTER[0] counts the kernel's runs;
+    /// while it is below N the kernel enqueues its own graph (`cudaGetCurrentGraphExec()`) for tail launch M times
+    /// (default 1), `BUF[(run - 1) * M + i]` being each code. COUNTER must start at 0 (`launch fill`).
+    RelaunchSelf { counter: String, runs: u32, times: u32, into: String },
+    /// `launch current-graph into BUF on STREAM`: `BUF[0]` is 1 when `cudaGetCurrentGraphExec()` names a graph
+    /// (the kernel runs as a node of a device graph), 0 when it returns NULL.
+    CurrentGraph { into: String },
 }
 
 impl KernelCall {
@@ -809,6 +820,9 @@ impl KernelCall {
             KernelCall::VecAdd { .. } => KernelWord::VecAdd,
             KernelCall::SinCos { .. } => KernelWord::SinCos,
             KernelCall::Sleep { .. } => KernelWord::Sleep,
+            KernelCall::DeviceLaunch { .. } => KernelWord::DeviceLaunch,
+            KernelCall::RelaunchSelf { .. } => KernelWord::RelaunchSelf,
+            KernelCall::CurrentGraph { .. } => KernelWord::CurrentGraph,
         }
     }
 
@@ -822,6 +836,11 @@ impl KernelCall {
             KernelCall::Compare { a, b, into } | KernelCall::VecAdd { a, b, into, .. } => {
                 vec![Operand::KernelBuffer(a), Operand::KernelBuffer(b), Operand::KernelBuffer(into)]
             }
+            KernelCall::DeviceLaunch { exec, into, .. } => vec![Operand::Exec(exec), Operand::KernelBuffer(into)],
+            KernelCall::RelaunchSelf { counter, into, .. } => {
+                vec![Operand::KernelBuffer(counter), Operand::KernelBuffer(into)]
+            }
+            KernelCall::CurrentGraph { into } => vec![Operand::KernelBuffer(into)],
             KernelCall::Spin { .. }
             | KernelCall::LazySpin { .. }
             | KernelCall::Fault { .. }

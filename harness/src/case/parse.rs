@@ -536,6 +536,18 @@ impl<'f> CaseParser<'f> {
         Ok(priority)
     }
 
+    /// `[times N]` of a kernel that launches graphs: how many device-side launches one run makes (default 1).
+    fn launch_times(cur: &mut Cursor) -> Res<u32> {
+        if !cur.eat("times") {
+            return Ok(1);
+        }
+        let col = cur.col();
+        match cur.u32("a number of launches")? {
+            0 => Err(diag(cur.file, cur.line, col, "expected a number of launches of at least 1, found `0`".into())),
+            n => Ok(n),
+        }
+    }
+
     /// `[grid N|full] [block N] [shared BYTES]`, each at most once, in any order.
     fn launch_shape(cur: &mut Cursor) -> Res<LaunchShape> {
         let mut shape = LaunchShape::default();
@@ -668,6 +680,25 @@ impl<'f> CaseParser<'f> {
                             diag(self.file, cur.line, col, format!("expected a number of clock cycles, found `{word}`"))
                         })?;
                         KernelCall::Sleep { cycles, shape: ComputeShape::default() }
+                    }
+                    KernelWord::DeviceLaunch => {
+                        let exec = cur.ident("an executable graph")?;
+                        let mode = cur.word()?;
+                        let times = Self::launch_times(cur)?;
+                        cur.expect("into")?;
+                        KernelCall::DeviceLaunch { exec, mode, times, into: cur.ident("a buffer")? }
+                    }
+                    KernelWord::RelaunchSelf => {
+                        let counter = cur.ident("a counter buffer")?;
+                        cur.expect("runs")?;
+                        let runs = cur.u32("a number of runs")?;
+                        let times = Self::launch_times(cur)?;
+                        cur.expect("into")?;
+                        KernelCall::RelaunchSelf { counter, runs, times, into: cur.ident("a buffer")? }
+                    }
+                    KernelWord::CurrentGraph => {
+                        cur.expect("into")?;
+                        KernelCall::CurrentGraph { into: cur.ident("a buffer")? }
                     }
                 };
                 let stream = self.on_stream(cur)?;
@@ -1186,6 +1217,19 @@ impl<'f> CaseParser<'f> {
                     KernelWord::Countdown => {
                         let condition = cur.ident("a condition")?;
                         NodeKernel::Countdown { condition, buf: cur.ident("a buffer")? }
+                    }
+                    k @ (KernelWord::DeviceLaunch | KernelWord::RelaunchSelf | KernelWord::CurrentGraph) => {
+                        return Err(diag(
+                            self.file,
+                            cur.line,
+                            kcol,
+                            format!(
+                                "`{}` is not a graph kernel here: capture `launch {} ...` on a capturing stream, as \
+                                 the Programming Guide's device graph launch examples do",
+                                k.word(),
+                                k.word()
+                            ),
+                        ))
                     }
                     k @ (KernelWord::LazySpin
                     | KernelWord::Fault

@@ -217,6 +217,15 @@ pub fn op(o: &Op) -> String {
     format!("{thread}{repeat}{}{}", op_kind(&o.kind), codes(&o.expect))
 }
 
+/// ` times N` of a kernel that launches graphs, omitted at its default of 1.
+fn times_word(times: u32) -> String {
+    if times == 1 {
+        String::new()
+    } else {
+        format!(" times {times}")
+    }
+}
+
 pub fn op_kind(k: &OpKind) -> String {
     let bytes = |b: &Option<u64>| b.map(|b| format!(" {}", size(b))).unwrap_or_default();
     let ext = |e: bool| if e { " external" } else { "" };
@@ -236,6 +245,13 @@ pub fn op_kind(k: &OpKind) -> String {
                     (format!(" {buf} iterations {iterations}"), compute_shape(shape))
                 }
                 KernelCall::Sleep { cycles, shape } => (format!(" {cycles}"), compute_shape(shape)),
+                KernelCall::DeviceLaunch { exec, mode, times, into } => {
+                    (format!(" {exec} {}{} into {into}", mode.word(), times_word(*times)), String::new())
+                }
+                KernelCall::RelaunchSelf { counter, runs, times, into } => {
+                    (format!(" {counter} runs {runs}{} into {into}", times_word(*times)), String::new())
+                }
+                KernelCall::CurrentGraph { into } => (format!(" into {into}"), String::new()),
             };
             format!("{w} {}{args} on {}{shape}", kernel.word().word(), s.name())
         }

@@ -604,3 +604,42 @@ fn samples_is_a_header_line_from_2_to_the_limit() {
     let d = first_error("case area/x\n  rule: r\n  source: s\n\n  stream s\n  samples: 2\nend\n");
     assert!(d.message.contains("belongs in the header"), "{d}");
 }
+
+#[test]
+fn device_launch_kernels_need_an_instantiated_exec_and_a_capture() {
+    let decls = "  stream s\n  graph g\n  graph gp\n  exec e\n  buffer code device 8";
+    let good = "        create g\n        add-node g kernel fill code 1\n        instantiate e from g device-launch\n\
+                \x20       begin-capture s\n        launch device-launch e fire-and-forget times 2 into code on s\n\
+                \x20       end-capture s into gp\n        sync s";
+    let file = parse(&case_with(decls, good, "  expect code[0] == 0")).unwrap_or_else(|e| panic!("{e:?}"));
+    assert!(validate(&file).is_empty(), "{:?}", validate(&file));
+    let OpKind::Launch { kernel, .. } = &file.cases[0].script[4].kind else { panic!("not a launch") };
+    assert_eq!(
+        kernel,
+        &KernelCall::DeviceLaunch {
+            exec: "e".into(),
+            mode: super::words::DeviceLaunchMode::FireAndForget,
+            times: 2,
+            into: "code".into()
+        }
+    );
+
+    // The kernel's argument is the exec's handle: an exec instantiated only later is an error.
+    let late = "        create g\n        add-node g kernel fill code 1\n        begin-capture s\n\
+                \x20       launch device-launch e tail into code on s\n        end-capture s into gp\n\
+                \x20       instantiate e from g device-launch";
+    let d = first_error(&case_with(decls, late, "  expect code == 0"));
+    assert!(d.message.contains("instantiate e earlier in the script"), "{}", d.message);
+
+    let zero = "        launch relaunch-self code runs 3 times 0 into code on s";
+    let d = first_error(&case_with(decls, zero, "  expect code == 0"));
+    assert!(d.message.contains("at least 1, found `0`"), "{}", d.message);
+
+    let mode = "        launch device-launch e sideways into code on s";
+    let d = first_error(&case_with(decls, mode, "  expect code == 0"));
+    assert!(d.message.contains("device launch mode"), "{}", d.message);
+
+    let node = "        create g\n        add-node g kernel current-graph into code";
+    let d = first_error(&case_with(decls, node, "  expect code == 0"));
+    assert!(d.message.contains("capture `launch current-graph ...`"), "{}", d.message);
+}

@@ -279,6 +279,22 @@ impl<'c, 'o> Checker<'c, 'o> {
                 self.report(line, "`user-object` needs a label: later operations name the object by it".into());
             }
             self.operands(line, &op.kind);
+            if let OpKind::Launch { kernel: KernelCall::DeviceLaunch { exec, .. }, .. } = &op.kind {
+                // The kernel takes the executable graph's handle as its argument (also when the launch is
+                // captured: a kernel node keeps its arguments' values), so the handle must exist by then.
+                let instantiated = case.script[..i]
+                    .iter()
+                    .any(|earlier| matches!(&earlier.kind, OpKind::Instantiate { exec: e, .. } if e == exec));
+                if !instantiated {
+                    self.report(
+                        line,
+                        format!(
+                            "`device-launch {exec}` passes {exec}'s handle to the kernel: instantiate {exec} earlier in \
+                             the script"
+                        ),
+                    );
+                }
+            }
             if op.repeat > 1 && !repeatable(&op.kind) {
                 self.report(
                     line,

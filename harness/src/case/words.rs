@@ -117,6 +117,42 @@ words! {
         /// Graph kernel nodes only: they take a conditional handle.
         SetCondition = "set-condition",
         Countdown = "countdown",
+        /// Kernels that launch graphs from the device (`kernels/device_launch.cu`).
+        DeviceLaunch = "device-launch",
+        RelaunchSelf = "relaunch-self",
+        CurrentGraph = "current-graph",
+    }
+}
+
+words! {
+    /// The device-only launch streams of a device-side `cudaGraphLaunch` (Programming Guide §4.2.6.2, Table 9).
+    pub enum DeviceLaunchMode: "a device launch mode (tail, fire-and-forget or sibling)" {
+        /// `cudaStreamGraphTailLaunch`
+        Tail = "tail",
+        /// `cudaStreamGraphFireAndForget`
+        FireAndForget = "fire-and-forget",
+        /// `cudaStreamGraphFireAndForgetAsSibling`
+        Sibling = "sibling",
+    }
+}
+
+impl DeviceLaunchMode {
+    /// The launch stream's handle value (cuda_device_runtime_api.h: `(cudaStream_t)0x0100000000000000` ...).
+    pub fn stream_value(self) -> u64 {
+        match self {
+            DeviceLaunchMode::Tail => 0x0100_0000_0000_0000,
+            DeviceLaunchMode::FireAndForget => 0x0200_0000_0000_0000,
+            DeviceLaunchMode::Sibling => 0x0300_0000_0000_0000,
+        }
+    }
+
+    /// The launch stream's name in cuda_device_runtime_api.h.
+    pub fn stream_name(self) -> &'static str {
+        match self {
+            DeviceLaunchMode::Tail => "cudaStreamGraphTailLaunch",
+            DeviceLaunchMode::FireAndForget => "cudaStreamGraphFireAndForget",
+            DeviceLaunchMode::Sibling => "cudaStreamGraphFireAndForgetAsSibling",
+        }
     }
 }
 

@@ -25,6 +25,13 @@
 //!   condition of `h` to `src[0]`.
 //! - `cc_countdown(cudaGraphConditionalHandle h, u32* counter)`: 1 thread, graph kernel nodes only; decrements
 //!   `counter[0]` unless it is 0, increments `counter[1]`, sets the condition to `counter[0] != 0`.
+//! - `cc_device_launch(cudaGraphExec_t exec, u64 mode, u32 times, u32* codes, u64* stamp)`: 1 thread; calls the
+//!   device-side `cudaGraphLaunch(exec, (cudaStream_t)mode)` `times` times, `codes[i]` the i-th code
+//!   (`kernels/device_launch.cu`, a module of its own).
+//! - `cc_relaunch_self(u32* counter, u32 runs, u32 times, u32* codes, u64* stamp)`: 1 thread; `counter[0] += 1`;
+//!   while it is below `runs`, tail-launches `cudaGetCurrentGraphExec()` `times` times, each code to
+//!   `codes[(run - 1) * times + i]`.
+//! - `cc_current_graph(u32* out, u64* stamp)`: 1 thread; `out[0] = cudaGetCurrentGraphExec() != NULL`.
 //!
 //! Data kernels run one block of [`DATA_BLOCK_THREADS`] threads with a block-stride loop, so that the exit stamp
 //! (taken after `__syncthreads`) is the kernel's true end.
@@ -53,6 +60,9 @@ pub struct KernelTable {
     pub sleep: *const c_void,
     pub set_condition: *const c_void,
     pub countdown: *const c_void,
+    pub device_launch: *const c_void,
+    pub relaunch_self: *const c_void,
+    pub current_graph: *const c_void,
 }
 
 impl KernelTable {
@@ -71,6 +81,9 @@ impl KernelTable {
             KernelWord::Sleep => self.sleep,
             KernelWord::SetCondition => self.set_condition,
             KernelWord::Countdown => self.countdown,
+            KernelWord::DeviceLaunch => self.device_launch,
+            KernelWord::RelaunchSelf => self.relaunch_self,
+            KernelWord::CurrentGraph => self.current_graph,
         }
     }
 
@@ -159,6 +172,40 @@ impl KernelTable {
     ) -> cudaError_t {
         let (mut f, mut t, mut to, mut s) = (flag, timeout_ns, timed_out, stamp);
         launch(self.gate, 1, 1, &mut [arg(&mut f), arg(&mut t), arg(&mut to), arg(&mut s)], stream)
+    }
+
+    /// # Safety
+    /// `exec` is an executable graph (or any handle the device call may refuse); `codes` holds `times`
+    /// device-accessible u32; `stamp` as for [`Self::launch_spin`].
+    pub unsafe fn launch_device_launch(
+        &self,
+        (exec, mode, times): (cuda_sys::cudaGraphExec_t, u64, u32),
+        codes: *mut u32,
+        stamp: *mut u64,
+        stream: cudaStream_t,
+    ) -> cudaError_t {
+        let (mut e, mut m, mut n, mut c, mut s) = (exec, mode, times, codes, stamp);
+        launch(self.device_launch, 1, 1, &mut [arg(&mut e), arg(&mut m), arg(&mut n), arg(&mut c), arg(&mut s)], stream)
+    }
+
+    /// # Safety
+    /// `counter` holds one device-accessible u32, `codes` `(runs - 1) * times`; `stamp` as for [`Self::launch_spin`].
+    pub unsafe fn launch_relaunch_self(
+        &self,
+        (counter, runs, times): (*mut u32, u32, u32),
+        codes: *mut u32,
+        stamp: *mut u64,
+        stream: cudaStream_t,
+    ) -> cudaError_t {
+        let (mut p, mut r, mut n, mut c, mut s) = (counter, runs, times, codes, stamp);
+        launch(self.relaunch_self, 1, 1, &mut [arg(&mut p), arg(&mut r), arg(&mut n), arg(&mut c), arg(&mut s)], stream)
+    }
+
+    /// # Safety
+    /// `out` holds one device-accessible u32; `stamp` as for [`Self::launch_spin`].
+    pub unsafe fn launch_current_graph(&self, out: *mut u32, stamp: *mut u64, stream: cudaStream_t) -> cudaError_t {
+        let (mut o, mut s) = (out, stamp);
+        launch(self.current_graph, 1, 1, &mut [arg(&mut o), arg(&mut s)], stream)
     }
 
     /// # Safety

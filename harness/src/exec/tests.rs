@@ -445,6 +445,9 @@ fn null_kernels() -> KernelTable {
         sleep: null,
         set_condition: null,
         countdown: null,
+        device_launch: null,
+        relaunch_self: null,
+        current_graph: null,
     }
 }
 

@@ -224,6 +224,9 @@ pub fn kernel_symbol(k: KernelWord) -> &'static str {
         KernelWord::Sleep => "cc_sleep",
         KernelWord::SetCondition => "cc_set_condition",
         KernelWord::Countdown => "cc_countdown",
+        KernelWord::DeviceLaunch => "cc_device_launch",
+        KernelWord::RelaunchSelf => "cc_relaunch_self",
+        KernelWord::CurrentGraph => "cc_current_graph",
     }
 }
 

@@ -1,13 +1,13 @@
 // cuda_conformance_repro.h: the one header every reproducer written by `cuda-conformance repro` includes.
 //
-// What is here: the probe kernels (kernels/probes.cu and kernels/conditional.cu, verbatim), and the bookkeeping of
-// a run that is no part of the rule under test: the host clock, the gates' open/watchdog thread, the host-function
-// log, the case's host threads, the objects' states (so that an operation whose object does not exist is recorded
-// as not run, as the Rust executor does), the graph-node bookkeeping, and the JSON the program prints (the report's
-// observation schema, harness::record::Observations). The CUDA runtime calls a case makes are in the .cu file,
-// one block per case line; the calls here only observe (cudaStreamGetCaptureInfo to learn which operation made
-// which node, the topology reads of a graph, cudaGetErrorName), and each runs "quietly": it never changes the
-// thread's last error.
+// What is here: the probe kernels (kernels/probes.cu, conditional.cu and device_launch.cu, verbatim), and the
+// bookkeeping of a run that is no part of the rule under test: the host clock, the gates' open/watchdog thread,
+// the host-function log, the case's host threads, the objects' states (so that an operation whose object does not
+// exist is recorded as not run, as the Rust executor does), the graph-node bookkeeping, and the JSON the program
+// prints (the report's observation schema, harness::record::Observations). The CUDA runtime calls a case makes
+// are in the .cu file, one block per case line; the calls here only observe (cudaStreamGetCaptureInfo to learn
+// which operation made which node, the topology reads of a graph, cudaGetErrorName), and each runs "quietly": it
+// never changes the thread's last error.
 //
 // Plain C++17 and the CUDA runtime API: no other library. hipify-perl turns it into HIP like the .cu files.
 
@@ -51,6 +51,11 @@
 // kernels/conditional.cu, verbatim
 
 @@CONDITIONAL@@
+
+// ---------------------------------------------------------------------------------------------------------------
+// kernels/device_launch.cu, verbatim
+
+@@DEVICE_LAUNCH@@
 
 // ---------------------------------------------------------------------------------------------------------------
 

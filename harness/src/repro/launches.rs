@@ -157,6 +157,43 @@ pub fn launch(x: &Step, kernel: &KernelCall, stream: &StreamRef) -> Result<Code,
             let args = [("long long cycles", format!("{cycles}ll")), stamp];
             call(&mut code, "cc_sleep", &grid, &block, 0, &args, &s.h);
         }
+        KernelCall::DeviceLaunch { exec, mode, times, into } => {
+            let e = x.names.var(exec);
+            code.need(format!("op.need_exec({e})"));
+            let (c, n) = x.names.kernel_buffer(into, &mut code)?;
+            if n < u64::from(*times) {
+                code.skip(&format!("{into} holds {n} words, fewer than the {times} codes of the device launches"));
+            }
+            let args = [
+                ("cudaGraphExec_t exec", format!("{e}.handle()")),
+                ("uint64_t mode", format!("(uint64_t){}", mode.stream_name())),
+                ("uint32_t times", format!("{times}u")),
+                ("uint32_t* codes", format!("{c}.kernel")),
+                stamp,
+            ];
+            call(&mut code, "cc_device_launch", "1", "1", 0, &args, &s.h);
+        }
+        KernelCall::RelaunchSelf { counter, runs, times, into } => {
+            let (p, _) = x.names.kernel_buffer(counter, &mut code)?;
+            let (c, n) = x.names.kernel_buffer(into, &mut code)?;
+            let needed = u64::from(runs.saturating_sub(1)) * u64::from(*times);
+            if n < needed {
+                code.skip(&format!("{into} holds {n} words, fewer than the {needed} codes of the relaunches"));
+            }
+            let args = [
+                ("uint32_t* counter", format!("{p}.kernel")),
+                ("uint32_t runs", format!("{runs}u")),
+                ("uint32_t times", format!("{times}u")),
+                ("uint32_t* codes", format!("{c}.kernel")),
+                stamp,
+            ];
+            call(&mut code, "cc_relaunch_self", "1", "1", 0, &args, &s.h);
+        }
+        KernelCall::CurrentGraph { into } => {
+            let (o, _) = x.names.kernel_buffer(into, &mut code)?;
+            let args = [("uint32_t* out", format!("{o}.kernel")), stamp];
+            call(&mut code, "cc_current_graph", "1", "1", 0, &args, &s.h);
+        }
     }
     Ok(code)
 }

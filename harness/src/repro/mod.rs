@@ -71,6 +71,7 @@ pub fn header() -> String {
     include_str!("header.h")
         .replace("@@PROBES@@", include_str!("../../kernels/probes.cu").trim_end())
         .replace("@@CONDITIONAL@@", include_str!("../../kernels/conditional.cu").trim_end())
+        .replace("@@DEVICE_LAUNCH@@", include_str!("../../kernels/device_launch.cu").trim_end())
         .replace("@@DEADLINE_MS@@", &defaults.case_deadline.as_millis().to_string())
         .replace("@@GATE_TIMEOUT_NS@@", &defaults.gate_timeout_ns.to_string())
         .replace("@@DATA_BLOCK_THREADS@@", &crate::device::kernels::DATA_BLOCK_THREADS.to_string())

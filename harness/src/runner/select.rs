@@ -46,7 +46,8 @@ impl Tier {
 ///   case 0.3 s, the eager-loading case 0.2 s in a process of its own, the rest 46 ms or less each), so the tier
 ///   with process start and context creation stays a few seconds, far from the 20 s budget. No figures.
 ///
-/// A test checks that every id here names a case and that every area is present.
+/// A test checks that every id here names a case and that every area is present but those not yet run on a GPU
+/// ([`NOT_YET_MEASURED_AREAS`]).
 pub const SMOKE: &[&str] = &[
     "async-copy/memcpy-h2d-pinned-small-waits",
     "async-copy/memcpy-async-d2h-pinned-returns-at-once",
@@ -101,6 +102,13 @@ pub const SMOKE: &[&str] = &[
     "ipc/interprocess-event-tracks-completion",
     "launch-queue/captured-launches-never-block",
     "managed-memory/kernel-writes-host-reads",
+];
+
+/// Areas with no case in the smoke tier because none has run on a GPU yet: a smoke case must be a rule that passed on
+/// every GPU measured. An area leaves this list when one of its must-rules joins [`SMOKE`].
+pub const NOT_YET_MEASURED_AREAS: &[&str] = &[
+    // Written without a GPU (device time spent); built, validated and its reproducers compiled on the CPU only.
+    "device-graph-launch",
 ];
 
 /// [`select`] within a tier: the tier's cases, then the filter and the shard as there.
@@ -204,7 +212,12 @@ mod tests {
         assert!(unknown.is_empty(), "smoke ids naming no case (renamed?): {unknown:?}");
         let areas =
             |list: &[&Case]| list.iter().map(|c| c.area().to_owned()).collect::<std::collections::BTreeSet<_>>();
-        assert_eq!(areas(&smoke), areas(&select(&cases, None, None)), "the smoke tier must touch every area");
+        let mut measured = areas(&select(&cases, None, None));
+        for area in NOT_YET_MEASURED_AREAS {
+            assert!(measured.remove(*area), "{area} is listed as not yet measured but has no cases");
+            assert!(!areas(&smoke).contains(*area), "{area} has a smoke case: take it off NOT_YET_MEASURED_AREAS");
+        }
+        assert_eq!(areas(&smoke), measured, "the smoke tier must touch every measured area");
         assert!(smoke.iter().all(|c| !c.id.contains("host-call/") && c.id != "graph/update/dependency-count-differs"));
         assert_eq!(select_tier(&cases, Tier::Full, None, None).len(), cases.len());
         assert_eq!(select_tier(&cases, Tier::Smoke, Some("errors/"), None).len(), 3);

@@ -112,6 +112,34 @@ pub(super) fn launch(x: Step, kernel: &KernelCall, stream: &StreamRef) -> Result
             t.call(|| unsafe { k.launch_sleep(cycles, (grid, block), stamp, s) });
             Ok(())
         }
+        KernelCall::DeviceLaunch { exec, mode, times, into } => {
+            let e = st.exec(exec)?;
+            let (codes, n) = st.kernel_buffer(into)?;
+            if n < *times {
+                return Err(format!("{into} holds {n} words, fewer than the {times} codes of the device launches"));
+            }
+            // SAFETY: see above; codes holds `times` words. The device call may refuse the handle; it never
+            // dereferences it on the host.
+            t.call(|| unsafe { k.launch_device_launch((e, mode.stream_value(), *times), codes, stamp, s) });
+            Ok(())
+        }
+        KernelCall::RelaunchSelf { counter, runs, times, into } => {
+            let (count, _) = st.kernel_buffer(counter)?;
+            let (codes, n) = st.kernel_buffer(into)?;
+            let needed = runs.saturating_sub(1).saturating_mul(*times);
+            if n < needed {
+                return Err(format!("{into} holds {n} words, fewer than the {needed} codes of the relaunches"));
+            }
+            // SAFETY: see above; counter holds a word, codes the codes of every relaunch.
+            t.call(|| unsafe { k.launch_relaunch_self((count, *runs, *times), codes, stamp, s) });
+            Ok(())
+        }
+        KernelCall::CurrentGraph { into } => {
+            let (out, _) = st.kernel_buffer(into)?;
+            // SAFETY: see above; out holds at least a word.
+            t.call(|| unsafe { k.launch_current_graph(out, stamp, s) });
+            Ok(())
+        }
     }
 }
 

@@ -1,0 +1,1 @@
+../../kernels/device_launch.cu
