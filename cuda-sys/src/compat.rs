@@ -382,7 +382,7 @@ pub unsafe fn get_device_properties(prop: *mut cudaDeviceProp, device: i32) -> c
     }
 }
 
-// issue 20 (sem-a): batched copies (12.8+, `failIdx` removed in 13.0) and the stream's device (12.8+).
+// Batched copies (12.8+, `failIdx` removed in 13.0) and the stream's device (12.8+).
 
 /// `cudaMemcpySrcAccessOrder` values (CUDA 12.8+; older headers have no such type), for the batched copies.
 pub const SRC_ACCESS_ORDER_INVALID: u32 = 0;
@@ -543,7 +543,7 @@ mod tests {
     }
 }
 
-// issue 20 (sem-b): managed memory. 13.0 replaced the `int device` of cudaMemPrefetchAsync and cudaMemAdvise by a
+// Managed memory. 13.0 replaced the `int device` of cudaMemPrefetchAsync and cudaMemAdvise by a
 // `cudaMemLocation` (prefetch also gained `flags`); 12.2 – 12.9 have that form as `_v2`; 12.0 – 12.1 only the
 // `int` one, where the host is `cudaCpuDeviceId` (-1).
 

@@ -108,7 +108,6 @@ pub enum Work {
     PeerCopy { dst: usize, src: usize },
     Memset { buf: usize, byte: u8 },
     HostFunc { snapshot: Option<usize> },
-    // issue 20 (sem-a)
     BatchCopy { dst: usize, src: usize },
 }
 

@@ -147,7 +147,7 @@ pub enum Op {
     Alloc { stream: usize, buf: usize },
     /// `free-async b on s`: a memory-free node when captured.
     Free { stream: usize, buf: usize },
-    // issue 20 (sem-a): batched copies.
+    // Batched copies.
     /// `memcpy-batch dst src on s` (cudaMemcpyBatchAsync of one whole-buffer copy, source read in stream order):
     /// in the model exactly a `memcpy-async`; the batch API is what differs. Eager-only programs: a capture
     /// refuses it (cudaErrorStreamCaptureUnsupported on the H100, driver 580.159.04).

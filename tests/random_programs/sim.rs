@@ -315,7 +315,7 @@ impl Sim {
             OpKind::Memset { buf, byte, bytes: None, stream: Some(s) } => {
                 (Action::Memset { buf: buf.clone(), byte: *byte }, s)
             }
-            // issue 20 (sem-a): a one-copy batch in stream order is a stream-ordered copy ("The batch as a whole
+            // A one-copy batch in stream order is a stream-ordered copy ("The batch as a whole
             // executes in stream order"); the header refuses the legacy NULL stream.
             OpKind::MemcpyBatch {
                 copies,

@@ -128,7 +128,7 @@ pub enum Requirement {
     /// `peer-access`: cudaDeviceCanAccessPeer is 1 in both directions between every two of the case's devices
     /// (`devices >= N` says how many).
     PeerAccess,
-    // issue 20 (sem-b): managed memory
+    // Managed memory
     /// `concurrent-managed-access`: cudaDevAttrConcurrentManagedAccess == 1 (the host may touch managed memory
     /// while kernels run, and prefetch/advise act on the device).
     ConcurrentManagedAccess,
@@ -151,7 +151,7 @@ impl Requirement {
             Requirement::Connections(_) => RequirementWord::Connections,
             Requirement::MemoryPools => RequirementWord::MemoryPools,
             Requirement::PeerAccess => RequirementWord::PeerAccess,
-            // issue 20 (sem-b): managed memory
+            // Managed memory
             Requirement::ConcurrentManagedAccess => RequirementWord::ConcurrentManagedAccess,
             Requirement::PageableMemoryAccess => RequirementWord::PageableMemoryAccess,
         }
@@ -213,7 +213,7 @@ pub enum Decl {
     Pool {
         name: String,
         default: bool,
-        /// issue 20 (sem-b): `pool NAME posix-fd`: created with handleTypes = cudaMemHandleTypePosixFileDescriptor,
+        /// `pool NAME posix-fd`: created with handleTypes = cudaMemHandleTypePosixFileDescriptor,
         /// so it can be exported (`pool-export`).
         posix_fd: bool,
     },
@@ -223,7 +223,7 @@ pub enum Decl {
     /// their own, usable wherever a buffer is (a copy's operand, a kernel's argument): the `d_A + offset` of a
     /// program that works on chunks of one allocation. It owns nothing: BUF's memory, kind and contents.
     Slice { name: String, of: String, offset: u64, bytes: u64 },
-    // issue 20 (sem-b): a second process of the case
+    // A second process of the case
     /// `process NAME`: another process of the case (the same binary, started by the executor before the script),
     /// with every declared object of its own; `@NAME` in front of an operation runs it there. IPC handles the
     /// operations get pass between the processes with each operation (see `exec/peer.rs`).
@@ -322,7 +322,7 @@ words! {
         Pageable = "pageable",
         /// cudaHostAlloc(cudaHostAllocMapped); kernels use its cudaHostGetDevicePointer alias.
         Mapped = "mapped",
-        // issue 20 (sem-b): managed memory
+        // Managed memory
         /// cudaMallocManaged(cudaMemAttachGlobal): one pointer for the host and every device; the host reads and
         /// writes it directly, kernels and copies use the same address.
         Managed = "managed",
@@ -448,7 +448,7 @@ words! {
         PeekLastError = "peek-last-error",
         Open = "open",
         Sleep = "sleep",
-        // issue 20 (sem-a): batched copies, stream identity, stream and kernel-node attributes.
+        // Batched copies, stream identity, stream and kernel-node attributes.
         MemcpyBatch = "memcpy-batch",
         Memcpy3dBatch = "memcpy-3d-batch",
         StreamDevice = "stream-device",
@@ -458,7 +458,7 @@ words! {
         CopyStreamAttrs = "copy-stream-attrs",
         NodeAttr = "node-attr",
         SetNodeAttr = "set-node-attr",
-        // issue 20 (sem-b): managed memory, IPC, user objects, device facts, the launch queue
+        // Managed memory, IPC, user objects, device facts, the launch queue
         Attach = "attach",
         Prefetch = "prefetch",
         Advise = "advise",
@@ -644,7 +644,7 @@ pub enum OpKind {
     Open { gate: String, after_ns: Option<u64> },
     /// `sleep DURATION`: the running thread sleeps. Never a correctness device; only lets a scheduled thing happen.
     Sleep { ns: u64 },
-    // issue 20 (sem-a): batched copies, stream identity, stream and kernel-node attributes.
+    // Batched copies, stream identity, stream and kernel-node attributes.
     /// `memcpy-batch DST SRC [DST SRC ...] on STREAM [order ORDER] [attrs-at I ...]` (cudaMemcpyBatchAsync) or
     /// `memcpy-3d-batch DST SRC [DST SRC ...] on STREAM [order ORDER]` (cudaMemcpy3DBatchAsync, `three_d`): one
     /// copy per pair, each the smaller buffer's size. Every `cudaMemcpyAttributes` entry (one per `attrs-at` index,
@@ -670,7 +670,7 @@ pub enum OpKind {
     NodeAttr { node: String, value: AttrValue },
     /// `set-node-attr L ATTR VALUE` (cudaGraphKernelNodeSetAttribute of kernel node L).
     SetNodeAttr { node: String, value: AttrValue },
-    // issue 20 (sem-b): managed memory, IPC, user objects, device facts, the launch queue
+    // Managed memory, IPC, user objects, device facts, the launch queue
     /// `attach BUF on STREAM global|host|single [bytes N]` (cudaStreamAttachMemAsync(stream, BUF, N or 0, flag)).
     Attach { buf: String, stream: StreamRef, mode: AttachMode, bytes: Option<u64> },
     /// `prefetch BUF to device|host on STREAM` (cudaMemPrefetchAsync of the whole buffer to the case's device 0 or
@@ -722,7 +722,7 @@ pub enum OpKind {
     QueueDepth { stream: StreamRef, gate: String, max: u32 },
 }
 
-// issue 20 (sem-a): the batched copies' source access order and the launch attributes of streams and nodes.
+// The batched copies' source access order and the launch attributes of streams and nodes.
 words! {
     /// `cudaMemcpySrcAccessOrder`: `invalid` is the zero value the docs reject.
     pub enum SrcAccessOrder: "a source access order" {
@@ -913,7 +913,7 @@ pub enum Operand<'a> {
     Condition(&'a str),
     /// The label of a graph node: an `add-node`, or an operation captured into a graph.
     Node(&'a str),
-    // issue 20 (sem-b): handles and user objects named by the operation that made them
+    // Handles and user objects named by the operation that made them
     /// The label of an operation with this word (`ipc-mem-handle`, `user-object`, ...).
     Made(&'a str, OpWord),
 }
@@ -1126,7 +1126,7 @@ impl OpKind {
             OpKind::GetLastError => row(OpWord::GetLastError, None, None, W::Nothing, vec![]),
             OpKind::Open { gate, .. } => row(OpWord::Open, None, None, W::Nothing, vec![O::Gate(gate)]),
             OpKind::Sleep { .. } => row(OpWord::Sleep, None, None, W::Nothing, vec![]),
-            // issue 20 (sem-a): batched copies, stream identity, stream and kernel-node attributes.
+            // Batched copies, stream identity, stream and kernel-node attributes.
             // A batch "executes in stream order" on its stream; with `during-call`, "all accesses must be complete
             // before the API call returns", so the call may wait for what the stream holds.
             OpKind::MemcpyBatch { copies, stream, order, three_d, .. } => {
@@ -1156,7 +1156,7 @@ impl OpKind {
             }
             OpKind::NodeAttr { node, .. } => row(OpWord::NodeAttr, None, None, W::Nothing, vec![O::Node(node)]),
             OpKind::SetNodeAttr { node, .. } => row(OpWord::SetNodeAttr, None, None, W::Nothing, vec![O::Node(node)]),
-            // issue 20 (sem-b): managed memory, IPC, user objects, device facts, the launch queue
+            // Managed memory, IPC, user objects, device facts, the launch queue
             // "a stream-ordered operation": captured into a graph like other stream work is not documented, so
             // no capture column; it has no device work of its own to time.
             OpKind::Attach { buf, stream, .. } => {
@@ -1354,7 +1354,7 @@ impl NodeKernel {
     }
 }
 
-// issue 20 (sem-b): operands of the managed-memory and device-fact operations
+// Operands of the managed-memory and device-fact operations
 words! {
     /// `cudaStreamAttachMemAsync` flags.
     pub enum AttachMode: "global, host or single" {
@@ -1678,7 +1678,6 @@ pub enum MeasureOf {
     Busy { from: String, to: String },
     /// `spread L ...`: (max − min) / median of the device times of the operations named, in percent.
     Spread { labels: Vec<String> },
-    // issue 20 (sem-b)
     /// `value L`: the number operation L recorded (`queue-depth`, `device-attr`, `pool-get`, ...), as a figure.
     Value { label: String },
 }
@@ -1776,7 +1775,7 @@ pub enum Predicate {
     Path { graph: String, from: String, to: String },
     /// `no-path GRAPH A -> B`.
     NoPath { graph: String, from: String, to: String },
-    // issue 20 (sem-a): two operations' values compared.
+    // Two operations' values compared.
     /// `A same-value B` / `A other-value B`: the numbers operations A and B recorded (`stream-id`) are equal / differ.
     SameValue { a: String, b: String, same: bool },
     /// `A same-code B`: operations A and B returned the same code, whichever it was (where the docs name no code

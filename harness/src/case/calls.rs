@@ -116,7 +116,7 @@ impl OpKind {
             OpKind::Malloc { .. } => one("cudaMalloc"),
             // The harness's own steps: reading a buffer back for the expectations, opening a gate, sleeping.
             OpKind::Read { .. } | OpKind::Open { .. } | OpKind::Sleep { .. } => Vec::new(),
-            // issue 20 (sem-a): batched copies, stream identity, stream and kernel-node attributes.
+            // Batched copies, stream identity, stream and kernel-node attributes.
             // compat::memcpy_batch_async / memcpy_3d_batch_async: the 12.8 forms with failIdx, 13.x without.
             OpKind::MemcpyBatch { three_d, .. } => {
                 one(if *three_d { "cudaMemcpy3DBatchAsync" } else { "cudaMemcpyBatchAsync" })
@@ -128,7 +128,7 @@ impl OpKind {
             OpKind::CopyStreamAttrs { .. } => one("cudaStreamCopyAttributes"),
             OpKind::NodeAttr { .. } => one("cudaGraphKernelNodeGetAttribute"),
             OpKind::SetNodeAttr { .. } => one("cudaGraphKernelNodeSetAttribute"),
-            // issue 20 (sem-b): managed memory, IPC, user objects, device facts, the launch queue
+            // Managed memory, IPC, user objects, device facts, the launch queue
             OpKind::Attach { .. } => one("cudaStreamAttachMemAsync"),
             // compat::mem_prefetch_async / mem_advise: the 13.0 cudaMemLocation forms (`_v2` on 12.2 – 12.9).
             OpKind::Prefetch { .. } => one("cudaMemPrefetchAsync"),
@@ -170,7 +170,6 @@ impl Decl {
                 MemKind::Mapped => vec!["cudaHostAlloc", "cudaHostGetDevicePointer"],
                 // Plain host memory: no CUDA call.
                 MemKind::Pageable => Vec::new(),
-                // issue 20 (sem-b)
                 MemKind::Managed => vec!["cudaMallocManaged"],
             },
             Decl::Graph { .. } => vec!["cudaGraphCreate"],

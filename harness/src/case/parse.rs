@@ -333,7 +333,7 @@ impl<'f> CaseParser<'f> {
                 RequirementWord::MappedMemory => Requirement::MappedMemory,
                 RequirementWord::MemoryPools => Requirement::MemoryPools,
                 RequirementWord::PeerAccess => Requirement::PeerAccess,
-                // issue 20 (sem-b): managed memory
+                // Managed memory
                 RequirementWord::ConcurrentManagedAccess => Requirement::ConcurrentManagedAccess,
                 RequirementWord::PageableMemoryAccess => Requirement::PageableMemoryAccess,
                 RequirementWord::AsyncEngines => Requirement::AsyncEngines(Self::at_least(cur)?),
@@ -442,7 +442,7 @@ impl<'f> CaseParser<'f> {
             DeclWord::Exec => Decl::Exec { name },
             DeclWord::Pool => {
                 let default = cur.eat("default");
-                // issue 20 (sem-b): an exportable pool
+                // An exportable pool
                 let posix_fd = !default && cur.eat("posix-fd");
                 Decl::Pool { name, default, posix_fd }
             }
@@ -510,7 +510,7 @@ impl<'f> CaseParser<'f> {
     }
 
     /// `N`, `greatest` or `least`.
-    // issue 20 (sem-a): `ATTR [is] VALUE` of `stream-attr`, `set-stream-attr`, `node-attr`, `set-node-attr`.
+    // `ATTR [is] VALUE` of `stream-attr`, `set-stream-attr`, `node-attr`, `set-node-attr`.
     fn attr_value(cur: &mut Cursor, is: bool) -> Res<AttrValue> {
         let attr: LaunchAttr = cur.word()?;
         if is {
@@ -954,7 +954,7 @@ impl<'f> CaseParser<'f> {
                 OpKind::Open { gate, after_ns }
             }
             OpWord::Sleep => OpKind::Sleep { ns: cur.duration()? },
-            // issue 20 (sem-a): batched copies, stream identity, stream and kernel-node attributes.
+            // Batched copies, stream identity, stream and kernel-node attributes.
             OpWord::MemcpyBatch | OpWord::Memcpy3dBatch => {
                 let mut copies = Vec::new();
                 while cur.peek().is_some_and(|w| w != "on") {
@@ -1007,7 +1007,7 @@ impl<'f> CaseParser<'f> {
                     OpKind::SetNodeAttr { node, value }
                 }
             }
-            // issue 20 (sem-b): managed memory, IPC, user objects, device facts, the launch queue
+            // Managed memory, IPC, user objects, device facts, the launch queue
             OpWord::Attach => {
                 let buf = cur.ident("a buffer")?;
                 let stream = self.on_stream(cur)?;
@@ -1415,7 +1415,6 @@ impl<'f> CaseParser<'f> {
             }
             Verb::SameAddress => Predicate::SameAddress { a: subject, b: cur.ident("a label")?, same: true },
             Verb::OtherAddress => Predicate::SameAddress { a: subject, b: cur.ident("a label")?, same: false },
-            // issue 20 (sem-a)
             Verb::SameValue => Predicate::SameValue { a: subject, b: cur.ident("a label")?, same: true },
             Verb::OtherValue => Predicate::SameValue { a: subject, b: cur.ident("a label")?, same: false },
             Verb::SameCode => Predicate::SameCode { a: subject, b: cur.ident("a label")? },

@@ -65,7 +65,6 @@ fn requirement(r: &Requirement) -> String {
         | Requirement::MappedMemory
         | Requirement::MemoryPools
         | Requirement::PeerAccess
-        // issue 20 (sem-b)
         | Requirement::ConcurrentManagedAccess
         | Requirement::PageableMemoryAccess => w.into(),
         Requirement::AsyncEngines(n) | Requirement::Devices(n) | Requirement::Connections(n) => format!("{w} >= {n}"),
@@ -363,7 +362,7 @@ pub fn op_kind(k: &OpKind) -> String {
         OpKind::Open { gate, after_ns: None } => format!("{w} {gate}"),
         OpKind::Open { gate, after_ns: Some(ns) } => format!("{w} {gate} after {}", duration(*ns)),
         OpKind::Sleep { ns } => format!("{w} {}", duration(*ns)),
-        // issue 20 (sem-a): batched copies, stream identity, stream and kernel-node attributes.
+        // Batched copies, stream identity, stream and kernel-node attributes.
         OpKind::MemcpyBatch { copies, stream: s, order, attrs_at, .. } => {
             let pairs: Vec<String> = copies.iter().map(|(d, src)| format!("{d} {src}")).collect();
             let order =
@@ -380,7 +379,7 @@ pub fn op_kind(k: &OpKind) -> String {
         OpKind::CopyStreamAttrs { dst, src } => format!("{w} {} from {}", dst.name(), src.name()),
         OpKind::NodeAttr { node, value } => format!("{w} {node} {}", attr_value(value, " is")),
         OpKind::SetNodeAttr { node, value } => format!("{w} {node} {}", attr_value(value, "")),
-        // issue 20 (sem-b): managed memory, IPC, user objects, device facts, the launch queue
+        // Managed memory, IPC, user objects, device facts, the launch queue
         OpKind::Attach { buf, stream, mode, bytes } => {
             let bytes = bytes.map(|b| format!(" bytes {}", size(b))).unwrap_or_default();
             format!("{w} {buf} on {} {}{bytes}", stream.name(), mode.word())
@@ -411,7 +410,7 @@ pub fn op_kind(k: &OpKind) -> String {
     }
 }
 
-// issue 20 (sem-a): `priority N`, `mem-sync-domain remote`, with `is` between for the reads.
+// `priority N`, `mem-sync-domain remote`, with `is` between for the reads.
 fn attr_value(value: &AttrValue, is: &str) -> String {
     let v = match value {
         AttrValue::Priority(p) => priority(*p),
@@ -565,7 +564,6 @@ pub fn predicate(p: &Predicate) -> String {
         Predicate::NoEdge { graph, from, to } => format!("{} {graph} {from} -> {to}", PredicateWord::NoEdge.word()),
         Predicate::Path { graph, from, to } => format!("{} {graph} {from} -> {to}", PredicateWord::Path.word()),
         Predicate::NoPath { graph, from, to } => format!("{} {graph} {from} -> {to}", PredicateWord::NoPath.word()),
-        // issue 20 (sem-a)
         Predicate::SameValue { a, b, same } => {
             format!("{a} {} {b}", if *same { Verb::SameValue } else { Verb::OtherValue }.word())
         }

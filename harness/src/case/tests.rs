@@ -284,13 +284,13 @@ fn parses_every_construct() {
         Decl::Buffer { name: "d1".into(), kind: MemKind::Device, bytes: 4096, device: Some(1), later: false }
     );
     assert_eq!(case.script.len(), 127);
-    // issue 20 (sem-b): a user object named by its label, and a release with and without a graph.
+    // A user object named by its label, and a release with and without a graph.
     assert_eq!(
         case.script[121].kind,
         OpKind::RetainUserObject { graph: "gr".into(), object: "uo".into(), count: 2, take: true }
     );
     assert_eq!(case.script[123].kind, OpKind::ReleaseUserObject { graph: None, object: "uo".into(), count: 1 });
-    // issue 20 (sem-b): an operation of the case's second process.
+    // An operation of the case's second process.
     assert_eq!(
         (case.decls[28].clone(), case.script[126].thread.as_deref()),
         (Decl::Process { name: "pp".into() }, Some("pp"))

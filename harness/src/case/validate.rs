@@ -274,7 +274,7 @@ impl<'c, 'o> Checker<'c, 'o> {
                 self.name(line, t, Kind::Thread);
             }
             self.codes(line, &op.expect);
-            // issue 20 (sem-b): a user object is named by its operation's label.
+            // A user object is named by its operation's label.
             if matches!(op.kind, OpKind::UserObject) && op.label.is_none() {
                 self.report(line, "`user-object` needs a label: later operations name the object by it".into());
             }
@@ -323,7 +323,7 @@ impl<'c, 'o> Checker<'c, 'o> {
                     self.node_label(line, label);
                     continue;
                 }
-                // issue 20 (sem-b): a handle or user object, named by the operation that made it
+                // A handle or user object, named by the operation that made it
                 Operand::Made(label, word) => {
                     if let Some(kind) = self.label(line, label) {
                         if kind.word() != word {
@@ -427,7 +427,7 @@ impl<'c, 'o> Checker<'c, 'o> {
             }
             OpKind::SetLimit { value: 0, .. } => self.report(line, "a limit of 0 bytes".into()),
             OpKind::Malloc { bytes: 0 } => self.report(line, "malloc of 0 bytes".into()),
-            // issue 20 (sem-b): an imported event fills a `later` slot
+            // An imported event fills a `later` slot
             OpKind::IpcOpenEvent { into, .. } if !self.case.decls.iter().any(|d| d.name() == into && d.is_later()) => {
                 self.report(line, format!("`ipc-open-event ... into {into}` needs a `later` event declaration"));
             }
@@ -528,7 +528,7 @@ impl<'c, 'o> Checker<'c, 'o> {
             let created = case.script.iter().any(|op| match &op.kind {
                 OpKind::Create { name: n } | OpKind::MallocAsync { buf: n, .. } => n == name,
                 OpKind::AddNode { node: NodeSpec::MemAlloc { buf: n }, .. } => n == name,
-                // issue 20 (sem-b): an imported event fills its slot.
+                // An imported event fills its slot.
                 OpKind::IpcOpenEvent { into: n, .. } | OpKind::IpcOpenMem { into: Some(n), .. } => n == name,
                 _ => false,
             });
@@ -666,7 +666,6 @@ impl<'c, 'o> Checker<'c, 'o> {
                 }
             }
             MeasureOf::Host { .. } => {}
-            // issue 20 (sem-b)
             MeasureOf::Value { label } => {
                 if !script[indices[0]].kind.facts().value {
                     self.report(line, format!("`{label}` records no number (see `L value` in cases/README.md)"));
@@ -768,14 +767,13 @@ impl<'c, 'o> Checker<'c, 'o> {
                             k,
                             OpKind::MallocAsync { .. }
                                 | OpKind::AddNode { node: NodeSpec::MemAlloc { .. }, .. }
-                                // issue 20 (sem-b): handles by their digest, opened pointers by address
+                                // Handles by their digest, opened pointers by address
                                 | OpKind::IpcMemHandle { .. }
                                 | OpKind::IpcOpenMem { .. }
                         )
                     });
                 }
             }
-            // issue 20 (sem-a)
             Predicate::SameValue { a, b, .. } => {
                 for l in [a, b] {
                     self.valued_label(line, l, "value", |k| k.facts().value)

@@ -84,7 +84,7 @@ words! {
         Pool = "pool",
         Condition = "condition",
         Slice = "slice",
-        // issue 20 (sem-b): a second process of the case
+        // A second process of the case
         Process = "process",
     }
 }
@@ -170,7 +170,7 @@ words! {
         Connections = "connections",
         MemoryPools = "memory-pools",
         PeerAccess = "peer-access",
-        // issue 20 (sem-b): managed memory
+        // Managed memory
         ConcurrentManagedAccess = "concurrent-managed-access",
         PageableMemoryAccess = "pageable-memory-access",
     }
@@ -212,7 +212,7 @@ words! {
         ErrorFrom = "error-from",
         SameAddress = "same-address",
         OtherAddress = "other-address",
-        // issue 20 (sem-a): two operations' values compared (stream ids).
+        // Two operations' values compared (stream ids).
         SameValue = "same-value",
         OtherValue = "other-value",
         // Issue 20 item 10: two operations' return codes compared (a last error against the failure that set it).
@@ -245,7 +245,6 @@ words! {
         Busy = "busy",
         /// `spread L ...`: (max − min) / median of the operations' device times, in percent.
         Spread = "spread",
-        // issue 20 (sem-b)
         /// `value L`: the number operation L recorded (a count: the depth `queue-depth` measured).
         Value = "value",
     }

@@ -20,7 +20,7 @@ pub struct DeviceInfo {
     pub can_map_host_memory: bool,
     /// cudaDevAttrMemoryPoolsSupported: cudaMallocAsync and memory pools.
     pub memory_pools: bool,
-    // issue 20 (sem-b): managed memory
+    // Managed memory
     /// cudaDevAttrConcurrentManagedAccess: the host may touch managed memory while kernels run.
     pub concurrent_managed_access: bool,
     /// cudaDevAttrPageableMemoryAccess: kernels may use pageable host memory (HMM or ATS).

@@ -105,7 +105,7 @@ fn unmet(requirement: &Requirement, d: &DeviceInfo, connections: u32, devices: u
             (!d.memory_pools).then(|| "requires memory-pools; this device has memoryPoolsSupported = 0".to_owned())
         }
         Requirement::PeerAccess => peer_access_unmet(d, devices),
-        // issue 20 (sem-b): managed memory
+        // Managed memory
         Requirement::ConcurrentManagedAccess => (!d.concurrent_managed_access).then(|| {
             "requires concurrent-managed-access; this device has concurrentManagedAccess = 0 (the host may not \
              touch managed memory while kernels run)"

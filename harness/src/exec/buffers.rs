@@ -63,7 +63,7 @@ enum Storage {
     /// The host allocation and its device alias (what kernels get).
     Mapped(HostMemory, *mut c_void),
     Pageable(PageableMemory),
-    // issue 20 (sem-b): managed memory
+    // Managed memory
     /// cudaMallocManaged memory (freed by cudaFree): one pointer for the host, kernels and copies.
     Managed(DeviceMemory),
     /// A slice of another buffer: its pointers, offset; the other buffer owns the memory (and outlives the view:
@@ -129,7 +129,7 @@ impl Buffer {
                 Storage::Mapped(mem, device)
             }
             MemKind::Pageable => Storage::Pageable(PageableMemory::initial(size / 4)),
-            // issue 20 (sem-b): written on the host (no CUDA call), like the other host-visible kinds.
+            // Written on the host (no CUDA call), like the other host-visible kinds.
             MemKind::Managed => {
                 let mut raw = ptr::null_mut();
                 // SAFETY: raw is a valid out-pointer.
@@ -143,7 +143,7 @@ impl Buffer {
         Ok(Buffer { kind, bytes, storage })
     }
 
-    /// issue 20 (sem-b): device memory this process mapped from another's (cudaIpcOpenMemHandle): it owns nothing,
+    /// Device memory this process mapped from another's (cudaIpcOpenMemHandle): it owns nothing,
     /// since the mapping is closed (cudaIpcCloseMemHandle), never freed, by whoever opened it.
     pub fn mapping(raw: *mut c_void, bytes: u64) -> Buffer {
         Buffer { kind: MemKind::Device, bytes, storage: Storage::View { copy: raw, kernel: Some(raw.cast()) } }

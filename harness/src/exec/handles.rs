@@ -1,4 +1,4 @@
-//! What issue 20's operations hand from one call to a later one (issue 20, sem-b): IPC handles and the pointers
+//! What operations hand from one call to a later one: IPC handles and the pointers
 //! they opened, user objects and their destructors' flags, and managed allocations made by the script. Named by
 //! the label of the operation that made each, and released at cleanup.
 

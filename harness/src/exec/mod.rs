@@ -31,7 +31,7 @@ mod handles;
 mod host_calls;
 mod interpret;
 mod objects;
-// issue 20 (sem-b): the second process of a case
+// The second process of a case
 pub mod peer;
 mod pools;
 mod resources;
@@ -113,7 +113,7 @@ pub fn run_case(case: &Case, kernels: &KernelTable, device: &DeviceInfo, opts: &
         obs.notes.extend(devices.on(ordinal, || load_kernels(kernels)));
     }
 
-    // issue 20 (sem-b): the case's other processes start first, so their contexts are made while ours is.
+    // The case's other processes start first, so their contexts are made while ours is.
     let (mut peers, notes) = peer::Peers::start(case, device.ordinal, opts, clock);
     obs.notes.extend(notes);
     let (state, gates, decls) = objects::create(case, device, &devices, clock);
@@ -169,7 +169,7 @@ pub fn run_case(case: &Case, kernels: &KernelTable, device: &DeviceInfo, opts: &
             let thread = case.script[index].thread.as_deref();
             let ctx = &ctx;
             let outcome = match thread.filter(|t| peer::Peers::is_process(case, t)) {
-                // issue 20 (sem-b): an operation of another process, with the IPC handles this one holds.
+                // An operation of another process, with the IPC handles this one holds.
                 Some(process) => {
                     let wire = ctx.state.lock().unwrap_or_else(PoisonError::into_inner).handles.to_wire();
                     peers.run(process, index, wire).map(|(record, back)| {

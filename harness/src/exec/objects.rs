@@ -85,7 +85,7 @@ pub struct Objects {
     /// the case in the context.
     pub peers_enabled: Vec<(i32, i32)>,
     pub notes: Vec<String>,
-    // issue 20 (sem-b): IPC handles, user objects, managed allocations
+    // IPC handles, user objects, managed allocations
     pub handles: Handles,
 }
 
@@ -531,7 +531,7 @@ impl Objects {
                 notes.push(format!("cleanup: disabling the peer access of ordinal {from} to {to} returned {}", code));
             }
         }
-        // issue 20 (sem-b): IPC mappings close before any memory is freed; user-object references go back.
+        // IPC mappings close before any memory is freed; user-object references go back.
         self.handles.release(&mut notes);
         let placement = std::mem::take(&mut self.placement);
         let on = |name: &str, f: &mut dyn FnMut() -> sys::cudaError_t| {

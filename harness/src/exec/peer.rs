@@ -1,4 +1,4 @@
-//! The second process of a case (issue 20, sem-b): `process NAME` declares it, `@NAME OP` runs OP there.
+//! The second process of a case: `process NAME` declares it, `@NAME OP` runs OP there.
 //!
 //! The executor starts the process before the script: this binary again, with [`PEER_ENV`] set, so that `main`
 //! hands it to [`serve_peer_request`] before anything else. Over its stdin and stdout (one JSON line each way)

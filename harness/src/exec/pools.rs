@@ -7,7 +7,7 @@ use cuda_sys as sys;
 use std::ffi::c_void;
 
 /// A pool of pinned device memory on `device`, without IPC handles: what cudaMallocAsync's default pool is; with
-/// `posix_fd` (issue 20, sem-b), exportable as a POSIX file descriptor.
+/// `posix_fd`, exportable as a POSIX file descriptor.
 pub fn create_pool(device: i32, posix_fd: bool) -> Result<MemPool, sys::cudaError_t> {
     // SAFETY: an all-zero cudaMemPoolProps is valid (no IPC handle, no Windows attributes, no maximum size).
     let mut props: sys::cudaMemPoolProps = unsafe { std::mem::zeroed() };

@@ -126,7 +126,7 @@ impl ToSys for NodeWord {
     }
 }
 
-// issue 20 (sem-a): the batched copies' source access order and the launch attributes of streams and nodes.
+// The batched copies' source access order and the launch attributes of streams and nodes.
 
 impl ToSys for SrcAccessOrder {
     /// `cudaMemcpySrcAccessOrder` as a number: the type exists only in 12.8+ headers (`compat` passes it on).

@@ -4,13 +4,12 @@
 
 use super::test_support::{case, h100, op};
 use super::*;
+use crate::case::ast::{Advice, AttachMode, DeviceAttrWord, MemPlace};
 use crate::case::ast::{
     AttrValue, CacheConfig, CaptureMode, CaptureStatus, ComputeShape, ConditionalKind, EventFlags, Fault, GraphMemAttr,
     Grid, InstantiateFlag, KernelCall, LaunchShape, Limit, ListWord, MemKind, MemoryType, NodeKernel, NodeSpec, Op,
     OpKind, OpWord, PoolAttr, Priority, SrcAccessOrder, StreamRef, SyncDomain, Target, Timing, TimingSpec,
 };
-// issue 20 (sem-b)
-use crate::case::ast::{Advice, AttachMode, DeviceAttrWord, MemPlace};
 use crate::case::words::Word;
 use std::time::Instant;
 
@@ -318,7 +317,7 @@ fn every_operation() -> Case {
         op(None, None, OpKind::StreamFlags { stream: StreamRef::PerThread }),
         op(None, None, OpKind::PeekLastError),
         op(Some("gle"), Some("w"), OpKind::GetLastError),
-        // issue 20 (sem-a): batched copies, stream identity, stream and kernel-node attributes.
+        // Batched copies, stream identity, stream and kernel-node attributes.
         op(
             None,
             None,
@@ -350,7 +349,6 @@ fn every_operation() -> Case {
         op(None, None, OpKind::SetNodeAttr { node: name("n1"), value: AttrValue::Priority(Priority::Value(-3)) }),
         op(None, None, OpKind::Open { gate: name("g"), after_ns: None }),
         op(None, None, OpKind::Sleep { ns: 1_000_000 }),
-        // issue 20 (sem-b)
         op(None, None, OpKind::Attach { buf: name("mm"), stream: s(), mode: AttachMode::Single, bytes: None }),
         op(None, None, OpKind::Prefetch { buf: name("mm"), to: MemPlace::Device, stream: s() }),
         op(None, None, OpKind::Advise { buf: name("mm"), advice: Advice::ReadMostly, place: MemPlace::Host }),

@@ -132,7 +132,7 @@ impl Figures<'_> {
                 Some(OpValue::ElapsedMs(ms)) => Ok(*ms),
                 _ => Err(format!("`{label}` returned no elapsed time")),
             },
-            // issue 20 (sem-b): a count an operation recorded.
+            // A count an operation recorded.
             MeasureOf::Value { label } => match &self.obs.ops.get(self.index(label)?).and_then(|o| o.value.clone()) {
                 Some(OpValue::Number(n)) => Ok(*n as f64),
                 _ => Err(format!("`{label}` recorded no number")),

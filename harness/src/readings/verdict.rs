@@ -256,7 +256,7 @@ fn asserted_value_mismatch(kind: &OpKind, value: Option<&OpValue>, devices: &[i3
             };
             (*value != want).then(|| format!("the priority was {value} (greatest {greatest}, least {least})"))
         }
-        // issue 20 (sem-a): `stream-device ... is N`, `stream-attr`/`node-attr ... is VALUE`.
+        // `stream-device ... is N`, `stream-attr`/`node-attr ... is VALUE`.
         (OpKind::StreamDevice { device: want, .. }, Some(OpValue::Device(seen))) => {
             match devices.iter().position(|o| o == seen) {
                 Some(i) if i as u32 == *want => None,
@@ -460,7 +460,6 @@ fn holds(p: &Predicate, obs: &Observations) -> Result<(), String> {
             let (x, y) = (address(a)?, address(b)?);
             check((x == y) == *same, || format!("{a} returned {x:#x} and {b} returned {y:#x}"))
         }
-        // issue 20 (sem-a)
         Predicate::SameValue { a, b, same } => {
             let number = |label: &str| match ran(obs, label)?.value {
                 Some(OpValue::Number(x)) => Ok(x),

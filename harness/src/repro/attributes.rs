@@ -1,4 +1,4 @@
-//! Batched copies, stream identity and launch attributes, as `exec::interpret::attributes` (issue 20, sem-a):
+//! Batched copies, stream identity and launch attributes, as `exec::interpret::attributes`:
 //! `memcpy-batch`, `memcpy-3d-batch`, `stream-device`, `stream-id`, `stream-attr`, `set-stream-attr`,
 //! `copy-stream-attrs`, `node-attr`, `set-node-attr`. CUDA 13.0 signatures (no `failIdx`).
 

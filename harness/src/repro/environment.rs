@@ -1,4 +1,4 @@
-//! What the process's environment shows, as `exec::interpret::environment` (issue 20, sem-b): `device-count`,
+//! What the process's environment shows, as `exec::interpret::environment`: `device-count`,
 //! `device-attr`, and `queue-depth` (how many launches queue before a launch call blocks).
 
 use super::code::{Code, Step};

@@ -1,4 +1,4 @@
-//! Inter-process handles, as `exec::interpret::ipc` (issue 20, sem-b): memory and event handles, and exporting a
+//! Inter-process handles, as `exec::interpret::ipc`: memory and event handles, and exporting a
 //! pool. Handles are kept under the label of the operation that got them (`run.ipc_mem`, `run.ipc_events`), and
 //! cross to the case's other process with each of its operations (see the header's PeerProcess).
 

@@ -1,4 +1,4 @@
-//! What graphs own, as `exec::interpret::lifetimes` (issue 20, sem-b): user objects (`run.user_objects`, by the
+//! What graphs own, as `exec::interpret::lifetimes`: user objects (`run.user_objects`, by the
 //! label of the operation that made each), the references graphs hold to them, and whether their destructors ran.
 
 use super::code::{cstr, Code, Step};

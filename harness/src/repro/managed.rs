@@ -1,4 +1,4 @@
-//! Managed memory, as `exec::interpret::managed` (issue 20, sem-b): `attach`, `prefetch`, `advise`,
+//! Managed memory, as `exec::interpret::managed`: `attach`, `prefetch`, `advise`,
 //! `malloc-managed`. CUDA 13.0 signatures: cudaMemPrefetchAsync and cudaMemAdvise take a cudaMemLocation.
 
 use super::code::{Code, Step};

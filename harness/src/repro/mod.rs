@@ -222,7 +222,7 @@ fn emit_op(x: &code::Step) -> Result<Code, String> {
         OpKind::StreamFlags { stream } => device::stream_flags(x, stream),
         OpKind::PeekLastError => device::peek_last_error(x),
         OpKind::GetLastError => device::get_last_error(x),
-        // issue 20 (sem-a): batched copies, stream identity, stream and kernel-node attributes.
+        // Batched copies, stream identity, stream and kernel-node attributes.
         OpKind::MemcpyBatch { copies, stream, order, attrs_at, three_d } => {
             attributes::memcpy_batch(x, copies, stream, *order, attrs_at, *three_d)
         }
@@ -233,7 +233,7 @@ fn emit_op(x: &code::Step) -> Result<Code, String> {
         OpKind::CopyStreamAttrs { dst, src } => attributes::copy_stream_attrs(x, dst, src),
         OpKind::NodeAttr { node, value } => attributes::node_attr(x, node, value),
         OpKind::SetNodeAttr { node, value } => attributes::set_node_attr(x, node, value),
-        // issue 20 (sem-b): managed memory, IPC, user objects, device facts, the launch queue
+        // Managed memory, IPC, user objects, device facts, the launch queue
         OpKind::Attach { buf, stream, mode, bytes } => managed::attach(x, buf, stream, *mode, *bytes),
         OpKind::Prefetch { buf, to, stream } => managed::prefetch(x, buf, *to, stream),
         OpKind::Advise { buf, advice, place } => managed::advise(x, buf, *advice, *place),

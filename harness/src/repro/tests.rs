@@ -90,7 +90,6 @@ fn calls(word: OpWord) -> &'static [&'static str] {
         OpWord::PeekLastError => &["cudaPeekAtLastError()"],
         OpWord::Open => &[".open"],
         OpWord::Sleep => &["sleep_for("],
-        // issue 20 (sem-a)
         OpWord::MemcpyBatch => &["cudaMemcpyBatchAsync("],
         OpWord::Memcpy3dBatch => &["cudaMemcpy3DBatchAsync("],
         OpWord::StreamDevice => &["cudaStreamGetDevice("],
@@ -100,7 +99,6 @@ fn calls(word: OpWord) -> &'static [&'static str] {
         OpWord::CopyStreamAttrs => &["cudaStreamCopyAttributes("],
         OpWord::NodeAttr => &["cudaGraphKernelNodeGetAttribute("],
         OpWord::SetNodeAttr => &["cudaGraphKernelNodeSetAttribute("],
-        // issue 20 (sem-b)
         OpWord::Attach => &["cudaStreamAttachMemAsync("],
         OpWord::Prefetch => &["cudaMemPrefetchAsync("],
         OpWord::Advise => &["cudaMemAdvise("],

@@ -91,13 +91,12 @@ pub const SMOKE: &[&str] = &[
     "stream-memory/graph/auto-free-on-launch",
     "streams/held-host-func-holds-back-later-work",
     "streams/destroy-with-pending-work-completes",
-    // issue 20 (sem-a): one must-rule of each new area, each passed on the H100 (driver 580.159.04, commit
+    // One must-rule of each new area, each passed on the H100 (driver 580.159.04, commit
     // 2f8f778); the host-function case faults in a process of its own (about 0.3 s, as the errors case).
     "batched-copies/per-thread-stream-accepted",
     "host-functions/host-func-not-called-after-fault",
     "graph-priorities/captured-kernel-node-takes-greatest-stream-priority",
     "stream-identity/created-streams-have-distinct-ids",
-    // issue 20 (sem-b)
     "graph-lifetimes/release-of-last-reference-destroys",
     "ipc/interprocess-event-tracks-completion",
     "launch-queue/captured-launches-never-block",

@@ -299,7 +299,7 @@ pub(super) fn sets_visible_devices(env: &[(String, String)]) -> bool {
 }
 
 /// A case's `env:` value with `{uuid}` as the device's UUID and `{uuid-prefix}` as its first 12 characters
-/// (`GPU-` and 8 hex digits: the abbreviated form CUDA_VISIBLE_DEVICES accepts) (issue 20, sem-b).
+/// (`GPU-` and 8 hex digits: the abbreviated form CUDA_VISIBLE_DEVICES accepts).
 pub(super) fn with_uuid(value: &str, uuid: &str) -> String {
     let prefix: String = uuid.chars().take(12).collect();
     value.replace("{uuid-prefix}", &prefix).replace("{uuid}", uuid)
@@ -321,7 +321,6 @@ pub struct ChildSpec {
     pub sanitizer: Option<SanitizerSpec>,
     /// How the child's host threads wait for the device.
     pub host_waits: HostWaits,
-    // issue 20 (sem-b)
     /// The device's UUID (`GPU-…`; empty when unknown): what `{uuid}` in a case's `env:` value becomes.
     pub uuid: String,
 }
@@ -504,7 +503,7 @@ impl Worker {
         if let Some(visible) = &spec.visible {
             command.env("CUDA_VISIBLE_DEVICES", visible);
         }
-        // issue 20 (sem-b): the case's own CUDA_VISIBLE_DEVICES wins over the runner's, `{uuid}` names the case's
+        // The case's own CUDA_VISIBLE_DEVICES wins over the runner's, `{uuid}` names the case's
         // device, and the child then uses the first device it sees (the list renumbers from 0).
         let ordinal = if sets_visible_devices(env) { 0 } else { spec.ordinal };
         command

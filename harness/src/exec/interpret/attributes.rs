@@ -1,4 +1,4 @@
-//! Issue 20 (sem-a): batched copies, stream identity and launch attributes: `memcpy-batch`, `memcpy-3d-batch`,
+//! Batched copies, stream identity and launch attributes: `memcpy-batch`, `memcpy-3d-batch`,
 //! `stream-device`, `stream-id`, `stream-attr`, `set-stream-attr`, `copy-stream-attrs`, `node-attr`,
 //! `set-node-attr`.
 

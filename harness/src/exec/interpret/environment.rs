@@ -1,4 +1,4 @@
-//! What the process's environment shows (issue 20, sem-b): the devices it sees, their attributes, and how many
+//! What the process's environment shows: the devices it sees, their attributes, and how many
 //! launches its queue takes before a launch call blocks.
 
 use super::{Step, SUCCESS};

@@ -1,4 +1,4 @@
-//! Inter-process handles (issue 20, sem-b): memory and event handles, and exporting a pool. The handles are kept
+//! Inter-process handles: memory and event handles, and exporting a pool. The handles are kept
 //! under the label of the operation that got them, for the operations that open them.
 
 use super::Step;

@@ -1,4 +1,4 @@
-//! What graphs own (issue 20, sem-b): user objects, the references graphs hold to them, and whether their
+//! What graphs own: user objects, the references graphs hold to them, and whether their
 //! destructors have run.
 
 use super::Step;

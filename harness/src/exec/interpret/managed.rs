@@ -1,4 +1,4 @@
-//! Managed memory (issue 20, sem-b): `attach`, `prefetch`, `advise`, `malloc-managed`.
+//! Managed memory: `attach`, `prefetch`, `advise`, `malloc-managed`.
 
 use super::Step;
 use crate::case::ast::{Advice, AttachMode, MemPlace, StreamRef};

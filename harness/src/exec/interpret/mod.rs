@@ -4,21 +4,20 @@
 //!
 //! [`interpret`] is the table of contents: one line per operation, to its function in the file of its family.
 
-// issue 20 (sem-a): batched copies, stream identity, launch attributes.
+// Batched copies, stream identity, launch attributes.
 mod attributes;
 mod captures;
 mod device;
+mod environment;
 mod graphs;
 mod host;
+mod ipc;
 mod launches;
+mod lifetimes;
+mod managed;
 mod memory;
 mod mempools;
 mod sync;
-// issue 20 (sem-b)
-mod environment;
-mod ipc;
-mod lifetimes;
-mod managed;
 
 use super::clock::CaseClock;
 use super::devices::CaseDevices;
@@ -220,7 +219,7 @@ fn interpret(ctx: &Ctx, st: &mut Objects, index: usize, op: &Op, t: &mut Timed) 
         OpKind::StreamFlags { stream } => device::stream_flags(x, stream),
         OpKind::PeekLastError => device::peek_last_error(x),
         OpKind::GetLastError => device::get_last_error(x),
-        // issue 20 (sem-a): batched copies, stream identity, stream and kernel-node attributes.
+        // Batched copies, stream identity, stream and kernel-node attributes.
         OpKind::MemcpyBatch { copies, stream, order, attrs_at, three_d } => {
             attributes::memcpy_batch(x, copies, stream, *order, attrs_at, *three_d)
         }
@@ -231,7 +230,7 @@ fn interpret(ctx: &Ctx, st: &mut Objects, index: usize, op: &Op, t: &mut Timed) 
         OpKind::CopyStreamAttrs { dst, src } => attributes::copy_stream_attrs(x, dst, src),
         OpKind::NodeAttr { node, value } => attributes::node_attr(x, node, value),
         OpKind::SetNodeAttr { node, value } => attributes::set_node_attr(x, node, value),
-        // issue 20 (sem-b): managed memory, IPC, user objects, device facts, the launch queue
+        // Managed memory, IPC, user objects, device facts, the launch queue
         OpKind::Attach { buf, stream, mode, bytes } => managed::attach(x, buf, stream, *mode, *bytes),
         OpKind::Prefetch { buf, to, stream } => managed::prefetch(x, buf, *to, stream),
         OpKind::Advise { buf, advice, place } => managed::advise(x, buf, *advice, *place),
