@@ -25,7 +25,7 @@ toolkit="$repo/.toolkit/nvidia/cu13"
 # crate's build for immutable (no source fingerprint), so a target/ kept from an older commit verifies the harness
 # against that commit's sys crate (seen in CI: "cannot find function `memcpy_batch_async` in module `sys::compat`").
 # Files allowed in each package (anything else is a stray file):
-allowed_common='^(\.cargo_vcs_info\.json|Cargo\.toml|Cargo\.toml\.orig|Cargo\.lock|README\.md)$'
+allowed_common='^(\.cargo_vcs_info\.json|Cargo\.toml|Cargo\.toml\.orig|Cargo\.lock|README\.md|LICENSE-APACHE|LICENSE-MIT)$'
 allowed_sys='^(build\.rs|wrapper\.h|API-VERSIONS\.md|src/[a-z_]+\.rs|bindings/cudart-[0-9]+\.rs)$'
 allowed_harness='^(src/[a-z_/]+\.rs|src/repro/header\.h|kernels/(probes|conditional|device_launch)\.cu)$'
 for pair in "cuda-conformance-sys:$allowed_sys" "cuda-conformance-harness:$allowed_harness"; do
