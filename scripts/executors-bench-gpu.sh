@@ -2,9 +2,10 @@
 # The full suite once with each executor on this GPU, timed, from inside a bundle (bundle.sh copies this script to
 # its top): `bash executors-bench-gpu.sh`. Runs, in order:
 #   rust          --executor rust (the default: worker processes, gate delays shortened to 30 ms)
-#   rust-written  --executor rust --gate-delay 300: the Rust executor at the written delays, as the C++ one runs
-#   cxx           --executor cxx: each case's compiled reproducer (repro/bin), one process per case
+#   cxx           --executor cxx: each case's compiled reproducer (repro/bin), one process per case, its gate
+#                 delays shortened the same way
 #   both          --executor both: each case by each executor, compared
+#   rust-written, cxx-written (with EXECUTORS_BENCH_WRITTEN=1): the two at the written delays (--gate-delay 300)
 # Writes under $OUT (or ./executors-bench): <name>.json.gz (the report), <name>.log (the console), summary.md
 # (wall seconds and exit status of each run, the verdict totals, and the agreement of `both`: cases, agree,
 # disagree, not comparable). Figures are skipped (--no-figures): they time the GPU, not the executors.
@@ -21,8 +22,10 @@ fi
 # Each run is bounded so that one stuck run cannot use the whole GPU call.
 limit=${EXECUTORS_BENCH_LIMIT_S:-240}
 
-runs=("rust:--executor rust" "rust-written:--executor rust --gate-delay 300" "cxx:--executor cxx"
-    "both:--executor both")
+runs=("rust:--executor rust" "cxx:--executor cxx" "both:--executor both")
+if [ "${EXECUTORS_BENCH_WRITTEN:-0}" = 1 ]; then
+    runs+=("rust-written:--executor rust --gate-delay 300" "cxx-written:--executor cxx --gate-delay 300")
+fi
 {
     echo "# Executors benchmark"
     echo

@@ -297,10 +297,6 @@ impl RunCmd {
         if opts.executors == Executors::Rust {
             return Ok(());
         }
-        if opts.executors == Executors::Cxx {
-            // What the report's run info and the announcement say the cases ran at.
-            opts.gate_delay = runner::WRITTEN_GATE_DELAY;
-        }
         if opts.sanitizer.is_some() {
             return Err(
                 "--sanitizer runs the Rust executor's workers under the tool; use it with --executor rust".into()

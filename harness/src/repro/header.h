@@ -868,6 +868,9 @@ struct Run {
     int peer_in = -1, peer_out = -1;
     std::string peer_pending;
     std::string self;  // argv[0]
+    // `open G after D` waits D times this (--gate-delay-scale, at most 1): the runner's shortened delays, which it
+    // confirms at the written ones where a short delay may have decided the verdict. A person runs it as written.
+    double gate_delay_scale = 1.0;
 
     Run(int argc, char** argv, const char* id, int device_count, const std::vector<OpInfo>& script)
         : case_id(id), ops(script), self(argv[0]) {
@@ -888,14 +891,26 @@ struct Run {
                 sscanf(argv[++i], "%d,%d", &peer_in, &peer_out);
                 case_start() = std::chrono::steady_clock::time_point(
                     std::chrono::steady_clock::duration(strtoll(argv[++i], nullptr, 10)));
+            } else if (strcmp(argv[i], "--gate-delay-scale") == 0 && i + 1 < argc) {
+                char* end = nullptr;
+                gate_delay_scale = strtod(argv[++i], &end);
+                if (end == argv[i] || *end != '\0' || !(gate_delay_scale > 0.0 && gate_delay_scale <= 1.0)) {
+                    fprintf(stderr, "%s: --gate-delay-scale takes a number in (0, 1], not %s\n", argv[0], argv[i]);
+                    exit(2);
+                }
             } else {
-                fprintf(stderr, "usage: %s [--devices 0,1,...]\n", argv[0]);
+                fprintf(stderr, "usage: %s [--devices 0,1,...] [--gate-delay-scale X]\n", argv[0]);
                 exit(2);
             }
         }
         for (int i = (int)ordinals.size(); i < device_count; i++) ordinals.push_back(i);
         ordinals.resize(device_count);
         if (const char* ms = getenv("CUDA_CONFORMANCE_DEADLINE_MS")) deadline_ms = strtoull(ms, nullptr, 10);
+    }
+
+    // The delay of a written `open G after D` (D in nanoseconds), as this run waits it.
+    std::chrono::nanoseconds gate_delay(long long written_ns) const {
+        return std::chrono::nanoseconds((long long)((double)written_ns * gate_delay_scale));
     }
 
     int device(unsigned index) const { return index < ordinals.size() ? ordinals[index] : ordinals[0]; }

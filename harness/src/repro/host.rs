@@ -53,9 +53,10 @@ pub fn open(x: &Step, gate: &str, after_ns: &Option<u64>) -> Result<Code, String
     let g = x.names.var(gate);
     match after_ns {
         None => code.call(format!("op.host([&] {{ {g}.open(cc::SCRIPT); }});")),
-        // From the keeper thread, that long from now (as written: the runner may run shorter delays).
+        // From the keeper thread, that long from now: as written, unless the runner asked for shorter delays
+        // (`--gate-delay-scale`, as the Rust executor's `gate_delay_scale`).
         Some(ns) => code.call(format!(
-            "op.host([&] {{ run.keeper.open_at({g}, std::chrono::steady_clock::now() + std::chrono::nanoseconds({ns}ll)); }});"
+            "op.host([&] {{ run.keeper.open_at({g}, std::chrono::steady_clock::now() + run.gate_delay({ns}ll)); }});"
         )),
     };
     Ok(code)

@@ -5,9 +5,10 @@
 //! observations. A program that dies, hangs, exits non-zero or prints no readable last line costs the case a
 //! `crash` or `timeout` verdict, as a worker that dies does.
 //!
-//! The reproducer's command line: `<dir>/<stem> [--devices 0,1,...]` (the ordinals of the case's devices, as the
-//! process sees them), with the case's `env:` and [`DEADLINE_ENV`] (when its watchdog opens every gate) in its
-//! environment. It runs the case as written: it has no gate-delay scale, so the runner gives it the written delays.
+//! The reproducer's command line: `<dir>/<stem> [--devices 0,1,...] [--gate-delay-scale X]` (the ordinals of the
+//! case's devices, as the process sees them; the factor on its `open G after D` delays, as the Rust executor's
+//! `gate_delay_scale`, given only below 1), with the case's `env:` and [`DEADLINE_ENV`] (when its watchdog opens
+//! every gate) in its environment. Run by hand, a reproducer waits the written delays.
 
 use super::one_case::{read, verdict_of};
 use super::process::{Finished, Process};
@@ -47,17 +48,17 @@ impl Reproducers {
         self.dir.join(file_stem(&case.id))
     }
 
-    /// Runs `case`'s reproducer once (and again for `samples: N`), killing it after `deadline`: the judged result,
-    /// or the crash or timeout it cost.
-    pub fn run(&self, case: &Case, placement: &Placement, deadline: Duration) -> CaseResult {
+    /// Runs `case`'s reproducer once (and again for `samples: N`) with its gate delays scaled by `scale` (1: as
+    /// written), killing it after `deadline`: the judged result, or the crash or timeout it cost.
+    pub fn run(&self, case: &Case, placement: &Placement, scale: f64, deadline: Duration) -> CaseResult {
         let start = Instant::now();
         let program = self.program(case);
         let mut result = if !program.is_file() {
             CaseResult::new(case, verdict_of(VerdictKind::Crash, missing(case, &program)), None, start.elapsed())
         } else {
-            match run_program(&program, case, placement, deadline) {
+            match run_program(&program, case, placement, scale, deadline) {
                 Ok(observations) => {
-                    let again = || run_program(&program, case, placement, deadline).ok();
+                    let again = || run_program(&program, case, placement, scale, deadline).ok();
                     read(case, observations, again, start)
                 }
                 Err((kind, why)) => CaseResult::new(case, verdict_of(kind, why), None, start.elapsed()),
@@ -89,6 +90,7 @@ fn run_program(
     program: &Path,
     case: &Case,
     placement: &Placement,
+    scale: f64,
     deadline: Duration,
 ) -> Result<Observations, (VerdictKind, String)> {
     let started = Instant::now();
@@ -96,6 +98,9 @@ fn run_program(
     if !placement.ordinals.is_empty() {
         let list: Vec<String> = placement.ordinals.iter().map(i32::to_string).collect();
         command.arg("--devices").arg(list.join(","));
+    }
+    if scale < 1.0 {
+        command.arg("--gate-delay-scale").arg(scale.to_string());
     }
     // The case's own settings, then the watchdog: the program's, as the Rust executor's, fires before the runner's
     // deadline kills the process, so a lost gate open still ends in a trace.
@@ -173,11 +178,27 @@ mod tests {
     }
 
     fn run(name: &str, script: &str, deadline: Duration) -> CaseResult {
+        run_scaled(name, script, 1.0, deadline)
+    }
+
+    fn run_scaled(name: &str, script: &str, scale: f64, deadline: Duration) -> CaseResult {
         let placement = Placement { visible: Some("GPU-x".into()), ordinals: vec![0], uuid: "GPU-x".into() };
         let reproducers = fake(name, script);
-        let result = reproducers.run(&case(), &placement, deadline);
+        let result = reproducers.run(&case(), &placement, scale, deadline);
         let _ = std::fs::remove_dir_all(&reproducers.dir);
         result
+    }
+
+    #[test]
+    fn a_shortened_gate_delay_is_passed_on_and_the_written_one_is_not() {
+        // The fake passes only when its arguments are exactly what a reproducer is given.
+        let script = |args: &str| {
+            format!("if [ \"$*\" = '{args}' ]; then echo '{}'; else echo \"args: $*\"; fi", observations("cudaSuccess"))
+        };
+        let fast = run_scaled("scaled", &script("--devices 0 --gate-delay-scale 0.1"), 0.1, Duration::from_secs(2));
+        assert_eq!(fast.verdict.kind, VerdictKind::Pass, "{:?}", fast.verdict);
+        let written = run_scaled("written", &script("--devices 0"), 1.0, Duration::from_secs(2));
+        assert_eq!(written.verdict.kind, VerdictKind::Pass, "{:?}", written.verdict);
     }
 
     #[test]
@@ -226,6 +247,7 @@ mod tests {
         let result = nowhere.run(
             &case(),
             &Placement { visible: None, ordinals: vec![0], uuid: String::new() },
+            1.0,
             Duration::from_secs(1),
         );
         assert_eq!(result.verdict.kind, VerdictKind::Crash);

@@ -269,9 +269,7 @@ impl<'a> DeviceRunner<'a> {
         // A case in a process of its own whose pick a short delay could decide would be confirmed at the written
         // delays anyway: it starts there, which saves a process (a context creation) per run of the suite.
         let straight_to_written = needs_own_process(case) && short_delay_can_decide(case);
-        // A reproducer has no gate-delay scale: the C++ executor runs every case at the written delays.
-        let scales = self.opts.executors != Executors::Cxx;
-        let fast = if timed && !straight_to_written && scales { self.opts.gate_delay_scale() } else { 1.0 };
+        let fast = if timed && !straight_to_written { self.opts.gate_delay_scale() } else { 1.0 };
         let mut scale = fast;
         let mut attempts = Vec::new();
         let mut result = self.attempt(case, scale, "first", &mut attempts);
@@ -334,7 +332,7 @@ impl<'a> DeviceRunner<'a> {
         }
         let deadline = self.opts.case_deadline;
         let result = if self.opts.executors == Executors::Cxx {
-            self.run_reproducer(case)
+            self.run_reproducer(case, scale)
         } else if self.opts.process_per_case || needs_own_process(case) {
             let position = self.warm.iter().position(|(id, _)| *id == case.id);
             let mut own = match position.and_then(|p| self.warm.remove(p)) {
@@ -358,10 +356,11 @@ impl<'a> DeviceRunner<'a> {
 }
 
 impl DeviceRunner<'_> {
-    /// Runs `case`'s compiled reproducer (the C++ executor), where the Rust executor's worker would run it.
-    fn run_reproducer(&self, case: &Case) -> CaseResult {
+    /// Runs `case`'s compiled reproducer (the C++ executor), where the Rust executor's worker would run it, with
+    /// its gate delays scaled as a worker's would be.
+    fn run_reproducer(&self, case: &Case, scale: f64) -> CaseResult {
         let reproducers = Reproducers { dir: self.opts.repro_dir.clone().unwrap_or_default() };
-        reproducers.run(case, &self.placement(case), self.opts.case_deadline)
+        reproducers.run(case, &self.placement(case), scale, self.opts.case_deadline)
     }
 
     /// The GPUs a reproducer of `case` sees, as a worker for it would: its own device alone (restricted as the
@@ -384,7 +383,7 @@ impl DeviceRunner<'_> {
     /// With `--executor both`: the C++ executor's run of `case` (at the written delays), compared with the Rust
     /// executor's run that counted.
     fn second_run(&self, case: &Case, verdict: &Verdict, observations: Option<&Observations>) -> SecondRun {
-        let cxx = self.run_reproducer(case);
+        let cxx = self.run_reproducer(case, 1.0);
         let identities = agreement::identity_ops(case);
         let agreement =
             agreement::compare(&identities, (verdict, observations), (&cxx.verdict, cxx.observations.as_ref()));
