@@ -59,16 +59,23 @@
 //! needs is a `gpu::DeviceInfo` field (the compiler names every `DeviceInfo` literal: `device/gpu.rs` and the
 //! test fixtures).
 //!
-//! **A probe kernel** (e.g. `countdown`): the kernel and its `cc_kernel_*` handle function in
-//! `kernels/probes.cu`, the `extern` declaration and field in the root `src/lib.rs`, the `KernelWord` in
-//! `case/words.rs`. The compiler names `KernelTable` literals and `KernelTable::get` (`device/kernels.rs`), and the
-//! grammar (`launch` in `case/parse.rs`, or `NodeKernel` for graph kernel nodes). A kernel `launch` runs is a
-//! `KernelCall` variant in `case/ast.rs` (its arguments; the compiler then names `KernelCall::word` and
-//! `KernelCall::operands` there, the printer, and `exec/interpret/launches.rs`). Its ABI goes in the
-//! `device/kernels.rs` docs; `exec/mod.rs` preloads every kernel but `lazy-spin` by walking `KernelTable::all`.
+//! **A probe kernel** (e.g. `countdown`): the kernel in `kernels/probes.cu` (or in a module of its own when it
+//! calls a device-runtime builtin an old driver may not resolve: `conditional.cu`, `device_launch.cu`, each
+//! compiled in the root `build.rs` and registered as its own fat binary), its name and `cc_kernel_*` handle
+//! function in `kernels/register.c`, the `extern` declaration and field in the root `src/lib.rs`, the `KernelWord`
+//! in `case/words.rs`. The compiler names `KernelTable` literals and `KernelTable::get` (`device/kernels.rs`), the
+//! reproducers' `kernel_symbol` (`repro/decls.rs`), and the grammar (`launch` in `case/parse.rs`, or `NodeKernel`
+//! for graph kernel nodes). A kernel `launch` runs is a `KernelCall` variant in `case/ast.rs` (its arguments; the
+//! compiler then names `KernelCall::word` and `KernelCall::operands` there, the printer,
+//! `exec/interpret/launches.rs` and `repro/launches.rs`). Its ABI goes in the `device/kernels.rs` docs;
+//! `exec/mod.rs` and every reproducer preload every kernel but `lazy-spin` by walking `KernelWord::ALL`.
 //!
 //! **A report format** (e.g. JUnit): a module in `report/` that renders [`record::Report`] (plain serde data, so it
 //! works from a saved JSON report too), and a flag or a `summary --format` value in `src/cli/reports.rs`.
+
+// The module docs name the private items a reader of the code goes to next (`cargo doc --document-private-items`
+// renders those links); on docs.rs they show as plain names.
+#![allow(rustdoc::private_intra_doc_links)]
 
 pub mod record;
 

@@ -782,7 +782,7 @@ pub enum KernelCall {
     Fill { buf: String, value: u32 },
     /// `launch transform BUF mul A add B on STREAM`: every u32 x of BUF becomes x*A + B (wrapping).
     Transform { buf: String, mul: u32, add: u32 },
-    /// `launch compare A B into R on STREAM`: R[0] becomes the number of indices where A and B differ.
+    /// `launch compare A B into R on STREAM`: `R[0]` becomes the number of indices where A and B differ.
     Compare { a: String, b: String, into: String },
     /// `launch vecadd A B into C on STREAM [grid N] [block N]`: the seeds' vecAdd, `C[i] = A[i] + B[i]` on floats
     /// for every i of C, one thread per element (grid defaults to cover C, block to 256).
@@ -798,7 +798,7 @@ pub enum KernelCall {
     /// device-side `cudaGraphLaunch(EXEC, mode)` N times (default 1); `BUF[i]` is the i-th call's code. EXEC's
     /// handle is the kernel's argument, so EXEC must be instantiated before this operation (also when captured).
     DeviceLaunch { exec: String, mode: DeviceLaunchMode, times: u32, into: String },
-    /// `launch relaunch-self COUNTER runs N [times M] into BUF on STREAM`: COUNTER[0] counts the kernel's runs;
+    /// `launch relaunch-self COUNTER runs N [times M] into BUF on STREAM`: `COUNTER[0]` counts the kernel's runs;
     /// while it is below N the kernel enqueues its own graph (`cudaGetCurrentGraphExec()`) for tail launch M times
     /// (default 1), `BUF[(run - 1) * M + i]` being each code. COUNTER must start at 0 (`launch fill`).
     RelaunchSelf { counter: String, runs: u32, times: u32, into: String },
@@ -1252,8 +1252,8 @@ impl Target {
 #[derive(Debug, Clone, PartialEq)]
 pub enum NodeSpec {
     /// `kernel gate GATE`, `kernel spin [DURATION]`, `kernel fill BUF V`, `kernel transform BUF mul A add B`,
-    /// `kernel set-condition COND from BUF` (the condition becomes BUF[0]), `kernel countdown COND BUF` (BUF[0]
-    /// decreases by one if not zero, BUF[1] increases by one, and the condition becomes BUF[0] != 0).
+    /// `kernel set-condition COND from BUF` (the condition becomes `BUF[0]`), `kernel countdown COND BUF` (`BUF[0]`
+    /// decreases by one if not zero, `BUF[1]` increases by one, and the condition becomes `BUF[0] != 0`).
     Kernel(NodeKernel),
     /// `memcpy DST SRC [BYTES]`: cudaMemcpyDefault between any two buffers.
     Memcpy {

@@ -101,7 +101,7 @@ impl Drop for Resources {
 }
 
 /// Runs `case` on the current device and returns everything it observed. Requirements are not checked here (see
-/// [`unmet_requirement`]).
+/// [`crate::device::requirements::unmet_requirement`]).
 pub fn run_case(case: &Case, kernels: &KernelTable, device: &DeviceInfo, opts: &ExecOptions) -> Observations {
     let clock = CaseClock::start();
     let mut obs = Observations { case_id: case.id.clone(), ..Observations::default() };

@@ -4,7 +4,7 @@
 //!
 //! How the pieces fit, from the top down:
 //!
-//! - [`run_to_report`] (here): [`suite::run_suite`], with the report rewritten after every case.
+//! - [`session::run_to_report`]: [`suite::run_suite`], with the report rewritten after every case.
 //! - [`suite`]: plans which device's runner takes which case, and runs one [`device_runner::DeviceRunner`] per device
 //!   on a thread, the batch cases on a shared queue.
 //! - [`device_runner`]: one device's processes (its batch worker, the warm processes of the cases that need their
@@ -17,7 +17,7 @@
 //!   [`protocol`] is what they say to each other: a request carries the case's text, so the suite's cases and the
 //!   figures' generated points go through the same worker. [`mock`] plays a child without a GPU, for the tests.
 //! - [`one_case`]: one case in this process: requirements, execution, verdict.
-//! - [`select`] (tiers, shards, devices) and [`bench`] (the same suite run several ways) serve the command line.
+//! - [`select`] (tiers, shards, devices) and [`bench`](mod@bench) (the same suite run several ways) serve the command line.
 //!
 //! What a run guarantees, and why:
 //!
