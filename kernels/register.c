@@ -123,8 +123,12 @@ const void* cc_kernel_device_launch(void) { return &handles[DEVICE_LAUNCH]; }
 const void* cc_kernel_relaunch_self(void) { return &handles[RELAUNCH_SELF]; }
 const void* cc_kernel_current_graph(void) { return &handles[CURRENT_GRAPH]; }
 
-// The registered image, for the test that checks what old drivers will be given (src/kernel_image.rs).
+// The registered images, for the tests that check what old drivers will be given (src/kernel_image.rs).
 const unsigned char* cc_probes_image_bytes(size_t* len) {
     *len = CC_PROBES_IMAGE_BYTES;
     return (const unsigned char*)cc_probes_image;
+}
+const unsigned char* cc_device_launch_image_bytes(size_t* len) {
+    *len = CC_DEVICE_LAUNCH_IMAGE_BYTES;
+    return (const unsigned char*)cc_device_launch_image;
 }

@@ -34,6 +34,20 @@ pub fn embedded() -> &'static [u8] {
     }
 }
 
+/// The image of the kernels that launch graphs from the device (`kernels/device_launch.cu`, a module of its own),
+/// byte for byte.
+pub fn embedded_device_launch() -> &'static [u8] {
+    extern "C" {
+        fn cc_device_launch_image_bytes(len: *mut usize) -> *const u8;
+    }
+    let mut len = 0usize;
+    // SAFETY: returns the address and length of a static array (kernels/register.c); no CUDA call.
+    unsafe {
+        let data = cc_device_launch_image_bytes(&mut len);
+        std::slice::from_raw_parts(data, len)
+    }
+}
+
 /// One entry of a fat binary.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Entry<'a> {
@@ -255,6 +269,14 @@ mod tests {
         let described = describe(image, crate::KERNEL_COMPILER);
         assert_eq!(described.ptx_isa, "8.0");
         assert!(described.compiler.starts_with("NVRTC 12.0"), "{described:?}");
+    }
+
+    /// The device-launch kernels are built the same way, so an R525 driver is given what it reads there too.
+    #[test]
+    fn the_device_launch_image_loads_on_cuda_12_0_drivers() {
+        let image = embedded_device_launch();
+        assert_eq!(old_driver_problems(image), Vec::<String>::new());
+        assert_eq!(describe(image, crate::KERNEL_COMPILER).ptx_isa, "8.0");
     }
 
     #[test]
