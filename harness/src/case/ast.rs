@@ -826,6 +826,19 @@ impl KernelCall {
         }
     }
 
+    /// Why the kernel cannot run when its `into` buffer holds `words` words: fewer than the codes a graph-launching
+    /// kernel writes there. Both executors ask it, so they refuse the same launches with the same words.
+    pub fn short_codes_buffer(&self, words: u64) -> Option<String> {
+        let (into, needed, what) = match self {
+            KernelCall::DeviceLaunch { times, into, .. } => (into, u64::from(*times), "device launches"),
+            KernelCall::RelaunchSelf { runs, times, into, .. } => {
+                (into, u64::from(runs.saturating_sub(1)) * u64::from(*times), "relaunches")
+            }
+            _ => return None,
+        };
+        (words < needed).then(|| format!("{into} holds {words} words, fewer than the {needed} codes of the {what}"))
+    }
+
     /// The declared names the kernel's arguments use.
     fn operands(&self) -> Vec<Operand<'_>> {
         match self {

@@ -643,3 +643,25 @@ fn device_launch_kernels_need_an_instantiated_exec_and_a_capture() {
     let d = first_error(&case_with(decls, node, "  expect code == 0"));
     assert!(d.message.contains("capture `launch current-graph ...`"), "{}", d.message);
 }
+
+#[test]
+fn graph_launching_kernels_need_a_word_per_code() {
+    let launch = KernelCall::DeviceLaunch {
+        exec: "e".into(),
+        mode: super::words::DeviceLaunchMode::Tail,
+        times: 2,
+        into: "c".into(),
+    };
+    assert_eq!(launch.short_codes_buffer(2), None);
+    assert_eq!(
+        launch.short_codes_buffer(1).as_deref(),
+        Some("c holds 1 words, fewer than the 2 codes of the device launches")
+    );
+    let relaunch = KernelCall::RelaunchSelf { counter: "n".into(), runs: 4, times: 2, into: "c".into() };
+    assert_eq!(relaunch.short_codes_buffer(6), None);
+    assert_eq!(
+        relaunch.short_codes_buffer(5).as_deref(),
+        Some("c holds 5 words, fewer than the 6 codes of the relaunches")
+    );
+    assert_eq!(KernelCall::CurrentGraph { into: "c".into() }.short_codes_buffer(0), None);
+}

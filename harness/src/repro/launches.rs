@@ -161,8 +161,8 @@ pub fn launch(x: &Step, kernel: &KernelCall, stream: &StreamRef) -> Result<Code,
             let e = x.names.var(exec);
             code.need(format!("op.need_exec({e})"));
             let (c, n) = x.names.kernel_buffer(into, &mut code)?;
-            if n < u64::from(*times) {
-                code.skip(&format!("{into} holds {n} words, fewer than the {times} codes of the device launches"));
+            if let Some(why) = kernel.short_codes_buffer(n) {
+                code.skip(&why);
             }
             let args = [
                 ("cudaGraphExec_t exec", format!("{e}.handle()")),
@@ -176,9 +176,8 @@ pub fn launch(x: &Step, kernel: &KernelCall, stream: &StreamRef) -> Result<Code,
         KernelCall::RelaunchSelf { counter, runs, times, into } => {
             let (p, _) = x.names.kernel_buffer(counter, &mut code)?;
             let (c, n) = x.names.kernel_buffer(into, &mut code)?;
-            let needed = u64::from(runs.saturating_sub(1)) * u64::from(*times);
-            if n < needed {
-                code.skip(&format!("{into} holds {n} words, fewer than the {needed} codes of the relaunches"));
+            if let Some(why) = kernel.short_codes_buffer(n) {
+                code.skip(&why);
             }
             let args = [
                 ("uint32_t* counter", format!("{p}.kernel")),

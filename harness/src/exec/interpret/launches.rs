@@ -115,8 +115,8 @@ pub(super) fn launch(x: Step, kernel: &KernelCall, stream: &StreamRef) -> Result
         KernelCall::DeviceLaunch { exec, mode, times, into } => {
             let e = st.exec(exec)?;
             let (codes, n) = st.kernel_buffer(into)?;
-            if n < *times {
-                return Err(format!("{into} holds {n} words, fewer than the {times} codes of the device launches"));
+            if let Some(why) = kernel.short_codes_buffer(u64::from(n)) {
+                return Err(why);
             }
             // SAFETY: see above; codes holds `times` words. The device call may refuse the handle; it never
             // dereferences it on the host.
@@ -126,9 +126,8 @@ pub(super) fn launch(x: Step, kernel: &KernelCall, stream: &StreamRef) -> Result
         KernelCall::RelaunchSelf { counter, runs, times, into } => {
             let (count, _) = st.kernel_buffer(counter)?;
             let (codes, n) = st.kernel_buffer(into)?;
-            let needed = runs.saturating_sub(1).saturating_mul(*times);
-            if n < needed {
-                return Err(format!("{into} holds {n} words, fewer than the {needed} codes of the relaunches"));
+            if let Some(why) = kernel.short_codes_buffer(u64::from(n)) {
+                return Err(why);
             }
             // SAFETY: see above; counter holds a word, codes the codes of every relaunch.
             t.call(|| unsafe { k.launch_relaunch_self((count, *runs, *times), codes, stamp, s) });
