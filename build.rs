@@ -52,34 +52,28 @@ fn main() {
         println!("cargo:rerun-if-changed={}", compiler.join(lib).display());
     }
     let nvrtc = Nvrtc::load(&compiler.join(NVRTC_LIB));
-    let source = std::fs::read_to_string(KERNELS).unwrap_or_else(|e| fail(&format!("cannot read {KERNELS}: {e}")));
     let archs = archs();
     let ptx_arch = ptx_arch(&archs);
+    let read = |file: &str| std::fs::read_to_string(file).unwrap_or_else(|e| fail(&format!("cannot read {file}: {e}")));
+    // A cubin for each target and the PTX of the lowest, packed uncompressed.
+    let cubins_and_ptx = |source: &str| {
+        let mut fatbin = Fatbin::new(&compiler.join(NVFATBIN_LIB));
+        for arch in &archs {
+            fatbin.add_cubin(&nvrtc.compile(source, &format!("sm_{arch}"), Output::Cubin), arch);
+        }
+        fatbin.add_ptx(&nvrtc.compile(source, &format!("compute_{ptx_arch}"), Output::Ptx), ptx_arch);
+        let version = fatbin.version.clone();
+        (fatbin.finish(), version)
+    };
 
-    let mut fatbin = Fatbin::new(&compiler.join(NVFATBIN_LIB));
-    for arch in &archs {
-        let cubin = nvrtc.compile(&source, &format!("sm_{arch}"), Output::Cubin);
-        fatbin.add_cubin(&cubin, arch);
-    }
-    let ptx = nvrtc.compile(&source, &format!("compute_{ptx_arch}"), Output::Ptx);
-    fatbin.add_ptx(&ptx, ptx_arch);
-    let fatbin_version = fatbin.version.clone();
-    let image = fatbin.finish();
+    let (image, fatbin_version) = cubins_and_ptx(&read(KERNELS));
 
-    let conditional_source = std::fs::read_to_string(CONDITIONAL_KERNELS)
-        .unwrap_or_else(|e| fail(&format!("cannot read {CONDITIONAL_KERNELS}: {e}")));
     let mut conditional = Fatbin::new(&compiler.join(NVFATBIN_LIB));
-    conditional.add_ptx(&nvrtc.compile(&conditional_source, &format!("compute_{ptx_arch}"), Output::Ptx), ptx_arch);
+    conditional
+        .add_ptx(&nvrtc.compile(&read(CONDITIONAL_KERNELS), &format!("compute_{ptx_arch}"), Output::Ptx), ptx_arch);
     let conditional_image = conditional.finish();
 
-    let device_launch_source = std::fs::read_to_string(DEVICE_LAUNCH_KERNELS)
-        .unwrap_or_else(|e| fail(&format!("cannot read {DEVICE_LAUNCH_KERNELS}: {e}")));
-    let mut device_launch = Fatbin::new(&compiler.join(NVFATBIN_LIB));
-    for arch in &archs {
-        device_launch.add_cubin(&nvrtc.compile(&device_launch_source, &format!("sm_{arch}"), Output::Cubin), arch);
-    }
-    device_launch.add_ptx(&nvrtc.compile(&device_launch_source, &format!("compute_{ptx_arch}"), Output::Ptx), ptx_arch);
-    let device_launch_image = device_launch.finish();
+    let (device_launch_image, _) = cubins_and_ptx(&read(DEVICE_LAUNCH_KERNELS));
 
     let out = PathBuf::from(env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     write_image_header(&image, "cc_probes_image", &out.join("probes_image.h"));

@@ -26,12 +26,7 @@ pub fn embedded() -> &'static [u8] {
     extern "C" {
         fn cc_probes_image_bytes(len: *mut usize) -> *const u8;
     }
-    let mut len = 0usize;
-    // SAFETY: returns the address and length of a static array (kernels/register.c); no CUDA call.
-    unsafe {
-        let data = cc_probes_image_bytes(&mut len);
-        std::slice::from_raw_parts(data, len)
-    }
+    registered(cc_probes_image_bytes)
 }
 
 /// The image of the kernels that launch graphs from the device (`kernels/device_launch.cu`, a module of its own),
@@ -40,10 +35,15 @@ pub fn embedded_device_launch() -> &'static [u8] {
     extern "C" {
         fn cc_device_launch_image_bytes(len: *mut usize) -> *const u8;
     }
+    registered(cc_device_launch_image_bytes)
+}
+
+/// The bytes one of `kernels/register.c`'s image accessors returns.
+fn registered(image_bytes: unsafe extern "C" fn(*mut usize) -> *const u8) -> &'static [u8] {
     let mut len = 0usize;
-    // SAFETY: returns the address and length of a static array (kernels/register.c); no CUDA call.
+    // SAFETY: the accessor returns the address and length of a static array (kernels/register.c); no CUDA call.
     unsafe {
-        let data = cc_device_launch_image_bytes(&mut len);
+        let data = image_bytes(&mut len);
         std::slice::from_raw_parts(data, len)
     }
 }
