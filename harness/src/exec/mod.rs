@@ -14,6 +14,10 @@
 //! 4. Synchronize the device (its code is recorded: a sticky error shows here), read stamps, gates, host calls and
 //!    buffers, then release everything in reverse order, noting any release that failed.
 //!
+//! Under `samples: N` ([`Kept`]), a case whose script leaves nothing behind but buffer contents runs its other
+//! samples on the objects of its first run, and step 4's release waits for the last of them: before each sample,
+//! step 1's buffers get their initial contents back on the device ([`samples`]), then steps 2 to 4 run as above.
+//!
 //! A case with `process NAME` declarations also has peers ([`peer`]): started before its objects are created,
 //! sent each `@NAME` operation with the IPC handles this process holds, and finished (gates opened, device
 //! synchronized, mappings closed) after step 3's gates open and before anything of this process is released.
@@ -35,6 +39,7 @@ mod objects;
 pub mod peer;
 mod pools;
 mod resources;
+mod samples;
 mod stamps;
 mod sys_words;
 mod teardown;
@@ -49,7 +54,7 @@ use crate::case::ast::{Case, Decl};
 use crate::case::words::{KernelWord, Word};
 use crate::device::gpu::DeviceInfo;
 use crate::device::kernels::KernelTable;
-use crate::record::observations::{GateOpener, Observations};
+use crate::record::observations::{DeclRecord, GateOpener, Observations};
 use clock::CaseClock;
 use cuda_sys as sys;
 use devices::CaseDevices;
@@ -103,6 +108,73 @@ impl Drop for Resources {
 /// Runs `case` on the current device and returns everything it observed. Requirements are not checked here (see
 /// [`crate::device::requirements::unmet_requirement`]).
 pub fn run_case(case: &Case, kernels: &KernelTable, device: &DeviceInfo, opts: &ExecOptions) -> Observations {
+    let (mut obs, held, clock) = start_run(case, kernels, device, opts, BufferReads::All);
+    held.release(&mut obs);
+    obs.wall_ns = clock.now_ns();
+    obs
+}
+
+/// One more run of `case` for its figures (`samples: N`) when it cannot run on the objects of its first run (see
+/// [`Kept`]): as [`run_case`], except that only the buffers an expectation names are read back, since the run's
+/// buffers serve only to judge it (the verdict reads no other buffer, and no measure reads any).
+pub fn run_sample(case: &Case, kernels: &KernelTable, device: &DeviceInfo, opts: &ExecOptions) -> Observations {
+    let (mut obs, held, clock) = start_run(case, kernels, device, opts, BufferReads::Named);
+    held.release(&mut obs);
+    obs.wall_ns = clock.now_ns();
+    obs
+}
+
+/// Which buffers a run reads back after its script.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum BufferReads {
+    /// Every declared buffer, and the slices an expectation names: the run whose observations are the case's.
+    All,
+    /// Only those an expectation names: a sample's (see [`run_sample`]).
+    Named,
+}
+
+/// The case's objects after a run, until they are released: released at once ([`run_case`]), or after the case's
+/// other samples ran on them ([`Kept`]).
+struct Held {
+    devices: CaseDevices,
+    resources: Resources,
+    /// The final synchronize succeeded (else host memory a late host function might touch is leaked, not freed).
+    healthy: bool,
+    ordinal: i32,
+}
+
+impl Held {
+    /// Releases everything in reverse order, noting any release that failed, and leaves the thread ready for the
+    /// next case.
+    fn release(mut self, obs: &mut Observations) {
+        {
+            let mut st = self.resources.state.lock().unwrap_or_else(PoisonError::into_inner);
+            obs.notes.extend(st.release(!self.healthy));
+        }
+        if let Some(code) = self.resources.stamps.release() {
+            obs.notes.push(format!("cleanup: releasing the stamp pool returned {}", code));
+        }
+        for (gate, code) in self.resources.gates.release() {
+            obs.notes.push(format!("cleanup: releasing gate {gate} returned {}", code));
+        }
+        // The next case on this thread must not see this case's last error, nor a device the script made current.
+        if !self.devices.is_single() {
+            obs.notes.extend(prepare_host_thread(self.ordinal));
+        }
+        // SAFETY: no arguments.
+        let _ = unsafe { sys::cudaGetLastError() };
+    }
+}
+
+/// A run of `case` from nothing: its objects are created, the script runs, what it observed is read back (the
+/// buffers `reads` says); what it created is still held, to release.
+fn start_run(
+    case: &Case,
+    kernels: &KernelTable,
+    device: &DeviceInfo,
+    opts: &ExecOptions,
+    reads: BufferReads,
+) -> (Observations, Held, CaseClock) {
     let clock = CaseClock::start();
     let mut obs = Observations { case_id: case.id.clone(), ..Observations::default() };
     let (devices, note) = CaseDevices::of(case, device);
@@ -120,6 +192,28 @@ pub fn run_case(case: &Case, kernels: &KernelTable, device: &DeviceInfo, opts: &
     obs.decls = decls;
     let (stamps, note) = StampPool::create(case, !devices.is_single());
     obs.notes.extend(note);
+    let resources = Resources { state: Mutex::new(state), stamps, gates };
+    let healthy = run_script(case, kernels, device, opts, clock, &devices, &mut peers, &resources, &mut obs, reads);
+    (obs, Held { devices, resources, healthy, ordinal: device.ordinal }, clock)
+}
+
+/// Runs the script of `case` once on `resources` (created, or restored to their initial state) and reads back what
+/// it observed into `obs`: event timing, the script on its threads, the end of captures, the final synchronize,
+/// stamps, gates, host calls, buffers and graphs. Releases nothing of `resources`. Returns whether the final
+/// synchronize succeeded.
+#[allow(clippy::too_many_arguments)]
+fn run_script(
+    case: &Case,
+    kernels: &KernelTable,
+    device: &DeviceInfo,
+    opts: &ExecOptions,
+    clock: CaseClock,
+    devices: &CaseDevices,
+    peers: &mut peer::Peers,
+    resources: &Resources,
+    obs: &mut Observations,
+    reads: BufferReads,
+) -> bool {
     let (timing, notes) = timing::EventTiming::create(case);
     obs.notes.extend(notes);
     // Buffers (the pattern) and stamps (zero) were written with cudaMemset on the legacy streams: finish that
@@ -130,14 +224,13 @@ pub fn run_case(case: &Case, kernels: &KernelTable, device: &DeviceInfo, opts: &
     }
     obs.notes.extend(prepare_host_thread(device.ordinal));
 
-    let mut resources = Resources { state: Mutex::new(state), stamps, gates };
     let log = HostLog::new(clock);
     let (keeper, keeper_thread) = gates::gate_keeper();
     let ctx = interpret::Ctx {
         case,
         kernels,
         device,
-        devices: &devices,
+        devices,
         opts,
         clock,
         gates: &resources.gates,
@@ -226,28 +319,112 @@ pub fn run_case(case: &Case, kernels: &KernelTable, device: &DeviceInfo, opts: &
     obs.timed = timed;
     obs.notes.extend(notes);
     obs.notes.extend(timing.release());
-    {
-        let mut st = resources.state.lock().unwrap_or_else(PoisonError::into_inner);
-        obs.buffers = teardown::read_buffers(case, &st);
-        teardown::record_graphs(case, &mut st);
-        obs.graphs = std::mem::take(&mut st.graph_records);
-        obs.notes.append(&mut st.notes);
-        obs.notes.extend(st.release(!healthy));
+    let mut st = resources.state.lock().unwrap_or_else(PoisonError::into_inner);
+    obs.buffers = teardown::read_buffers(case, &st, reads);
+    teardown::record_graphs(case, &mut st);
+    obs.graphs = std::mem::take(&mut st.graph_records);
+    obs.notes.append(&mut st.notes);
+    healthy
+}
+
+/// The objects of a case's first run, kept for its other samples (`samples: N`; see [`samples`] for which cases
+/// may): each sample restores their initial state and runs the script on them, and they are released once, after
+/// the last sample, as the first run would have released them.
+pub struct Kept {
+    held: Held,
+    /// The first run's creation records: a sample's objects are those.
+    decls: Vec<DeclRecord>,
+    /// Where host-visible buffers are refilled from, made by the first sample that needs it.
+    pattern: Option<samples::Pattern>,
+    /// The first run's time (on its clock) when it had read everything back, before it would have released.
+    first_end_ns: u64,
+}
+
+/// Runs `case` as [`run_case`] does; when the case has more samples to run and they may run on these objects
+/// ([`samples::why_not_shared`]), and the run ended well (no watchdog, a clean final synchronize), keeps its objects
+/// for them instead of releasing them: the caller runs the samples with [`Kept::sample`] and then calls
+/// [`Kept::release`] with the first run's observations, which then are what [`run_case`] would have returned.
+pub fn run_case_keeping(
+    case: &Case,
+    kernels: &KernelTable,
+    device: &DeviceInfo,
+    opts: &ExecOptions,
+) -> (Observations, Option<Kept>) {
+    if case.samples <= 1 || samples::why_not_shared(case).is_some() {
+        return (run_case(case, kernels, device, opts), None);
     }
-    if let Some(code) = resources.stamps.release() {
-        obs.notes.push(format!("cleanup: releasing the stamp pool returned {}", code));
+    let (mut obs, held, clock) = start_run(case, kernels, device, opts, BufferReads::All);
+    if !held.healthy || obs.watchdog_fired_ns.is_some() {
+        held.release(&mut obs);
+        obs.wall_ns = clock.now_ns();
+        return (obs, None);
     }
-    for (gate, code) in resources.gates.release() {
-        obs.notes.push(format!("cleanup: releasing gate {gate} returned {}", code));
-    }
-    // The next case on this thread must not see this case's last error, nor a device the script made current.
-    if !devices.is_single() {
+    let first_end_ns = clock.now_ns();
+    let decls = obs.decls.clone();
+    (obs, Some(Kept { held, decls, pattern: None, first_end_ns }))
+}
+
+impl Kept {
+    /// One more sample of `case` on the kept objects: every buffer refilled with its initial contents and every
+    /// `later` slot emptied (on the device's legacy stream, finished by the synchronize before the script), a new
+    /// stamp pool's worth of zeros, then the script as in the first run, on a clock of its own. Reads back only
+    /// the buffers an expectation names (see [`run_sample`]).
+    pub fn sample(
+        &mut self,
+        case: &Case,
+        kernels: &KernelTable,
+        device: &DeviceInfo,
+        opts: &ExecOptions,
+    ) -> Observations {
+        let clock = CaseClock::start();
+        let mut obs = Observations {
+            case_id: case.id.clone(),
+            decls: self.decls.clone(),
+            devices: self.held.devices.ordinals().to_vec(),
+            ..Observations::default()
+        };
         obs.notes.extend(prepare_host_thread(device.ordinal));
+        {
+            let mut st = self.held.resources.state.lock().unwrap_or_else(PoisonError::into_inner);
+            obs.notes.extend(samples::restore(case, &mut st, &mut self.pattern));
+        }
+        obs.notes.extend(self.held.resources.stamps.clear());
+        // No `process` declarations (see `samples::why_not_shared`): no peers.
+        let (mut peers, notes) = peer::Peers::start(case, device.ordinal, opts, clock);
+        obs.notes.extend(notes);
+        let held = &mut self.held;
+        let healthy = run_script(
+            case,
+            kernels,
+            device,
+            opts,
+            clock,
+            &held.devices,
+            &mut peers,
+            &held.resources,
+            &mut obs,
+            BufferReads::Named,
+        );
+        held.healthy &= healthy;
+        obs.wall_ns = clock.now_ns();
+        obs
     }
-    // SAFETY: no arguments.
-    let _ = unsafe { sys::cudaGetLastError() };
-    obs.wall_ns = clock.now_ns();
-    obs
+
+    /// Releases the kept objects after the last sample, with the notes and time of the release going to the first
+    /// run's observations `first`, as if it had released them itself: its `wall_ns` is its own time up to its
+    /// reads plus the release's, not the samples'.
+    pub fn release(self, first: &mut Observations) {
+        let Kept { held, pattern, first_end_ns, .. } = self;
+        let started = std::time::Instant::now();
+        if let Some(pattern) = pattern {
+            let code = pattern.release();
+            if code != sys::cudaError::cudaSuccess {
+                first.notes.push(format!("cleanup: releasing the samples' pattern buffer returned {}", code));
+            }
+        }
+        held.release(first);
+        first.wall_ns = first_end_ns + u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
+    }
 }
 
 /// Stops the gate keeper when dropped.

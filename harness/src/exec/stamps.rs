@@ -103,6 +103,26 @@ impl StampPool {
         (records, origin, error)
     }
 
+    /// Zeroes every slot again, as [`StampPool::create`] left them, for one more run of the script on the same pool
+    /// (`samples: N`): device memory with cudaMemset on the legacy stream (the executor synchronizes the device
+    /// before the script), mapped memory on the host. The note says why it could not.
+    pub fn clear(&self) -> Option<String> {
+        let bytes = self.owners.len() * 16;
+        match &self.memory {
+            Some(Memory::Device(m)) => {
+                // SAFETY: m is a live device allocation of `bytes` bytes.
+                let code = unsafe { sys::cudaMemset(m.raw(), 0, bytes) };
+                (code != sys::cudaError::cudaSuccess).then(|| format!("zeroing the kernel stamps returned {}", code))
+            }
+            Some(Memory::Mapped(host, _)) => {
+                // SAFETY: a live host allocation of `bytes` bytes that no kernel uses (the device is idle).
+                unsafe { std::ptr::write_bytes(host.raw().cast::<u8>(), 0, bytes) };
+                None
+            }
+            None => None,
+        }
+    }
+
     pub fn release(&mut self) -> Option<sys::cudaError_t> {
         let code = match self.memory.take()? {
             Memory::Device(m) => m.release(),

@@ -8,6 +8,7 @@ use super::objects::{CaptureBegun, Objects, Slot};
 use super::resources::Graph;
 use super::sys_words::ToSys;
 use super::threads::CaseThreads;
+use super::BufferReads;
 use crate::case::ast::CaptureStatus;
 use crate::case::ast::{Case, Decl, Expectation, Predicate, StreamRef};
 use crate::case::words::Word;
@@ -87,9 +88,9 @@ pub fn restore_capture_modes<'env>(ctx: &'env Ctx<'env>, threads: &CaseThreads<'
     notes
 }
 
-/// Final contents of every declared buffer, in declaration order, each read with its device current. Call after
-/// the final device synchronize.
-pub fn read_buffers(case: &Case, st: &Objects) -> Vec<BufferRecord> {
+/// Final contents of every declared buffer (with [`BufferReads::Named`], of those an expectation names), in
+/// declaration order, each read with its device current. Call after the final device synchronize.
+pub fn read_buffers(case: &Case, st: &Objects, reads: BufferReads) -> Vec<BufferRecord> {
     let kind_of = |buf: &str| {
         case.decls.iter().find_map(|d| match d {
             Decl::Buffer { name, kind, .. } if name == buf => Some(*kind),
@@ -98,6 +99,7 @@ pub fn read_buffers(case: &Case, st: &Objects) -> Vec<BufferRecord> {
     };
     case.decls
         .iter()
+        .filter(|decl| reads == BufferReads::All || names_buffer(case, decl.name()))
         .filter_map(|decl| match decl {
             // A `later` buffer's contents are undefined until the script writes them (the case language says so):
             // read only when an expectation names it, so that no unwritten memory is read back (initcheck reports

@@ -597,3 +597,62 @@ fn a_two_device_case_runs_to_its_end_where_one_device_is_visible() {
     assert!(obs.ops.iter().all(|r| r.code.is_some() != r.not_run.is_some()), "{:?}", obs.ops);
     assert!(obs.final_sync.is_some());
 }
+
+/// A case whose every run must start from the initial contents: each buffer made before the script is copied
+/// elsewhere first and overwritten after, so a sample that started from the previous run's contents would copy
+/// 0x01 words and fail an `expect`. `l` is made and freed by the script (`later`) each run.
+const SAMPLED: &str = "case t/samples\n rule: r\n source: s\n samples: 3\n stream s\n event a\n event b\n \
+                       buffer d device 4KiB\n buffer h pinned 4KiB\n buffer m mapped 4KiB\n buffer p pageable 4KiB\n \
+                       buffer w device 4KiB\n buffer x device 4KiB\n buffer y device 4KiB\n buffer z device 4KiB\n \
+                       buffer v device 4KiB\n buffer l device 4KiB later\n \
+                       record a on s\n memcpy w d\n memcpy x h\n memcpy y m\n memcpy z p\n memset d 1\n \
+                       memcpy h d\n memcpy m d\n memcpy p d\n create l\n memset l 5\n memcpy v l\n destroy l\n \
+                       record b on s\n sync b\n t: elapsed a b\n \
+                       expect w == 3452816845\n expect x == 3452816845\n expect y == 3452816845\n \
+                       expect z == 3452816845\n expect h == 16843009\n expect p == 16843009\n expect v == 84215045\n \
+                       measure t: elapsed t\nend\n";
+
+/// `samples: N` on the first run's objects ([`Kept`]). Without a GPU the first run cannot end well, so nothing is
+/// kept and its observations are a lone run's. With one, the first run observes what a lone run does, every sample
+/// on the kept objects passes (each started from the initial contents: see [`SAMPLED`]) and reads back only the
+/// buffers an expectation names, and the release goes to the first run's observations.
+#[test]
+fn samples_run_on_the_first_runs_objects_from_the_initial_contents() {
+    let case = crate::case::parse_file("t.case", SAMPLED).unwrap_or_else(|e| panic!("{e:?}")).cases.remove(0);
+    assert!(crate::case::validate(&crate::case::ast::CaseFile { path: "t.case".into(), cases: vec![case.clone()] })
+        .is_empty());
+    assert_eq!(samples::why_not_shared(&case), None);
+    let opts =
+        ExecOptions { gate_timeout_ns: 1_000_000_000, case_deadline: Duration::from_secs(5), ..ExecOptions::default() };
+    let (kernels, device) = (null_kernels(), h100());
+    let named = ["h", "p", "w", "x", "y", "z", "v"];
+    let (mut first, kept) = run_case_keeping(&case, &kernels, &device, &opts);
+    let lone = run_case(&case, &kernels, &device, &opts);
+    let judge = |obs: &Observations| crate::readings::verdict::judge(&case, obs);
+    let names = |obs: &Observations| obs.buffers.iter().map(|b| b.name.clone()).collect::<Vec<_>>();
+    assert_eq!(names(&first), names(&lone), "the first run reads back every buffer, as a lone run does");
+    assert_eq!(first.ops.len(), case.script.len());
+    let Some(mut kept) = kept else {
+        assert!(crate::device::gpu::probe(0).is_err(), "a device, and the first run kept nothing: {first:?}");
+        assert_ne!(first.final_sync.as_deref(), Some("cudaSuccess"));
+        assert_eq!(judge(&first).kind, judge(&lone).kind);
+        // A sample run from scratch reads back only the buffers an expectation names.
+        let sample = run_sample(&case, &kernels, &device, &opts);
+        assert_eq!(names(&sample), named);
+        return;
+    };
+    assert_eq!(judge(&first), judge(&lone), "{first:?}");
+    assert_eq!(judge(&first).kind, crate::record::verdict::VerdictKind::Pass, "{first:?}");
+    assert_eq!(first.buffers, lone.buffers);
+    for _ in 1..case.samples {
+        let sample = kept.sample(&case, &kernels, &device, &opts);
+        assert_eq!(judge(&sample).kind, crate::record::verdict::VerdictKind::Pass, "{sample:?}");
+        assert_eq!(names(&sample), named);
+        assert_eq!(sample.decls, first.decls);
+        assert!(sample.ops.iter().all(|r| r.code.as_deref() == Some("cudaSuccess")), "{:?}", sample.ops);
+    }
+    let notes = first.notes.clone();
+    kept.release(&mut first);
+    assert_eq!(first.notes, notes, "nothing failed to release");
+    assert!(first.wall_ns > 0);
+}

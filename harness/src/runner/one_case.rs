@@ -19,8 +19,19 @@ pub fn run_in_process_with(case: &Case, kernels: &KernelTable, device: &DeviceIn
     if let Some(reason) = unmet_requirement(case, device) {
         return CaseResult::new(case, verdict_of(VerdictKind::NotSupported, reason), None, start.elapsed());
     }
-    let observations = exec::run_case(case, kernels, device, opts);
-    read(case, observations, || Some(exec::run_case(case, kernels, device, opts)), start)
+    match exec::run_case_keeping(case, kernels, device, opts) {
+        // `samples: N` on the first run's objects (see `exec::Kept`): they are released after the last sample, into
+        // the first run's observations, which the readings never look at for what the release adds (notes, wall).
+        (observations, Some(mut kept)) => {
+            let mut result = read(case, observations, || Some(kept.sample(case, kernels, device, opts)), start);
+            if let Some(first) = result.observations.as_mut() {
+                kept.release(first);
+            }
+            result.wall_ms = start.elapsed().as_millis() as u64;
+            result
+        }
+        (observations, None) => read(case, observations, || Some(exec::run_sample(case, kernels, device, opts)), start),
+    }
 }
 
 /// The result of `case` from its `observations`: the verdict, the measures and the timeline. Under `samples: N`,
