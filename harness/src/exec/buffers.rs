@@ -14,6 +14,55 @@ use std::ptr;
 /// chunks large enough that a 256 MiB buffer takes 16 waits for the device, not hundreds.
 const READBACK_WORDS: usize = 1 << 22;
 
+/// At least this many bytes of device memory to read back after a case, and they are read through pinned host
+/// memory (see [`Readback`]).
+const PINNED_READBACK_BYTES: u64 = 64 << 20;
+
+/// The host memory that device buffers are read back through after a case, one chunk shared by every buffer.
+/// Pinned when there is much to read: the copy engine then writes it directly, whereas into pageable memory the
+/// driver copies every byte a second time on the host, out of its own pinned staging buffer (the 384 MiB of device
+/// memory a performance case reads back cost as much host memcpy, on the critical path). An ordinary vector when
+/// there is little (pinning 16 MiB costs more than staging a few KiB), or when pinning fails.
+pub struct Readback {
+    pinned: Option<(HostMemory, usize)>,
+    pageable: Vec<u32>,
+}
+
+impl Readback {
+    /// The chunk for reading back `device_bytes` of device memory in all.
+    pub fn for_bytes(device_bytes: u64) -> Readback {
+        let pinned = (device_bytes >= PINNED_READBACK_BYTES)
+            .then(|| {
+                let words = usize::try_from(device_bytes / 4).unwrap_or(READBACK_WORDS).min(READBACK_WORDS);
+                HostMemory::pinned(words * 4).ok().map(|memory| (memory, words))
+            })
+            .flatten();
+        Readback { pinned, pageable: Vec::new() }
+    }
+
+    /// Host memory for reading back a buffer of `words` words: the pinned chunk, or the vector grown to
+    /// `words` (at most [`READBACK_WORDS`]).
+    fn chunk(&mut self, words: usize) -> &mut [u32] {
+        if let Some((memory, n)) = &self.pinned {
+            // SAFETY: a live pinned allocation of n words, owned by this value, which only cudaMemcpy (synchronous
+            // with respect to the host for host destinations) and the scan after it touch.
+            return unsafe { std::slice::from_raw_parts_mut(memory.raw().cast::<u32>(), *n) };
+        }
+        let wanted = words.min(READBACK_WORDS);
+        if self.pageable.len() < wanted {
+            self.pageable.resize(wanted, 0);
+        }
+        &mut self.pageable
+    }
+
+    /// Frees the pinned chunk, if any; its code if that failed.
+    pub fn release(self) -> Option<sys::cudaError_t> {
+        let (memory, _) = self.pinned?;
+        let code = memory.release();
+        (code != sys::cudaError::cudaSuccess).then_some(code)
+    }
+}
+
 /// The cudaMemcpyKind of a copy from `src` to `dst`: pinned, pageable and mapped memory are host memory.
 pub fn memcpy_kind(dst: MemKind, src: MemKind) -> sys::cudaMemcpyKind {
     use sys::cudaMemcpyKind as K;
@@ -233,9 +282,9 @@ impl Buffer {
     }
 
     /// The whole contents as a [`Contents`] record (keeping the words at `probe_indices`), in one pass: host-visible
-    /// memory is scanned where it lies, device memory is read back [`READBACK_WORDS`] at a time. Call only when no
-    /// work can touch the buffer (after the final device synchronize).
-    pub fn contents(&self, probe_indices: &[u64]) -> Result<Contents, sys::cudaError_t> {
+    /// memory is scanned where it lies, device memory is read back through `readback`, [`READBACK_WORDS`] at a time.
+    /// Call only when no work can touch the buffer (after the final device synchronize).
+    pub fn contents(&self, probe_indices: &[u64], readback: &mut Readback) -> Result<Contents, sys::cudaError_t> {
         let mut scan = ContentsScan::new(probe_indices);
         if let Some((ptr, n)) = self.host_words() {
             // SAFETY: ptr holds n words of live host memory; nothing writes it any more (see above).
@@ -243,7 +292,7 @@ impl Buffer {
             return Ok(scan.finish());
         }
         let words = usize::try_from(self.words()).map_err(|_| sys::cudaError::cudaErrorInvalidValue)?;
-        let mut chunk = vec![0u32; words.min(READBACK_WORDS)];
+        let chunk = readback.chunk(words);
         let kind = sys::cudaMemcpyKind::cudaMemcpyDeviceToHost;
         let mut done = 0;
         while done < words {
@@ -251,6 +300,7 @@ impl Buffer {
             // SAFETY: chunk has at least n words; the source is n words inside the device allocation (done + n is
             // at most its word count).
             let src = unsafe { self.copy_ptr().cast::<u32>().add(done) }.cast::<c_void>();
+            // cudaMemcpy to host memory returns once the copy is complete: the chunk is read only after that.
             check(unsafe { sys::cudaMemcpy(chunk.as_mut_ptr().cast(), src, n * 4, kind) })?;
             scan.push(&chunk[..n]);
             done += n;
@@ -356,6 +406,24 @@ mod tests {
         assert_eq!(b.release(), sys::cudaError::cudaSuccess);
     }
 
+    /// A little to read back goes through a vector as large as the largest buffer needs; a lot, through one pinned
+    /// chunk of READBACK_WORDS (or, where nothing can be pinned, as without a GPU, the vector again).
+    #[test]
+    fn the_read_back_chunk_is_pinned_only_for_much_device_memory() {
+        let mut little = Readback::for_bytes(4096);
+        assert!(little.pinned.is_none());
+        assert_eq!(little.chunk(1024).len(), 1024);
+        assert_eq!(little.chunk(16).len(), 1024, "grown once, reused");
+        assert_eq!(little.chunk(usize::MAX).len(), READBACK_WORDS, "never more than a chunk");
+        assert_eq!(little.release(), None);
+        let mut much = Readback::for_bytes(PINNED_READBACK_BYTES);
+        let pinned = much.pinned.is_some();
+        assert_eq!(pinned, crate::device::gpu::probe(0).is_ok());
+        assert_eq!(much.chunk(READBACK_WORDS).len(), READBACK_WORDS);
+        assert_eq!(much.chunk(16).len(), READBACK_WORDS, "one chunk for every buffer");
+        assert_eq!(much.release(), None);
+    }
+
     #[test]
     fn pageable_buffers_need_no_gpu() {
         let b = Buffer::create(MemKind::Pageable, 64).unwrap();
@@ -364,7 +432,7 @@ mod tests {
         assert_eq!(b.host_words().map(|(_, n)| n), Some(16));
         // The pattern, not zero: a check that expects 0 cannot pass on words nobody wrote.
         assert_eq!(b.read().unwrap(), vec![0xCDCD_CDCD; 16]);
-        let c = b.contents(&[3]).unwrap();
+        let c = b.contents(&[3], &mut Readback::for_bytes(0)).unwrap();
         assert_eq!((c.words, c.uniform, c.word(3)), (16, Some(0xCDCD_CDCD), Some(0xCDCD_CDCD)));
         assert_eq!(c, Contents::of(&b.read().unwrap(), &[3]), "scanned in place, as if copied");
         assert_eq!(b.release(), sys::cudaError::cudaSuccess);

@@ -320,7 +320,9 @@ fn run_script(
     obs.notes.extend(notes);
     obs.notes.extend(timing.release());
     let mut st = resources.state.lock().unwrap_or_else(PoisonError::into_inner);
-    obs.buffers = teardown::read_buffers(case, &st, reads);
+    let (buffers, note) = teardown::read_buffers(case, &st, reads);
+    obs.buffers = buffers;
+    obs.notes.extend(note);
     teardown::record_graphs(case, &mut st);
     obs.graphs = std::mem::take(&mut st.graph_records);
     obs.notes.append(&mut st.notes);

@@ -2,6 +2,7 @@
 //! the threads that own them), then, after the final device synchronize, buffers are read back. Every gate is
 //! already open by then, so nothing here can wait on one.
 
+use super::buffers::Readback;
 use super::capture::{self, quietly};
 use super::interpret::Ctx;
 use super::objects::{CaptureBegun, Objects, Slot};
@@ -10,7 +11,7 @@ use super::sys_words::ToSys;
 use super::threads::CaseThreads;
 use super::BufferReads;
 use crate::case::ast::CaptureStatus;
-use crate::case::ast::{Case, Decl, Expectation, Predicate, StreamRef};
+use crate::case::ast::{Case, Decl, Expectation, MemKind, Predicate, StreamRef};
 use crate::case::words::Word;
 use crate::record::observations::BufferRecord;
 use cuda_sys as sys;
@@ -89,15 +90,17 @@ pub fn restore_capture_modes<'env>(ctx: &'env Ctx<'env>, threads: &CaseThreads<'
 }
 
 /// Final contents of every declared buffer (with [`BufferReads::Named`], of those an expectation names), in
-/// declaration order, each read with its device current. Call after the final device synchronize.
-pub fn read_buffers(case: &Case, st: &Objects, reads: BufferReads) -> Vec<BufferRecord> {
+/// declaration order, each read with its device current, and a note if the host memory they were read through
+/// could not be freed. Call after the final device synchronize.
+pub fn read_buffers(case: &Case, st: &Objects, reads: BufferReads) -> (Vec<BufferRecord>, Option<String>) {
     let kind_of = |buf: &str| {
         case.decls.iter().find_map(|d| match d {
             Decl::Buffer { name, kind, .. } if name == buf => Some(*kind),
             _ => None,
         })
     };
-    case.decls
+    let wanted: Vec<(&String, MemKind, u64)> = case
+        .decls
         .iter()
         .filter(|decl| reads == BufferReads::All || names_buffer(case, decl.name()))
         .filter_map(|decl| match decl {
@@ -110,17 +113,38 @@ pub fn read_buffers(case: &Case, st: &Objects, reads: BufferReads) -> Vec<Buffer
             Decl::Slice { name, of, bytes, .. } if names_buffer(case, name) => Some((name, kind_of(of)?, *bytes)),
             _ => None,
         })
+        .collect();
+    // Device memory to copy back, on the case's one device (a case on several reads through pageable memory, which
+    // every device's copies may write).
+    let device_bytes: u64 = if st.devices.is_single() {
+        wanted
+            .iter()
+            .filter_map(|(name, _, _)| st.buffer(name).ok())
+            .filter(|buffer| buffer.host_words().is_none())
+            .map(|buffer| buffer.bytes)
+            .sum()
+    } else {
+        0
+    };
+    let mut readback = Readback::for_bytes(device_bytes);
+    let records = wanted
+        .into_iter()
         .map(|(name, kind, bytes)| {
             let (contents, read_error) = match st.buffer(name) {
                 Err(why) => (None, Some(why)),
-                Ok(buffer) => match st.devices.on(st.device_of(name), || buffer.contents(&probe_indices(case, name))) {
-                    Ok(contents) => (Some(contents), None),
-                    Err(code) => (None, Some(format!("reading it back returned {}", code))),
-                },
+                Ok(buffer) => {
+                    let probes = probe_indices(case, name);
+                    match st.devices.on(st.device_of(name), || buffer.contents(&probes, &mut readback)) {
+                        Ok(contents) => (Some(contents), None),
+                        Err(code) => (None, Some(format!("reading it back returned {}", code))),
+                    }
+                }
             };
             BufferRecord { name: name.clone(), kind: kind.word().to_owned(), bytes, contents, read_error }
         })
-        .collect()
+        .collect();
+    let note = readback.release().map(|code| format!("cleanup: freeing the pinned read-back chunk returned {code}"));
+    (records, note)
 }
 
 /// Whether an expectation reads buffer `buf`'s contents.
