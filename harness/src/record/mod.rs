@@ -381,22 +381,33 @@ impl Report {
     /// The report as [`Report::write`] writes it: without the traces of passing cases when the run says so.
     /// Borrowed as is when nothing is dropped, so a `--trace all` run costs no copy.
     pub fn as_written(&self) -> std::borrow::Cow<'_, Report> {
-        let drop = self.run.as_ref().is_some_and(|r| r.traces == Traces::NonPass)
-            && self.cases.iter().any(|c| c.verdict.kind == VerdictKind::Pass && c.observations.is_some());
-        if !drop {
+        let traces = self.run.as_ref().map_or(Traces::All, |r| r.traces);
+        if !self.cases.iter().any(|c| c.drops_trace(traces)) {
             return std::borrow::Cow::Borrowed(self);
         }
         let mut compact = self.clone();
-        for case in compact.cases.iter_mut().filter(|c| c.verdict.kind == VerdictKind::Pass) {
-            case.observations = None;
-            // The second executor's trace too, unless it is the evidence of a disagreement.
-            if let Some(second) =
-                case.second.as_mut().filter(|s| s.agreement.kind != executors::AgreementKind::Disagree)
-            {
-                second.observations = None;
-            }
-        }
+        compact.cases.iter_mut().for_each(|c| c.drop_trace(traces));
         std::borrow::Cow::Owned(compact)
+    }
+}
+
+impl CaseResult {
+    /// Whether a report written with `traces` leaves out this result's trace: a passing case's, under
+    /// [`Traces::NonPass`].
+    pub fn drops_trace(&self, traces: Traces) -> bool {
+        traces == Traces::NonPass && self.verdict.kind == VerdictKind::Pass && self.observations.is_some()
+    }
+
+    /// This result as a report written with `traces` keeps it (see [`Report::as_written`]).
+    pub fn drop_trace(&mut self, traces: Traces) {
+        if traces != Traces::NonPass || self.verdict.kind != VerdictKind::Pass {
+            return;
+        }
+        self.observations = None;
+        // The second executor's trace too, unless it is the evidence of a disagreement.
+        if let Some(second) = self.second.as_mut().filter(|s| s.agreement.kind != executors::AgreementKind::Disagree) {
+            second.observations = None;
+        }
     }
 }
 

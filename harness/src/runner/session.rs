@@ -49,7 +49,12 @@ pub fn run_to_report(
     let start = Instant::now();
     let mut done: Vec<(usize, CaseResult)> = Vec::new();
     let (results, stats) = run_suite(cases, devices, opts, |index, result| {
-        done.push((index, result.clone()));
+        // Kept as the rewrites write it: a passing case's trace, which they leave out, is not copied into each of
+        // them (twice: once into the report, once more to leave it out), which made the rewrites quadratic in the
+        // traces. The report returned is made from the full results.
+        let mut written = result.clone();
+        written.drop_trace(opts.traces);
+        done.push((index, written));
         let error = path.and_then(|p| {
             let so_far = in_order(&done);
             report_of(header, devices, opts, &SuiteStats::default(), start.elapsed(), so_far).write(p).err()
@@ -283,4 +288,50 @@ pub fn write_timelines(report: &Report, filter: Option<&str>, folder: &Path) -> 
     }
     eprintln!("{written} timeline(s) in {}", folder.display());
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::verdict::VerdictKind;
+    use crate::record::Traces;
+    use crate::report::test_support::device;
+
+    /// The rewrites after each case keep the results as they write them (passing cases without their traces):
+    /// what they write is what writing the full results wrote, for a real run's results (the full-trace report of
+    /// `83ca549`: passes, variants, failures, not-supported) at every length a run goes through.
+    #[test]
+    fn a_rewrite_from_the_results_as_written_writes_what_the_full_results_wrote() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../results/2026-11-25_consolidation_h100/report-83ca549.json.gz");
+        let full = Report::read(&path).unwrap_or_else(|e| panic!("{e}")).cases;
+        assert!(full.iter().any(|c| c.verdict.kind == VerdictKind::Pass && c.observations.is_some()));
+        assert!(full.iter().any(|c| c.verdict.kind != VerdictKind::Pass && c.observations.is_some()));
+        let header = ReportHeader {
+            commit: "test".into(),
+            started_at: "2026-01-01T00:00:00Z".into(),
+            filter: String::new(),
+            shard: None,
+            baseline: None,
+            kernel_image: Default::default(),
+        };
+        let devices = [device("NVIDIA H100 80GB HBM3", 58000)];
+        let opts = RunOptions::default();
+        assert_eq!(opts.traces, Traces::NonPass, "the default the rewrites run with");
+        let written = |results: Vec<CaseResult>| {
+            let report = report_of(&header, &devices, &opts, &SuiteStats::default(), Duration::from_secs(1), results);
+            serde_json::to_string(&*report.as_written()).unwrap()
+        };
+        for n in [1, 2, 17, full.len() / 2, full.len()] {
+            let compacted: Vec<CaseResult> = full[..n]
+                .iter()
+                .map(|r| {
+                    let mut r = r.clone();
+                    r.drop_trace(opts.traces);
+                    r
+                })
+                .collect();
+            assert_eq!(written(compacted), written(full[..n].to_vec()), "the first {n} results");
+        }
+    }
 }
