@@ -12,7 +12,7 @@ use crate::device::gpu::DeviceInfo;
 use crate::record::verdict::VerdictKind;
 use crate::record::CaseResult;
 use std::collections::VecDeque;
-use std::sync::{mpsc, Arc, Mutex};
+use std::sync::{mpsc, Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 /// Runs `cases` on `devices` (probed already), calling `on_result` with each result as it comes (in completion
@@ -148,41 +148,46 @@ pub fn run_suite(
 /// own-process cases, and the other runners take ordinary cases while one measures.
 struct BatchQueue<'c> {
     cases: &'c [&'c Case],
+    /// The cases not taken yet, in the order they are handed out, and whether a runner is measuring now.
     state: Mutex<(VecDeque<usize>, bool)>,
+    /// Signalled when a measurement ends or a case is taken: a runner waiting in [`BatchQueue::next`] sleeps on it
+    /// (it used to wake every 2 ms to look, which on a busy host is a wake-up to schedule each time, and a
+    /// measurement's end noticed only at the next one).
+    changed: Condvar,
 }
 
 impl<'c> BatchQueue<'c> {
     fn new(cases: &'c [&'c Case], shared: &[usize]) -> Self {
         let (measuring, ordinary): (Vec<usize>, Vec<usize>) = shared.iter().copied().partition(|&i| measures(cases[i]));
         let order: VecDeque<usize> = measuring.into_iter().chain(ordinary).collect();
-        BatchQueue { cases, state: Mutex::new((order, false)) }
+        BatchQueue { cases, state: Mutex::new((order, false)), changed: Condvar::new() }
     }
 
     /// The next case this runner may take, and whether it measures (then call [`BatchQueue::measured`] after it);
     /// none when the queue is empty. Waits while only measuring cases are left and another runner is measuring.
     fn next(&self) -> Option<(usize, bool)> {
+        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
         loop {
-            {
-                let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
-                let busy = state.1;
-                let pick = state.0.iter().position(|&i| !busy || !measures(self.cases[i]));
-                match pick {
-                    Some(at) => {
-                        let index = state.0.remove(at)?;
-                        let measuring = measures(self.cases[index]);
-                        state.1 |= measuring;
-                        return Some((index, measuring));
-                    }
-                    None if state.0.is_empty() => return None,
-                    None => {}
+            let busy = state.1;
+            let pick = state.0.iter().position(|&i| !busy || !measures(self.cases[i]));
+            match pick {
+                Some(at) => {
+                    let index = state.0.remove(at)?;
+                    let measuring = measures(self.cases[index]);
+                    state.1 |= measuring;
+                    // Whoever waits may now find the queue empty and be done.
+                    self.changed.notify_all();
+                    return Some((index, measuring));
                 }
+                None if state.0.is_empty() => return None,
+                None => state = self.changed.wait(state).unwrap_or_else(|p| p.into_inner()),
             }
-            std::thread::sleep(Duration::from_millis(2));
         }
     }
 
     fn measured(&self) {
         self.state.lock().unwrap_or_else(|p| p.into_inner()).1 = false;
+        self.changed.notify_all();
     }
 }
 
@@ -264,6 +269,33 @@ mod tests {
         assert_eq!(queue.next(), Some((0, false)));
         queue.measured();
         assert_eq!(queue.next(), Some((2, true)));
+        queue.measured();
+        assert_eq!(queue.next(), None);
+    }
+
+    /// A runner left with only measuring cases while another measures sleeps until that measurement ends, and then
+    /// takes the next one; with nothing left, a runner is told so at once, measurement or not.
+    #[test]
+    fn a_runner_waiting_to_measure_is_woken_when_the_measurement_ends() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases");
+        let all = crate::case::suite::load_dir(&dir).unwrap_or_else(|d| panic!("{d:?}"));
+        let measuring: Vec<&Case> = all.iter().filter(|c| measures(c)).take(2).collect();
+        let queue = BatchQueue::new(&measuring, &[0, 1]);
+        assert_eq!(queue.next(), Some((0, true)));
+        let ended = std::sync::atomic::AtomicBool::new(false);
+        std::thread::scope(|scope| {
+            let waiter = scope.spawn(|| {
+                let got = queue.next();
+                (got, ended.load(std::sync::atomic::Ordering::SeqCst))
+            });
+            std::thread::sleep(Duration::from_millis(50));
+            ended.store(true, std::sync::atomic::Ordering::SeqCst);
+            queue.measured();
+            let (got, after_the_end) = waiter.join().unwrap();
+            assert_eq!(got, Some((1, true)));
+            assert!(after_the_end, "it took the second measuring case only after the first measurement ended");
+        });
+        assert_eq!(queue.next(), None, "while the last measurement runs");
         queue.measured();
         assert_eq!(queue.next(), None);
     }
