@@ -57,7 +57,7 @@ pub fn refill_plan(case: &Case) -> Vec<(&str, Refill)> {
 }
 
 /// Why the extra samples of `case` cannot run on the objects of its first run (`None`: they can). The rule: after a
-/// run, the only state the script leaves in its objects must be what [`Kept::restore`] puts back — buffer contents,
+/// run, the only state the script leaves in its objects must be what [`restore`] puts back — buffer contents,
 /// and `later` objects that the script creates itself. So: one device, one process, no case threads; streams,
 /// events and buffers only (no gates, whose opening is per run; no graphs, pools or conditions, which operations
 /// change); operations that only queue work on those objects or wait for it; every declared event recorded before

@@ -213,6 +213,13 @@ pub fn sweep(mut measure: impl FnMut(u64) -> Point) -> Vec<Point> {
 /// Measures `series` on `device`, each in its own worker process (so one series' crash or driver state cannot
 /// touch the next), each point's case given at most `deadline`. `progress` hears the id of each point before it
 /// runs.
+///
+/// Why not one worker for all four, or the next series' worker started ahead (each would save a process start and
+/// a context creation on the critical path): the threshold is the
+/// driver's own staging of pageable copies, per context, which the series before would have grown or warmed, so a
+/// shared context would measure something else; and a worker started ahead creates its context while a point of
+/// the series before runs, which that point's worker reads as device memory lost during the case (a dirty context,
+/// a replaced worker).
 pub fn measure(
     series: &[Series],
     device: &DeviceInfo,
