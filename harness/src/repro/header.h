@@ -744,6 +744,8 @@ struct PeerProcess {
 // it, and passes it on in CUDA_CONFORMANCE_UUID to its own peers.
 
 constexpr const char* UUID_ENV = "CUDA_CONFORMANCE_UUID";
+// Set to 1 by the runner where the case's worker would make host waits block (see Run::block_host_waits).
+constexpr const char* BLOCKING_WAITS_ENV = "CUDA_CONFORMANCE_BLOCKING_WAITS";
 
 inline std::string uuid_text(const unsigned char* b) {
     char s[48];
@@ -984,6 +986,24 @@ struct Run {
         for (int i = (int)ordinals.size(); i < device_count; i++) ordinals.push_back(i);
         ordinals.resize(device_count);
         if (const char* ms = getenv("CUDA_CONFORMANCE_DEADLINE_MS")) deadline_ms = strtoull(ms, nullptr, 10);
+        const char* block = getenv(BLOCKING_WAITS_ENV);
+        if (block != nullptr && strcmp(block, "1") == 0) block_host_waits();
+    }
+
+    // CUDA_CONFORMANCE_BLOCKING_WAITS=1 (the runner sets it where the Rust executor's worker for the case would
+    // block, its default `--host-waits block`): the host threads block while they wait for each device of the case
+    // (cudaDeviceScheduleBlockingSync) instead of cudart's default (spin with fewer contexts than cores), set as the
+    // worker sets it (runner::worker::block_host_waits), before the case's first CUDA call. Run by hand: the default.
+    void block_host_waits() {
+        for (int ordinal : ordinals) {
+            cudaError_t e = cudaSetDevice(ordinal);
+            if (e == cudaSuccess) e = cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync);
+            if (e != cudaSuccess) {
+                notes.push_back("cannot make device " + std::to_string(ordinal) + "'s waits block (cudaSetDeviceFlags): " +
+                                code_name(e));
+            }
+        }
+        cudaGetLastError();
     }
 
     // The delay of a written `open G after D` (D in nanoseconds), as this run waits it.

@@ -262,6 +262,18 @@ fn env_values_that_name_the_device_are_filled_with_its_uuid_not_written_as_they_
 }
 
 #[test]
+fn the_runner_can_make_a_reproducers_host_waits_block_as_its_workers_do() {
+    let h = header();
+    assert!(h.contains(&format!("BLOCKING_WAITS_ENV = \"{}\";", crate::runner::cxx::BLOCKING_WAITS_ENV)));
+    // In the Run's constructor (before the program's first cudaSetDevice), on each device of the case, as
+    // runner::worker::block_host_waits does.
+    let constructor = &h[h.find("    Run(int argc, char** argv").unwrap()..];
+    let constructor = &constructor[..constructor.find("\n    }\n").unwrap()];
+    assert!(constructor.contains("if (block != nullptr && strcmp(block, \"1\") == 0) block_host_waits();"));
+    assert!(h.contains("if (e == cudaSuccess) e = cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync);"));
+}
+
+#[test]
 fn an_operation_the_executor_would_not_run_is_recorded_as_not_run() {
     let case =
         one_case("case t/x\n rule: r\n source: s\n buffer a device 64\n buffer b device 128\n  memcpy a b 128\nend\n");
