@@ -12,7 +12,8 @@
 //! 3. Open every gate; stop the keeper; end captures the script left open and restore capture modes; stop the
 //!    threads.
 //! 4. Synchronize the device (its code is recorded: a sticky error shows here), read stamps, gates, host calls and
-//!    buffers, then release everything in reverse order, noting any release that failed.
+//!    buffers, then release everything in reverse order, noting any release that failed, and give the devices'
+//!    graph memory back (trimmed, high-water marks reset), so the next case in this process starts as in its own.
 //!
 //! A case with `process NAME` declarations also has peers ([`peer`]): started before its objects are created,
 //! sent each `@NAME` operation with the IPC handles this process holds, and finished (gates opened, device
@@ -239,6 +240,10 @@ pub fn run_case(case: &Case, kernels: &KernelTable, device: &DeviceInfo, opts: &
     }
     for (gate, code) in resources.gates.release() {
         obs.notes.push(format!("cleanup: releasing gate {gate} returned {}", code));
+    }
+    // The next case on these devices starts with no graph memory reserved, as in a process of its own.
+    if healthy {
+        obs.notes.extend(teardown::reset_graph_memory(&devices));
     }
     // The next case on this thread must not see this case's last error, nor a device the script made current.
     if !devices.is_single() {
