@@ -56,6 +56,16 @@ pub struct RunArgs {
     /// than the host has cores).
     #[arg(long, value_enum, default_value_t = HostWaitsName::Block)]
     host_waits: HostWaitsName,
+    /// With several `--devices`: which devices' runners take the cases that need a process of their own:
+    /// `first-device` (the others start on the batch cases meanwhile) or `every-device` (spread, balanced by runs).
+    #[arg(long, value_enum, default_value_t = OwnProcessesName::FirstDevice)]
+    own_processes: OwnProcessesName,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum OwnProcessesName {
+    FirstDevice,
+    EveryDevice,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -108,6 +118,10 @@ impl RunArgs {
             host_waits: match self.host_waits {
                 HostWaitsName::Block => runner::HostWaits::Block,
                 HostWaitsName::Auto => runner::HostWaits::Auto,
+            },
+            own_processes: match self.own_processes {
+                OwnProcessesName::FirstDevice => runner::OwnProcessLanes::FirstDevice,
+                OwnProcessesName::EveryDevice => runner::OwnProcessLanes::EveryDevice,
             },
             ..RunOptions::default()
         };

@@ -91,6 +91,7 @@ pub fn trials(dir: &Path) -> Vec<Trial> {
         ("runner/a-short-gate-delay-cannot-decide-a-fail", gates),
         ("runner/baseline-expected-fail-and-unexpected-pass", baseline),
         ("runner/devices-share-the-cases-and-each-result-names-its-device", devices),
+        ("runner/own-processes-every-device-runs-own-process-cases-on-each-gpu", own_everywhere),
         ("runner/the-report-is-rewritten-after-each-case", rewrites),
         ("runner/process-per-case-gives-each-case-a-process", per_case),
         ("runner/executor-cxx-runs-each-case-s-reproducer-and-both-compares", executors),
@@ -302,6 +303,35 @@ fn devices(fx: &Fixture) -> Result<(), Failed> {
     let want: Vec<&str> = c.iter().map(|c| c.id.as_str()).collect();
     // One worker per device.
     expect(ids == want && stats.processes_started == 2, || format!("{ids:?} {stats:?}"))
+}
+
+/// `--own-processes every-device`: the cases that need a process of their own run on both devices, each in a
+/// process of its own, and every case still has its result; with the default they all run on the first.
+fn own_everywhere(fx: &Fixture) -> Result<(), Failed> {
+    let own: Vec<&Case> = fx
+        .cases
+        .iter()
+        .filter(|c| needs_own_process(c) && !needs_all_devices(c) && c.poisons.is_empty())
+        .take(4)
+        .collect();
+    let mut c = fx.plain(2);
+    c.extend(&own);
+    let mut second = mock_device();
+    second.ordinal = 1;
+    second.uuid = "GPU-mock-1".into();
+    let mut o = fx.opts(&[]);
+    o.restrict_visibility = true;
+    let own_devices = |o: &RunOptions| {
+        let (r, _) = run_suite(&c, &[mock_device(), second.clone()], o, |_, _| {});
+        let ids: Vec<&str> = r.iter().map(|r| r.id.as_str()).collect();
+        let want: Vec<&str> = c.iter().map(|c| c.id.as_str()).collect();
+        (ids == want, r[2..].iter().map(|r| r.device).collect::<Vec<_>>())
+    };
+    let (complete, first) = own_devices(&o);
+    expect(complete && first.iter().all(|d| *d == Some(0)), || format!("first-device: {first:?}"))?;
+    o.own_processes = harness::runner::OwnProcessLanes::EveryDevice;
+    let (complete, every) = own_devices(&o);
+    expect(complete && every.contains(&Some(0)) && every.contains(&Some(1)), || format!("every-device: {every:?}"))
 }
 
 fn rewrites(fx: &Fixture) -> Result<(), Failed> {

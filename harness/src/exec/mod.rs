@@ -12,7 +12,8 @@
 //! 3. Open every gate; stop the keeper; end captures the script left open and restore capture modes; stop the
 //!    threads.
 //! 4. Synchronize the device (its code is recorded: a sticky error shows here), read stamps, gates, host calls and
-//!    buffers, then release everything in reverse order, noting any release that failed.
+//!    buffers, then release everything in reverse order, noting any release that failed, and give the devices'
+//!    graph memory back (trimmed, high-water marks reset), so the next case in this process starts as in its own.
 //!
 //! Under `samples: N` ([`Kept`]), a case whose script leaves nothing behind but buffer contents runs its other
 //! samples on the objects of its first run, and step 4's release waits for the last of them: before each sample,
@@ -156,6 +157,10 @@ impl Held {
         }
         for (gate, code) in self.resources.gates.release() {
             obs.notes.push(format!("cleanup: releasing gate {gate} returned {}", code));
+        }
+        // The next case on these devices starts with no graph memory reserved, as in a process of its own.
+        if self.healthy {
+            obs.notes.extend(teardown::reset_graph_memory(&self.devices));
         }
         // The next case on this thread must not see this case's last error, nor a device the script made current.
         if !self.devices.is_single() {

@@ -4,6 +4,7 @@
 
 use super::buffers::Readback;
 use super::capture::{self, quietly};
+use super::devices::CaseDevices;
 use super::interpret::Ctx;
 use super::objects::{CaptureBegun, Objects, Slot};
 use super::resources::Graph;
@@ -68,6 +69,46 @@ fn end_capture_if_open(ctx: &Ctx, stream: &StreamRef) -> Option<String> {
         ended,
         released
     ))
+}
+
+/// The graph memory attributes `reset_graph_memory` sets back to 0 (the only value they take): the high-water marks.
+const GRAPH_MEMORY_HIGHS: [sys::cudaGraphMemAttributeType; 2] = [
+    sys::cudaGraphMemAttributeType::cudaGraphMemAttrUsedMemHigh,
+    sys::cudaGraphMemAttributeType::cudaGraphMemAttrReservedMemHigh,
+];
+
+/// Gives each of `ordinals` its graph memory as a fresh process has it, after the case released its graphs and
+/// executables: what the graphs' allocator still reserves goes back to the driver (`cudaDeviceGraphMemTrim`) and the
+/// high-water marks are reset. The device's graph memory is process state that outlives a case; a worker runs many
+/// cases, and a later case that reads `graph-mem-get` (or whose graph is mapped onto memory reserved earlier) would
+/// otherwise see an earlier case's reservation: stream-memory/graph/captured-alloc-owned-by-graph read 64 MiB in
+/// use for its 32 MiB allocation after mem-attrs-unfreed-allocation's 64 MiB had stayed reserved on that device,
+/// where its reproducer, a fresh process, read 32 MiB. Returns a note for each call that failed.
+pub fn reset_graph_memory(devices: &CaseDevices) -> Vec<String> {
+    let mut notes = Vec::new();
+    for &ordinal in devices.ordinals() {
+        devices.on(ordinal, || {
+            // SAFETY: no pointers.
+            let (code, _) = quietly(|| unsafe { sys::cudaDeviceGraphMemTrim(ordinal) });
+            if code != sys::cudaError::cudaSuccess {
+                notes.push(format!("cleanup: cudaDeviceGraphMemTrim({ordinal}) returned {code}"));
+            }
+            for attr in GRAPH_MEMORY_HIGHS {
+                let mut zero = 0u64;
+                // SAFETY: zero is a valid u64, the type these attributes take.
+                let (code, _) = quietly(|| unsafe {
+                    sys::cudaDeviceSetGraphMemAttribute(ordinal, attr, (&mut zero as *mut u64).cast())
+                });
+                if code != sys::cudaError::cudaSuccess {
+                    notes.push(format!(
+                        "cleanup: resetting graph memory attribute {} on {ordinal} returned {code}",
+                        attr.0
+                    ));
+                }
+            }
+        });
+    }
+    notes
 }
 
 /// Gives every case thread that exchanged its capture mode the mode it had before.

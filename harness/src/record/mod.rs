@@ -230,6 +230,10 @@ pub struct RunInfo {
     /// (cudart's default: spin with fewer contexts than cores). Absent in reports from before the choice.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host_waits: Option<String>,
+    /// Which devices took the cases that need a process of their own (`run --own-processes`), when the run used
+    /// several and spread them (`every-device`); absent for the first device alone, the default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub own_processes: Option<String>,
     /// Where the run's time went, for a benchmark under load to read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub phases: Option<RunPhases>,

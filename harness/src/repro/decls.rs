@@ -51,6 +51,18 @@ fn placed(multi: bool, index: Option<u32>, body: &str) -> String {
     }
 }
 
+/// The line that sets one of the case's `env:` values. A value that names the case's device (`{uuid}`,
+/// `{uuid-prefix}`, as `runner::worker::with_uuid` fills them for a worker) is filled by the header with the UUID
+/// the runner gives (`CUDA_CONFORMANCE_UUID`), or that the program asks CUDA for when run by hand: written as it
+/// stands, the word would replace the runner's filled value and hide every device.
+fn env_line(name: &str, value: &str) -> String {
+    if value.contains("{uuid}") || value.contains("{uuid-prefix}") {
+        format!("    cc::setenv_with_uuid(argc, argv, {}, {});\n", cstr(name), cstr(value))
+    } else {
+        format!("    setenv({}, {}, 1);\n", cstr(name), cstr(value))
+    }
+}
+
 /// Everything before the script.
 pub fn setup(case: &Case, names: &Names) -> Result<String, ReproError> {
     let multi = case.device_count() > 1;
@@ -58,7 +70,7 @@ pub fn setup(case: &Case, names: &Names) -> Result<String, ReproError> {
     if !case.env.is_empty() {
         out.push_str("    // env: the case's environment, set before the first CUDA call (as the runner sets it).\n");
         for (name, value) in &case.env {
-            out.push_str(&format!("    setenv({}, {}, 1);\n", cstr(name), cstr(value)));
+            out.push_str(&env_line(name, value));
         }
     }
     let script = "OPS";

@@ -736,6 +736,86 @@ struct PeerProcess {
     std::string broken;      // why it cannot be used any more
 };
 
+// ---- A case's `env:` values that name its device: `{uuid}` is the device's UUID (GPU-…, as nvidia-smi -L prints
+// it) and `{uuid-prefix}` its first 12 characters (GPU- and 8 hex digits), as a worker fills them
+// (runner::worker::with_uuid). The runner gives the UUID in CUDA_CONFORMANCE_UUID; run by hand, the program asks
+// CUDA in a child process (this one must make no CUDA call before the case's CUDA_VISIBLE_DEVICES is set) for the
+// UUID of the case's device 0 (the first of --devices, else ordinal 0) as the environment it was started with shows
+// it, and passes it on in CUDA_CONFORMANCE_UUID to its own peers.
+
+constexpr const char* UUID_ENV = "CUDA_CONFORMANCE_UUID";
+// Set to 1 by the runner where the case's worker would make host waits block (see Run::block_host_waits).
+constexpr const char* BLOCKING_WAITS_ENV = "CUDA_CONFORMANCE_BLOCKING_WAITS";
+
+inline std::string uuid_text(const unsigned char* b) {
+    char s[48];
+    snprintf(s, sizeof s, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2],
+             b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+    return s;
+}
+
+// The UUID of `ordinal`, asked in a child process; empty when CUDA could not say.
+inline std::string device_uuid_in_child(int ordinal) {
+    int fds[2];
+    if (pipe(fds) != 0) return "";
+    fflush(nullptr);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return "";
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        cudaDeviceProp prop;
+        if (cudaGetDeviceProperties(&prop, ordinal) == cudaSuccess) {
+            std::string uuid = uuid_text((const unsigned char*)prop.uuid.bytes);
+            ssize_t written = write(fds[1], uuid.data(), uuid.size());
+            (void)written;
+        }
+        _exit(0);
+    }
+    close(fds[1]);
+    std::string uuid;
+    char chunk[64];
+    ssize_t n;
+    while ((n = read(fds[0], chunk, sizeof chunk)) > 0 || (n < 0 && errno == EINTR)) {
+        if (n > 0) uuid.append(chunk, (size_t)n);
+    }
+    close(fds[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    return uuid;
+}
+
+// The case device's UUID: the runner's, or asked once (see above) and kept for this process and its peers.
+inline std::string case_uuid(int argc, char** argv) {
+    if (const char* given = getenv(UUID_ENV)) return given;
+    int ordinal = 0;
+    for (int i = 1; i + 1 < argc; i++) {
+        if (strcmp(argv[i], "--devices") == 0) ordinal = atoi(argv[i + 1]);
+    }
+    std::string uuid = device_uuid_in_child(ordinal);
+    if (uuid.empty()) fprintf(stderr, "%s: could not read the UUID of device %d for the case's env:\n", argv[0], ordinal);
+    setenv(UUID_ENV, uuid.c_str(), 1);
+    return uuid;
+}
+
+// Sets `name` to `value` with its `{uuid}` and `{uuid-prefix}` filled.
+inline void setenv_with_uuid(int argc, char** argv, const char* name, const char* value) {
+    std::string uuid = case_uuid(argc, argv);
+    std::string filled = value;
+    auto fill = [&](const std::string& word, const std::string& by) {
+        for (size_t at = filled.find(word); at != std::string::npos; at = filled.find(word, at + by.size())) {
+            filled.replace(at, word.size(), by);
+        }
+    };
+    fill("{uuid-prefix}", uuid.substr(0, 12));
+    fill("{uuid}", uuid);
+    setenv(name, filled.c_str(), 1);
+}
+
 // ---- One script operation as it ran (harness::record::observations::OpRecord).
 
 struct OpInfo {
@@ -906,6 +986,24 @@ struct Run {
         for (int i = (int)ordinals.size(); i < device_count; i++) ordinals.push_back(i);
         ordinals.resize(device_count);
         if (const char* ms = getenv("CUDA_CONFORMANCE_DEADLINE_MS")) deadline_ms = strtoull(ms, nullptr, 10);
+        const char* block = getenv(BLOCKING_WAITS_ENV);
+        if (block != nullptr && strcmp(block, "1") == 0) block_host_waits();
+    }
+
+    // CUDA_CONFORMANCE_BLOCKING_WAITS=1 (the runner sets it where the Rust executor's worker for the case would
+    // block, its default `--host-waits block`): the host threads block while they wait for each device of the case
+    // (cudaDeviceScheduleBlockingSync) instead of cudart's default (spin with fewer contexts than cores), set as the
+    // worker sets it (runner::worker::block_host_waits), before the case's first CUDA call. Run by hand: the default.
+    void block_host_waits() {
+        for (int ordinal : ordinals) {
+            cudaError_t e = cudaSetDevice(ordinal);
+            if (e == cudaSuccess) e = cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync);
+            if (e != cudaSuccess) {
+                notes.push_back("cannot make device " + std::to_string(ordinal) + "'s waits block (cudaSetDeviceFlags): " +
+                                code_name(e));
+            }
+        }
+        cudaGetLastError();
     }
 
     // The delay of a written `open G after D` (D in nanoseconds), as this run waits it.

@@ -237,6 +237,43 @@ fn a_small_case_reads_as_the_executor_runs_it() {
 }
 
 #[test]
+fn env_values_that_name_the_device_are_filled_with_its_uuid_not_written_as_they_stand() {
+    // `{uuid}` written as it stands would replace the runner's filled CUDA_VISIBLE_DEVICES and hide every device
+    // (cudaErrorNoDevice from the first call): the header fills it from the runner's UUID, or asks CUDA by hand.
+    let case = one_case(
+        "case t/uuid\n rule: r\n source: s\n env: CUDA_VISIBLE_DEVICES={uuid},-1,0 CUDA_MODULE_LOADING=EAGER\n \
+         n: device-count\n expect n value == 1\nend\n",
+    );
+    let s = program(&case).unwrap().source;
+    assert!(s.contains("    cc::setenv_with_uuid(argc, argv, \"CUDA_VISIBLE_DEVICES\", \"{uuid},-1,0\");\n"), "{s}");
+    assert!(s.contains("    setenv(\"CUDA_MODULE_LOADING\", \"EAGER\", 1);\n"), "{s}");
+    assert!(!s.contains("setenv(\"CUDA_VISIBLE_DEVICES\""), "{s}");
+    // Before the first CUDA call (the Run's constructor makes none; the program's first is cudaSetDevice).
+    assert!(s.find("cc::setenv_with_uuid").unwrap() < s.find("cudaSetDevice(").unwrap());
+    for id in ["launch-queue/visible-devices-by-uuid-prefix", "launch-queue/visible-devices-uuid-then-invalid"] {
+        let case = suite().into_iter().find(|c| c.id == id).unwrap_or_else(|| panic!("no case {id}"));
+        let s = program(&case).unwrap().source;
+        assert!(s.contains("cc::setenv_with_uuid(argc, argv, \"CUDA_VISIBLE_DEVICES\", \"{uuid"), "{id}: {s}");
+    }
+    // The header reads the variable the runner sets, and fills both words as the worker does.
+    let h = header();
+    assert!(h.contains(&format!("UUID_ENV = \"{}\";", crate::runner::cxx::UUID_ENV)));
+    assert!(h.contains("fill(\"{uuid-prefix}\", uuid.substr(0, 12));"));
+}
+
+#[test]
+fn the_runner_can_make_a_reproducers_host_waits_block_as_its_workers_do() {
+    let h = header();
+    assert!(h.contains(&format!("BLOCKING_WAITS_ENV = \"{}\";", crate::runner::cxx::BLOCKING_WAITS_ENV)));
+    // In the Run's constructor (before the program's first cudaSetDevice), on each device of the case, as
+    // runner::worker::block_host_waits does.
+    let constructor = &h[h.find("    Run(int argc, char** argv").unwrap()..];
+    let constructor = &constructor[..constructor.find("\n    }\n").unwrap()];
+    assert!(constructor.contains("if (block != nullptr && strcmp(block, \"1\") == 0) block_host_waits();"));
+    assert!(h.contains("if (e == cudaSuccess) e = cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync);"));
+}
+
+#[test]
 fn an_operation_the_executor_would_not_run_is_recorded_as_not_run() {
     let case =
         one_case("case t/x\n rule: r\n source: s\n buffer a device 64\n buffer b device 128\n  memcpy a b 128\nend\n");

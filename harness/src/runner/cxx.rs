@@ -7,8 +7,9 @@
 //!
 //! The reproducer's command line: `<dir>/<stem> [--devices 0,1,...] [--gate-delay-scale X]` (the ordinals of the
 //! case's devices, as the process sees them; the factor on its `open G after D` delays, as the Rust executor's
-//! `gate_delay_scale`, given only below 1), with the case's `env:` and [`DEADLINE_ENV`] (when its watchdog opens
-//! every gate) in its environment. Run by hand, a reproducer waits the written delays.
+//! `gate_delay_scale`, given only below 1), with the case's `env:`, [`DEADLINE_ENV`] (when its watchdog opens
+//! every gate), [`UUID_ENV`] (the case device's UUID, which the program writes for `{uuid}` in the `env:` values it
+//! sets) and [`BLOCKING_WAITS_ENV`] (where the case's worker would block while it waits) in its environment. Run by hand, a reproducer waits the written delays and looks the UUID up itself.
 
 use super::one_case::{read, verdict_of};
 use super::process::{Finished, Process};
@@ -25,6 +26,14 @@ use std::time::{Duration, Instant};
 /// The reproducer's watchdog deadline, in milliseconds (the Rust executor's `ExecOptions::case_deadline`).
 pub const DEADLINE_ENV: &str = "CUDA_CONFORMANCE_DEADLINE_MS";
 
+/// The case device's UUID (`GPU-…`), for the reproducer to fill `{uuid}` and `{uuid-prefix}` in the case's `env:`
+/// values as a worker does (the header's `cc::UUID_ENV`). Without it (run by hand) the program asks CUDA.
+pub const UUID_ENV: &str = "CUDA_CONFORMANCE_UUID";
+
+/// `1` where the reproducer's host threads block while they wait for the device, as the Rust executor's worker for
+/// the case does (`HostWaits::Block`, not for the cases that measure): the header's `cc::BLOCKING_WAITS_ENV`.
+pub const BLOCKING_WAITS_ENV: &str = "CUDA_CONFORMANCE_BLOCKING_WAITS";
+
 /// Where a case's reproducer runs: which GPUs the process sees and which of them are the case's devices.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Placement {
@@ -34,6 +43,9 @@ pub struct Placement {
     pub ordinals: Vec<i32>,
     /// The case device's UUID (`GPU-…`), for `{uuid}` in the case's `env:` values, as a worker substitutes it.
     pub uuid: String,
+    /// Host threads block while they wait for the device (`cudaDeviceScheduleBlockingSync`), as in the worker that
+    /// would run the case; otherwise cudart's default.
+    pub blocking_waits: bool,
 }
 
 /// The compiled reproducers of a run: a folder of programs named by [`file_stem`].
@@ -105,8 +117,19 @@ fn run_program(
     // The case's own settings, then the watchdog: the program's, as the Rust executor's, fires before the runner's
     // deadline kills the process, so a lost gate open still ends in a trace.
     let watchdog = ExecOptions::default().case_deadline.min(deadline);
+    // The program sets the case's `env:` itself, filling `{uuid}` from UUID_ENV as the worker fills it here.
     let env = case.env.iter().map(|(k, v)| (k, super::worker::with_uuid(v, &placement.uuid)));
     command.envs(env).env(DEADLINE_ENV, watchdog.as_millis().to_string());
+    if placement.blocking_waits {
+        command.env(BLOCKING_WAITS_ENV, "1");
+    } else {
+        command.env_remove(BLOCKING_WAITS_ENV);
+    }
+    if placement.uuid.is_empty() {
+        command.env_remove(UUID_ENV);
+    } else {
+        command.env(UUID_ENV, &placement.uuid);
+    }
     if let Some(visible) = &placement.visible {
         command.env("CUDA_VISIBLE_DEVICES", visible);
     }
@@ -182,7 +205,8 @@ mod tests {
     }
 
     fn run_scaled(name: &str, script: &str, scale: f64, deadline: Duration) -> CaseResult {
-        let placement = Placement { visible: Some("GPU-x".into()), ordinals: vec![0], uuid: "GPU-x".into() };
+        let placement =
+            Placement { visible: Some("GPU-x".into()), ordinals: vec![0], uuid: "GPU-x".into(), blocking_waits: true };
         let reproducers = fake(name, script);
         let result = reproducers.run(&case(), &placement, scale, deadline);
         let _ = std::fs::remove_dir_all(&reproducers.dir);
@@ -208,7 +232,7 @@ mod tests {
         let script = format!(
             "echo 'some driver message'\n\
              if [ \"$1 $2\" = '--devices 0' ] && [ \"$CUDA_MODULE_LOADING\" = EAGER ] && \
-             [ \"$CUDA_VISIBLE_DEVICES\" = GPU-x ] && [ \"${DEADLINE_ENV}\" = 2000 ]; then\n\
+             [ \"$CUDA_VISIBLE_DEVICES\" = GPU-x ] && [ \"${DEADLINE_ENV}\" = 2000 ] && [ \"${UUID_ENV}\" = GPU-x ] && [ \"${BLOCKING_WAITS_ENV}\" = 1 ]; then\n\
              echo '{}'\nelse\necho '{}'\nfi",
             observations("cudaSuccess"),
             observations("cudaErrorInvalidValue")
@@ -219,6 +243,27 @@ mod tests {
         assert!(result.observations.is_some());
         let failing = run("fail", &format!("echo '{}'", observations("cudaErrorInvalidValue")), Duration::from_secs(2));
         assert_eq!(failing.verdict.kind, VerdictKind::Fail, "{:?}", failing.verdict);
+    }
+
+    #[test]
+    fn a_case_that_names_its_device_by_uuid_gets_the_uuid_and_its_own_visible_devices() {
+        // launch-queue/visible-devices-uuid-then-invalid on the second GPU of a run over several: the program is
+        // given the device's UUID (it fills `{uuid}` in the env: values it sets itself), the case's own
+        // CUDA_VISIBLE_DEVICES, filled, instead of the runner's, and ordinal 0.
+        let text = CASE.replace("env: CUDA_MODULE_LOADING=EAGER", "env: CUDA_VISIBLE_DEVICES={uuid},-1,0");
+        let file = crate::case::parse_file("area.case", &text).unwrap_or_else(|d| panic!("{d:?}"));
+        let case = file.cases.into_iter().next().unwrap_or_else(|| panic!("no case"));
+        let uuid = "GPU-6167f060-ed55-bbfc-f61f-fa3b3ac86e0e";
+        let script = format!(
+            "if [ \"$*\" = '--devices 0' ] && [ \"$CUDA_VISIBLE_DEVICES\" = '{uuid},-1,0' ] && \
+             [ \"${UUID_ENV}\" = '{uuid}' ] && [ -z \"${BLOCKING_WAITS_ENV}\" ]; then echo '{}'; else echo \"got $* $CUDA_VISIBLE_DEVICES\"; fi",
+            observations("cudaSuccess")
+        );
+        let reproducers = fake("uuid", &script);
+        let placement = Placement { visible: None, ordinals: vec![0], uuid: uuid.into(), blocking_waits: false };
+        let result = reproducers.run(&case, &placement, 1.0, Duration::from_secs(2));
+        let _ = std::fs::remove_dir_all(&reproducers.dir);
+        assert_eq!(result.verdict.kind, VerdictKind::Pass, "{:?}", result.verdict);
     }
 
     #[test]
@@ -246,7 +291,7 @@ mod tests {
         let nowhere = Reproducers { dir: PathBuf::from("/nonexistent/repro/bin") };
         let result = nowhere.run(
             &case(),
-            &Placement { visible: None, ordinals: vec![0], uuid: String::new() },
+            &Placement { visible: None, ordinals: vec![0], uuid: String::new(), blocking_waits: false },
             1.0,
             Duration::from_secs(1),
         );

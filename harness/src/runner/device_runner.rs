@@ -367,16 +367,19 @@ impl DeviceRunner<'_> {
     /// batch worker is), or every device for a case that needs several, its devices counted from this one.
     /// A case's own `CUDA_VISIBLE_DEVICES` wins over the runner's, as for a worker (`worker::with_uuid` fills its
     /// `{uuid}`).
+    /// Its host threads wait as that worker's would: blocking under `--host-waits block`, except in a case that
+    /// measures (see `measuring`).
     fn placement(&self, case: &Case) -> Placement {
         let uuid = self.spec.uuid.clone();
+        let blocking_waits = self.opts.host_waits == HostWaits::Block && !measures(case);
         if super::worker::sets_visible_devices(&case.env) {
-            Placement { visible: None, ordinals: vec![0], uuid }
+            Placement { visible: None, ordinals: vec![0], uuid, blocking_waits }
         } else if needs_all_devices(case) {
             let ordinals =
                 (0..case.device_count()).map(|i| self.device.case_device(i).unwrap_or(self.device.ordinal)).collect();
-            Placement { visible: None, ordinals, uuid }
+            Placement { visible: None, ordinals, uuid, blocking_waits }
         } else {
-            Placement { visible: self.spec.visible.clone(), ordinals: vec![self.spec.ordinal], uuid }
+            Placement { visible: self.spec.visible.clone(), ordinals: vec![self.spec.ordinal], uuid, blocking_waits }
         }
     }
 

@@ -105,6 +105,29 @@ impl HostWaits {
     }
 }
 
+/// Which devices' runners take the cases that need a process of their own (`run --own-processes`), when a run uses
+/// several GPUs. Such a case pays for a process start and a context creation (about 430 ms on an H100 host, most of
+/// a suite's own-process phase), and the batch cases cannot start on a device until its own-process cases are done.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OwnProcessLanes {
+    /// All on the first device's runner, while the others start on the batch cases: best when the host creates
+    /// contexts one at a time whatever the device, so that spread out they would hold up every runner.
+    #[default]
+    FirstDevice,
+    /// Spread over every device's runner, each case to the one with the fewest runs planned so far: best when
+    /// context creations on different devices overlap. (Cases that need several devices stay on the first.)
+    EveryDevice,
+}
+
+impl OwnProcessLanes {
+    pub fn word(self) -> &'static str {
+        match self {
+            OwnProcessLanes::FirstDevice => "first-device",
+            OwnProcessLanes::EveryDevice => "every-device",
+        }
+    }
+}
+
 /// How a suite runs.
 #[derive(Debug, Clone)]
 pub struct RunOptions {
@@ -134,6 +157,8 @@ pub struct RunOptions {
     pub executors: Executors,
     /// The compiled reproducers the C++ executor runs (`run --repro-dir`; needed unless `executors` is `Rust`).
     pub repro_dir: Option<PathBuf>,
+    /// Which devices' runners take the own-process cases of a run over several GPUs.
+    pub own_processes: OwnProcessLanes,
 }
 
 /// Which executor runs the cases: the Rust one in worker processes, each case's compiled C++ reproducer, or both,
@@ -177,6 +202,7 @@ impl Default for RunOptions {
             host_waits: HostWaits::default(),
             executors: Executors::Rust,
             repro_dir: None,
+            own_processes: OwnProcessLanes::default(),
         }
     }
 }

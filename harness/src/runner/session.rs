@@ -102,6 +102,8 @@ pub fn report_of(
         sanitizer: opts.sanitizer.as_ref().map(|s| SanitizerRun::over(&s.tool, &s.executable, &report.cases)),
         traces: opts.traces,
         host_waits: Some(opts.host_waits.word().to_owned()),
+        own_processes: (opts.own_processes != super::OwnProcessLanes::default() && devices.len() > 1)
+            .then(|| opts.own_processes.word().to_owned()),
         phases: stats.lanes.first().map(|l| RunPhases {
             own_phase_end_s: l.own_phase_end_s,
             own_ready_wait_s: l.own_ready_wait_s,

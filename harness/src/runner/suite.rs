@@ -4,9 +4,9 @@
 
 use super::device_runner::DeviceRunner;
 use super::one_case::verdict_of;
-use super::policy::{measures, needs_all_devices, needs_own_process};
+use super::policy::{expected_runs, measures, needs_all_devices, needs_own_process};
 use super::stats::{Disturbance, LaneTimes, SuiteStats};
-use super::RunOptions;
+use super::{OwnProcessLanes, RunOptions};
 use crate::case::ast::Case;
 use crate::device::gpu::DeviceInfo;
 use crate::record::verdict::VerdictKind;
@@ -40,7 +40,7 @@ pub fn run_suite(
             return (results, SuiteStats::default());
         }
     };
-    let plan = Plan::new(cases, devices.len(), opts.process_per_case);
+    let plan = Plan::new(cases, devices.len(), opts.process_per_case, opts.own_processes);
     let queue = Arc::new(BatchQueue::new(cases, &plan.shared));
     let disturbance = Disturbance::default();
     let (plan, disturbance) = (&plan, &disturbance);
@@ -191,9 +191,9 @@ impl<'c> BatchQueue<'c> {
     }
 }
 
-/// Which runner takes which case: the cases that need a process of their own, and those that need several devices,
-/// all go to the first device's runner (context creation is serialised across the host, so spread out they would
-/// hold up every runner); the batch cases wait in one queue for whichever device is free next.
+/// Which runner takes which case: the cases that need several devices go to the first device's runner, and so do
+/// those that need a process of their own unless [`OwnProcessLanes::EveryDevice`] spreads them (see there for why
+/// either); the batch cases wait in one queue for whichever device is free next.
 struct Plan {
     /// Per device: the indices of its own-process cases, in order.
     own: Vec<Vec<usize>>,
@@ -204,16 +204,25 @@ struct Plan {
 }
 
 impl Plan {
-    fn new(cases: &[&Case], lanes: usize, process_per_case: bool) -> Plan {
+    fn new(cases: &[&Case], lanes: usize, process_per_case: bool, own_lanes: OwnProcessLanes) -> Plan {
         let lanes = lanes.max(1);
         let (mut own, mut several) = (vec![Vec::new(); lanes], vec![Vec::new(); lanes]);
         if process_per_case {
             return Plan { own, several, shared: (0..cases.len()).collect() };
         }
+        // Runs planned per lane (a case that can pick a variant is expected to run twice), to balance the spread.
+        let mut planned_runs = vec![0usize; lanes];
         let mut shared = Vec::new();
         for (i, case) in cases.iter().enumerate() {
             if needs_own_process(case) {
-                own[0].push(i);
+                let lane = match own_lanes {
+                    OwnProcessLanes::EveryDevice if !needs_all_devices(case) => {
+                        (0..lanes).min_by_key(|&l| (planned_runs[l], l)).unwrap_or(0)
+                    }
+                    _ => 0,
+                };
+                planned_runs[lane] += expected_runs(case);
+                own[lane].push(i);
             } else if needs_all_devices(case) {
                 several[0].push(i);
             } else {
@@ -246,13 +255,38 @@ mod tests {
             case("a/plain-2", ""),
         ];
         let refs: Vec<&Case> = cases.iter().collect();
-        let plan = Plan::new(&refs, 2, false);
+        let plan = Plan::new(&refs, 2, false, OwnProcessLanes::FirstDevice);
         assert_eq!(plan.own, vec![vec![1, 3], vec![]]);
         assert_eq!(plan.several, vec![vec![2], vec![]]);
         assert_eq!(plan.shared, vec![0, 4]);
-        let isolated = Plan::new(&refs, 2, true);
+        let isolated = Plan::new(&refs, 2, true, OwnProcessLanes::EveryDevice);
         assert_eq!((isolated.own, isolated.several), (vec![vec![], vec![]], vec![vec![], vec![]]));
         assert_eq!(isolated.shared, vec![0, 1, 2, 3, 4]);
+    }
+
+    #[test]
+    fn every_device_spreads_own_process_cases_by_planned_runs() {
+        let text =
+            "case a/env-variant\n  rule: r\n  source: s\n  env: CUDA_MODULE_LOADING=EAGER\n  stream s blocking\n  \
+                    k: sync s\n  variant x: k returned cudaSuccess | y: k returned cudaErrorInvalidValue\nend\n";
+        let file = crate::case::parse_file("t.case", text).unwrap_or_else(|d| panic!("{d:?}"));
+        let cases = [
+            // Picks a variant: expected to run twice.
+            file.cases.into_iter().next().unwrap_or_else(|| panic!("no case in {text}")),
+            case("a/poison", "  poisons-context: cudaErrorIllegalAddress"),
+            case("a/env", "  env: CUDA_MODULE_LOADING=LAZY"),
+            case("a/two-own", "  requires: devices >= 2\n  poisons-context: cudaErrorIllegalAddress"),
+            case("a/plain", ""),
+        ];
+        let refs: Vec<&Case> = cases.iter().collect();
+        let plan = Plan::new(&refs, 2, false, OwnProcessLanes::EveryDevice);
+        // The first (2 runs) to lane 0, the next two to lane 1 (0 then 1 run against 2), and the case that needs
+        // every device to the first lane whatever its count.
+        assert_eq!(plan.own, vec![vec![0, 3], vec![1, 2]]);
+        assert_eq!(plan.shared, vec![4]);
+        // One device: everything on it, as with the default.
+        let one = Plan::new(&refs, 1, false, OwnProcessLanes::EveryDevice);
+        assert_eq!(one.own, vec![vec![0, 1, 2, 3]]);
     }
 
     #[test]
