@@ -18,7 +18,9 @@ impl Report {
     pub fn summary_table(&self) -> String {
         let kinds = &self.columns()[..];
         let mut out = String::new();
-        let _ = write!(out, "{:<16}", "area");
+        // The area column as wide as the longest area name (`device-graph-launch` is 19), at least 16.
+        let width = self.by_area.keys().map(String::len).max().unwrap_or(0).max(16);
+        let _ = write!(out, "{:<width$}", "area");
         for k in kinds {
             let _ = write!(out, " {:>15}", k.to_string());
         }
@@ -27,7 +29,7 @@ impl Report {
             self.by_area.iter().map(|(a, c)| (a.as_str(), c)).collect();
         rows.push(("total", &self.totals));
         for (area, counts) in rows {
-            let _ = write!(out, "{area:<16}");
+            let _ = write!(out, "{area:<width$}");
             for k in kinds {
                 let _ = write!(out, " {:>15}", counts.get(&k.to_string()).copied().unwrap_or(0));
             }
