@@ -23,9 +23,13 @@ use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-/// How many processes a device's runner starts ahead for the cases that need their own: enough to hide a context
-/// creation behind the case before, few enough not to make every creation contend with the others.
-pub const WARM_AHEAD: usize = 2;
+/// How many processes a device's runner starts ahead for the cases that need their own, each creating its context
+/// while the cases before it run. Four, not two: on a busy host a context creation is CPU work that competes with
+/// everything else, and four creators get twice the CPU share of two. Measured on one H100 (560 cases, 75 of them
+/// in processes of their own, interleaved runs of one build each way): idle 45.4 s with 2 against 44.7 s with 4
+/// (context waits 8.2 s against 5.1 s); with 4 busy loops per core 105.6 s against 89.9 s (2.32x against 2.01x of
+/// idle; waits 18.4 s against 6.6 s), the same verdicts (results/2026-11-26_load-claims_h100/README.md).
+pub const WARM_AHEAD: usize = 4;
 /// Device memory a case may leave allocated before its worker counts as dirty: the driver grows its own pools on
 /// first use (module loads, graph and stream resources), in 2 MiB pages; a case's own leak shows in the object
 /// count first.
