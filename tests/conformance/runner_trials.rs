@@ -249,6 +249,9 @@ fn flake(fx: &Fixture) -> Result<(), Failed> {
     expect(kinds(&r) == [VerdictKind::Flake, VerdictKind::Fail], || format!("{:?}", kinds(&r)))?;
     let runs = |r: &CaseResult| r.attempts.iter().map(|a| a.kind.to_string()).collect::<Vec<_>>().join(",");
     expect(runs(&r[0]) == "fail,pass" && r[0].verdict.messages[0].starts_with("flake: "), || runs(&r[0]))?;
+    // The run that failed says why in its attempt; the one that passed has nothing to say.
+    let said = |a: &harness::record::Attempt| !a.messages.is_empty();
+    expect(said(&r[0].attempts[0]) && !said(&r[0].attempts[1]), || format!("{:?}", r[0].attempts))?;
     // The fail reproduced on both re-runs, so it counts as a fail.
     expect(runs(&r[1]) == "fail,fail,fail" && stats.extra_runs == 3, || format!("{} {stats:?}", runs(&r[1])))
 }

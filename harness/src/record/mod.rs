@@ -145,6 +145,10 @@ pub struct Attempt {
     pub gate_delay_ms: f64,
     /// Why this run was made: `first`, `written-delays`, `variant-stability`, `rerun`.
     pub why: String,
+    /// What decided a run that neither passed nor picked a variant (a fail, timeout, crash ...): the case's own
+    /// verdict keeps only the run that counts, so without these a flake would not say why its other run failed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub messages: Vec<String>,
 }
 
 impl CaseResult {

@@ -354,6 +354,10 @@ impl<'a> DeviceRunner<'a> {
             variant: result.verdict.variant.clone(),
             gate_delay_ms: (scale * WRITTEN_GATE_DELAY.as_secs_f64() * 1000.0 * 100.0).round() / 100.0,
             why: why.to_owned(),
+            messages: match result.verdict.kind {
+                VerdictKind::Pass | VerdictKind::Variant => Vec::new(),
+                _ => result.verdict.messages.clone(),
+            },
         });
         result
     }
