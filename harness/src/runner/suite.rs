@@ -237,12 +237,16 @@ impl Plan {
 mod tests {
     use super::*;
 
-    fn case(id: &str, header: &str) -> Case {
-        let text = format!(
-            "case {id}\n  rule: r\n  source: s\n{header}\n  stream s blocking\n  k: sync s\n  expect k returned cudaSuccess\nend\n"
-        );
+    /// A case with `header` lines and the claim `claim` after a one-line script.
+    fn case_claiming(id: &str, header: &str, claim: &str) -> Case {
+        let text =
+            format!("case {id}\n  rule: r\n  source: s\n{header}\n  stream s blocking\n  k: sync s\n  {claim}\nend\n");
         let file = crate::case::parse_file("t.case", &text).unwrap_or_else(|d| panic!("{d:?}"));
         file.cases.into_iter().next().unwrap_or_else(|| panic!("no case in {text}"))
+    }
+
+    fn case(id: &str, header: &str) -> Case {
+        case_claiming(id, header, "expect k returned cudaSuccess")
     }
 
     #[test]
@@ -266,13 +270,13 @@ mod tests {
 
     #[test]
     fn every_device_spreads_own_process_cases_by_planned_runs() {
-        let text =
-            "case a/env-variant\n  rule: r\n  source: s\n  env: CUDA_MODULE_LOADING=EAGER\n  stream s blocking\n  \
-                    k: sync s\n  variant x: k returned cudaSuccess | y: k returned cudaErrorInvalidValue\nend\n";
-        let file = crate::case::parse_file("t.case", text).unwrap_or_else(|d| panic!("{d:?}"));
         let cases = [
             // Picks a variant: expected to run twice.
-            file.cases.into_iter().next().unwrap_or_else(|| panic!("no case in {text}")),
+            case_claiming(
+                "a/env-variant",
+                "  env: CUDA_MODULE_LOADING=EAGER",
+                "variant x: k returned cudaSuccess | y: k returned cudaErrorInvalidValue",
+            ),
             case("a/poison", "  poisons-context: cudaErrorIllegalAddress"),
             case("a/env", "  env: CUDA_MODULE_LOADING=LAZY"),
             case("a/two-own", "  requires: devices >= 2\n  poisons-context: cudaErrorIllegalAddress"),
