@@ -109,20 +109,16 @@ impl Drop for Resources {
 /// Runs `case` on the current device and returns everything it observed. Requirements are not checked here (see
 /// [`crate::device::requirements::unmet_requirement`]).
 pub fn run_case(case: &Case, kernels: &KernelTable, device: &DeviceInfo, opts: &ExecOptions) -> Observations {
-    let (mut obs, held, clock) = start_run(case, kernels, device, opts, BufferReads::All);
-    held.release(&mut obs);
-    obs.wall_ns = clock.now_ns();
-    obs
+    let (obs, held, clock) = start_run(case, kernels, device, opts, BufferReads::All);
+    held.release_into(obs, clock)
 }
 
 /// One more run of `case` for its figures (`samples: N`) when it cannot run on the objects of its first run (see
 /// [`Kept`]): as [`run_case`], except that only the buffers an expectation names are read back, since the run's
 /// buffers serve only to judge it (the verdict reads no other buffer, and no measure reads any).
 pub fn run_sample(case: &Case, kernels: &KernelTable, device: &DeviceInfo, opts: &ExecOptions) -> Observations {
-    let (mut obs, held, clock) = start_run(case, kernels, device, opts, BufferReads::Named);
-    held.release(&mut obs);
-    obs.wall_ns = clock.now_ns();
-    obs
+    let (obs, held, clock) = start_run(case, kernels, device, opts, BufferReads::Named);
+    held.release_into(obs, clock)
 }
 
 /// Which buffers a run reads back after its script.
@@ -145,6 +141,14 @@ struct Held {
 }
 
 impl Held {
+    /// Releases everything (see [`Held::release`]) into the run's observations `obs` and stamps its wall time on
+    /// `clock`: the end of a run whose objects are not kept.
+    fn release_into(self, mut obs: Observations, clock: CaseClock) -> Observations {
+        self.release(&mut obs);
+        obs.wall_ns = clock.now_ns();
+        obs
+    }
+
     /// Releases everything in reverse order, noting any release that failed, and leaves the thread ready for the
     /// next case.
     fn release(mut self, obs: &mut Observations) {
@@ -360,11 +364,9 @@ pub fn run_case_keeping(
     if case.samples <= 1 || samples::why_not_shared(case).is_some() {
         return (run_case(case, kernels, device, opts), None);
     }
-    let (mut obs, held, clock) = start_run(case, kernels, device, opts, BufferReads::All);
+    let (obs, held, clock) = start_run(case, kernels, device, opts, BufferReads::All);
     if !held.healthy || obs.watchdog_fired_ns.is_some() {
-        held.release(&mut obs);
-        obs.wall_ns = clock.now_ns();
-        return (obs, None);
+        return (held.release_into(obs, clock), None);
     }
     let first_end_ns = clock.now_ns();
     let decls = obs.decls.clone();
