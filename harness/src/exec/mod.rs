@@ -38,6 +38,7 @@ mod interpret;
 mod objects;
 // The second process of a case
 pub mod peer;
+mod pinned_cache;
 mod pools;
 mod resources;
 mod samples;
@@ -318,6 +319,18 @@ fn run_script(
         } else {
             format!("the final cudaDeviceSynchronize returned {}, a second one {}", sync, again)
         });
+        // Every callback CUDA accepted is called, with the error as its status; the failed synchronize did not
+        // wait for them.
+        let owed: Vec<usize> = obs
+            .ops
+            .iter()
+            .filter(|r| {
+                matches!(case.script.get(r.index).map(|op| &op.kind), Some(crate::case::ast::OpKind::Callback { .. }))
+            })
+            .filter(|r| r.code.as_deref() == Some("cudaSuccess"))
+            .map(|r| r.index)
+            .collect();
+        obs.notes.extend(log.wait_for(&owed, deadline));
     }
     let (kernel_records, origin, error) = resources.stamps.read(case);
     (obs.kernels, obs.stamp_origin_ns) = (kernel_records, origin);

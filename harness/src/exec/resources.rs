@@ -166,6 +166,16 @@ impl DeviceMemory {
 }
 
 impl HostMemory {
+    /// Gives up ownership without freeing (for [`super::pinned_cache`]): the caller now answers for freeing the
+    /// allocation, which no longer counts as a live object.
+    pub fn into_raw(mut self) -> *mut c_void {
+        let raw = std::mem::replace(&mut self.raw, ptr::null_mut());
+        if !raw.is_null() {
+            gone();
+        }
+        raw
+    }
+
     /// cudaMallocHost: page-locked, device-accessible through unified addressing.
     pub fn pinned(bytes: usize) -> Result<HostMemory, sys::cudaError_t> {
         let mut raw = ptr::null_mut();

@@ -556,6 +556,7 @@ pub fn teardown(case: &Case, names: &Names) -> String {
          \x20           if (again == cudaSuccess) again = e;\n\
          \x20       }\n\
          \x20       run.notes.push_back(\"the final cudaDeviceSynchronize returned \" + cc::code_name(sync) + \", a second one \" + cc::code_name(again));\n\
+         \x20       run.wait_for_owed_callbacks();\n\
          \x20   }\n",
     );
     if processes {

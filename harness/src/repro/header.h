@@ -1045,6 +1045,38 @@ struct Run {
         return nullptr;
     }
 
+    // After a failed final synchronize: waits until every callback CUDA accepted has been called (CUDA owes them,
+    // with the error as their status, and the failed synchronize does not wait for them), or until the case
+    // deadline, noting those that were not. As the Rust executor (HostLog::wait_for).
+    void wait_for_owed_callbacks() {
+        std::vector<int> owed;
+        for (const Op& r : records) {
+            bool callback = false;
+            for (const auto& c : host_calls) callback = callback || (c->op_index == r.index && c->callback);
+            if (callback && r.ok()) owed.push_back(r.index);
+        }
+        auto missing = [&] {
+            std::vector<int> m;
+            std::lock_guard<std::mutex> lock(host_log_mutex());
+            for (int i : owed) {
+                bool ran = false;
+                for (const HostRecord& h : host_log()) ran = ran || h.op_index == i;
+                if (!ran) m.push_back(i);
+            }
+            return m;
+        };
+        std::vector<int> left = missing();
+        while (!left.empty() && now_ns() < deadline_ms * 1000000ull) {
+            std::this_thread::sleep_for(std::chrono::microseconds(100));
+            left = missing();
+        }
+        if (left.empty()) return;
+        std::string ops;
+        for (int i : left) ops += (ops.empty() ? "#" : ", #") + std::to_string(i);
+        notes.push_back("after the device error, the callbacks of operations " + ops +
+                        " had not run by the case deadline");
+    }
+
     // Runs script operation `index` on its thread (main's, or the `@T` thread) and records it.
     void step(int index, const std::function<void(Op&)>& body) {
         Op op{index, &ops[index]};
