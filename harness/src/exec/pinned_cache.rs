@@ -41,7 +41,7 @@ pub fn take(bytes: usize) -> Option<HostMemory> {
 /// enough to be worth keeping, else frees it. Returns what freeing returned (an allocation kept longest may be
 /// freed to make room): `cudaSuccess` when nothing was freed.
 pub fn keep(memory: HostMemory, bytes: usize) -> sys::cudaError_t {
-    if bytes < SMALLEST_KEPT || bytes > MOST_KEPT {
+    if !(SMALLEST_KEPT..=MOST_KEPT).contains(&bytes) {
         return memory.release();
     }
     let mut cache = CACHE.lock().unwrap_or_else(PoisonError::into_inner);
