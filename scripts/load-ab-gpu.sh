@@ -2,7 +2,8 @@
 # Two builds of the suite against each other under CPU load, on one GPU host (hosts differ by up to ~0.25x of idle,
 # so only runs on one host compare): the full suite by A (before) and B (after), idle and with 4 busy loops per
 # core, interleaved A B B A at 4x; with PHASE=claims instead B at 2x and `seeds --no-programs` by B as many times as
-# fit, up to 10, starting no run that would end past $LIMIT s. Reports go to $OUT (B's as idle, load2x, load4x for
+# fit, up to 10, starting no run that would end past $LIMIT s; with PHASE=claims-ab ten claims runs each by A
+# and B, interleaved. Reports go to $OUT (B's as idle, load2x, load4x for
 # scripts/load-claims-summary.py; A's prefixed a-), packed after every run so that what ran comes back even if the
 # call is cut off. A benchmark, not a test: nothing here decides a verdict. Busy loops are this script's children,
 # stopped by PID.
@@ -25,7 +26,17 @@ suite() { # label binary
   echo "$1 rc=$? $(( ($(date +%s%N) - t0) / 1000000 )) ms: $(grep -a 'cases on' "$R/$1.err" | head -1 | cut -c1-60)"
   pack
 }
-if [ "$PHASE" = load ]; then
+if [ "$PHASE" = claims-ab ]; then
+  # A and B's claims runs interleaved on one idle host: whether a claim's spread comes from the build or the host.
+  mkdir -p $R/ra
+  for i in $(seq 1 10); do
+    [ $(( $(date +%s) - START )) -gt "$LIMIT" ] && { echo "stopped before pair $i"; break; }
+    timeout 100 "$A" seeds --no-programs --report $R/ra/seeds-$i.json.gz > $R/ra/out-$i.txt 2> $R/ra/err-$i.txt; a=$?
+    timeout 100 "$B" seeds --no-programs --report $R/r/seeds-$i.json.gz > $R/r/out-$i.txt 2> $R/r/err-$i.txt
+    echo "pair $i: A rc=$a, B rc=$?"
+  done
+  pack
+elif [ "$PHASE" = load ]; then
   suite a-idle "$A"; suite idle "$B"
   spin $((4*N)); suite a-load4x "$A"; suite load4x "$B"; suite load4x-2 "$B"; suite a-load4x-2 "$A"; unspin
 else
