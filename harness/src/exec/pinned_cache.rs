@@ -1,12 +1,12 @@
 //! Page-locked host memory kept from one case for the next in the same process. Allocating and freeing it is the
 //! kernel's work on the calling thread (it zeroes, maps and pins every page): for 256 MiB about 100 ms and 25 ms
-//! on an idle H100 host, 570–715 ms and 165–225 ms with four busy loops per core (measured, results/
-//! 2026-11-26_load-areas_h100), most of what a bandwidth case costs. The performance cases declare the same few
-//! sizes over and over, so a buffer freed at a case's cleanup is kept and the next declaration of that size takes
-//! it. Only declarations and the read-back chunk take from here, never the script's `create` (whose allocation is
-//! the call under test), and only cleanup after a healthy case gives back; what a case observes is the same: a
-//! buffer of page-locked memory, every byte the initial pattern (refilled on the device, see
-//! [`super::buffers`]).
+//! on an idle H100 host, 570–715 ms and 165–225 ms with four busy loops per core
+//! (results/2026-11-26_load-ab_h100/hostmem.txt), most of what a bandwidth case costs. The performance cases
+//! declare the same few sizes over and over, so a buffer freed at a case's cleanup is kept and the next
+//! declaration of that size takes it. Only declarations and the read-back chunk take from here, never the script's
+//! `create` (whose allocation is the call under test), and only cleanup after a healthy case gives back; what a
+//! case observes is the same: a buffer of page-locked memory, every byte the initial pattern (refilled on the
+//! device, see [`super::buffers`]).
 
 use super::resources::HostMemory;
 use cuda_sys as sys;
