@@ -25,11 +25,8 @@ use cuda_conformance::kernel_table;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    // This binary is also the second process of a case that declares one (issue 20: `process NAME`), started by
-    // the executor: checked first, since such a process inherits its worker's environment.
-    harness::exec::peer::serve_peer_request(kernel_table);
-    // This binary is also its own worker: a child started by the runner (for a case or a figure's point) serves its
-    // request and exits.
+    // This binary is also its own worker: a child started by the runner (for a case or a figure's point), or the
+    // second process of a case that declares one (`process NAME`), serves its request and exits.
     harness::runner::worker::serve_child_request(kernel_table);
     cli::Cli::parse().exec().code()
 }

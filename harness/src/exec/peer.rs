@@ -1,16 +1,16 @@
 //! The second process of a case: `process NAME` declares it, `@NAME OP` runs OP there.
 //!
-//! The executor starts the process before the script: this binary again, with [`PEER_ENV`] set, so that `main`
-//! hands it to [`serve_peer_request`] before anything else. Over its stdin and stdout (one JSON line each way)
-//! the peer is sent the case's text, parses and validates it as a worker does, creates every declared object of
-//! its own (streams, events, buffers, gates: the same names, its own CUDA objects) and says it is ready. For each
-//! `@NAME` operation the executor sends the operation's index and every IPC handle its process holds (memory and
-//! event handles, by the label of the operation that got them); the peer installs them, runs the operation with
-//! the same interpreter, and answers its record and the handles it holds then, which the executor adds to its
-//! own. So a handle crosses processes as its 64 bytes, the way CUDA intends (`cudaIpcGetMemHandle` in one,
-//! `cudaIpcOpenMemHandle` in the other). After the script (every gate of the main process open), the executor
-//! tells the peer to finish: it opens its gates, synchronizes its device, closes what it opened and exits, and its
-//! notes join the case's.
+//! The executor starts the process before the script: this binary again, with [`PEER_ENV`] set, so that `main` hands it
+//! to [`serve_peer_request`] (through the worker's entry point) before anything else. Over its stdin and stdout (one
+//! JSON line each way) the peer is sent the case's text, parses and validates it as a worker does, creates every
+//! declared object of its own (streams, events, buffers, gates: the same names, its own CUDA objects) and says it is
+//! ready. For each `@NAME` operation the executor sends the operation's index and every IPC handle its process holds
+//! (memory and event handles, by the label of the operation that got them); the peer installs them, runs the operation
+//! with the same interpreter, and answers its record and the handles it holds then, which the executor adds to its own.
+//! So a handle crosses processes as its 64 bytes, the way CUDA intends (`cudaIpcGetMemHandle` in one,
+//! `cudaIpcOpenMemHandle` in the other). After the script (every gate of the main process open), the executor tells the
+//! peer to finish: it opens its gates, synchronizes its device, closes what it opened and exits, and its notes join the
+//! case's.
 //!
 //! Times: the peer is sent the case clock's start as a CLOCK_MONOTONIC value, which all processes of the machine
 //! share ([`CaseClock::started_at`]), so its operation times are on the case's clock as they are taken and the
@@ -108,8 +108,9 @@ fn copy_into(reserved: &mut [std::ffi::c_char], bytes: &[u8]) {
     }
 }
 
-/// If this process was started as a case's peer, serves it and exits; otherwise returns at once. Call it first
-/// thing in `main`, before the worker's own check (a peer inherits its worker's environment).
+/// If this process was started as a case's peer, serves it and exits; otherwise returns at once.
+/// [`crate::runner::worker::serve_child_request`] calls it before the worker's own check (a peer inherits its
+/// worker's environment), so that every binary that runs cases serves peers too.
 pub fn serve_peer_request(kernels: impl FnOnce() -> KernelTable) {
     if std::env::var_os(PEER_ENV).is_none() {
         return;

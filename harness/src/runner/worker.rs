@@ -34,8 +34,13 @@ fn ms(d: Duration) -> f64 {
 }
 
 /// If this process was started as a worker, serves requests from stdin until it closes (or until a case leaves
-/// the context dirty), then exits. Otherwise returns at once. Call it first thing in `main`.
-pub fn serve_child_request(kernels: impl FnOnce() -> KernelTable) {
+/// the context dirty), then exits; if it was started as a case's second process (`process NAME`), serves that
+/// case ([`crate::exec::peer::serve_peer_request`]: checked first, since a peer inherits its worker's
+/// environment) and exits. Otherwise returns at once. Call it first thing in the `main` of every binary that runs
+/// cases: the CLI and the `cargo test` binaries alike (a test binary without the peer's check once failed every
+/// IPC case: its peers exited at once).
+pub fn serve_child_request(kernels: impl Fn() -> KernelTable) {
+    crate::exec::peer::serve_peer_request(&kernels);
     let Some(device) = std::env::var_os(CHILD_DEVICE) else {
         return;
     };
