@@ -2,7 +2,7 @@
 # One GPU host's check of a commit, from the bundle's parent folder (the repository root on the device machine):
 # the `cargo test` binaries on the GPU (bundle/run-tests.sh: the smoke test, every case as a trial, the random
 # programs), and the areas in $BOTH_AREAS (default host-functions/) by both executors, their reproducers compiled
-# here with the host's nvcc while the tests run. Logs and reports go to $OUT/verify.tar.gz.
+# here with the host's nvcc while the tests run; with FULL=1 also the full suite (`run`, a report). Logs and reports go to $OUT/verify.tar.gz.
 set -u
 root=$(pwd); C=$root/bundle/bin/cuda-conformance; W=/tmp/verify; R=$W/out
 mkdir -p "$R"; cd bundle
@@ -25,4 +25,8 @@ for a in $areas; do
   timeout 200 "$C" run "$a" --no-figures --executor both --repro-dir "$W/repro-all/bin" --report "$R/both-$n.json.gz" > "$R/both-$n.log" 2>&1
   echo "both $a rc=$? $(( $(date +%s) - t0 )) s"; grep -a -i "agree" "$R/both-$n.log" | tail -3
 done
+if [ "${FULL:-0}" = 1 ]; then
+  t0=$(date +%s); timeout 170 "$C" run --report "$R/full.json.gz" > "$R/full.log" 2>&1
+  echo "full run rc=$? $(( $(date +%s) - t0 )) s: $(grep -a 'cases on' "$R/full.log" | head -1 | cut -c1-40)"
+fi
 tar czf "$OUT/verify.tar.gz" -C "$W" out
