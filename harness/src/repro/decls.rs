@@ -555,10 +555,13 @@ pub fn teardown(case: &Case, names: &Names) -> String {
          \x20           cudaError_t e = run.on(ordinal, [] { return cudaDeviceSynchronize(); });\n\
          \x20           if (again == cudaSuccess) again = e;\n\
          \x20       }\n\
-         \x20       run.notes.push_back(\"the final cudaDeviceSynchronize returned \" + cc::code_name(sync) + \", a second one \" + cc::code_name(again));\n\
-         \x20       run.wait_for_owed_callbacks();\n\
-         \x20   }\n",
+         \x20       run.notes.push_back(\"the final cudaDeviceSynchronize returned \" + cc::code_name(sync) + \", a second one \" + cc::code_name(again));\n",
     );
+    if case.script.iter().any(|op| matches!(op.kind, OpKind::Callback { .. })) {
+        // The callbacks CUDA still owes after a device error: the failed synchronize did not wait for them.
+        out.push_str("        run.wait_for_owed_callbacks();\n");
+    }
+    out.push_str("    }\n");
     if processes {
         out.push_str(&format!(
             "\n    // What the case made, released in reverse order of dependence (after a failed final synchronize,\n\
