@@ -65,40 +65,6 @@ impl Readback {
     }
 }
 
-/// Words from which [`push_words`] checks a chunk on several threads: below, starting them costs more than the scan.
-const PARALLEL_SCAN_WORDS: usize = 1 << 20;
-/// At most this many threads check one chunk.
-const SCAN_THREADS: usize = 8;
-
-/// Adds `words` to `scan`. A large chunk is first checked for one value on up to [`SCAN_THREADS`] threads (most large
-/// buffers end as one value, and a scan reads memory at one core's speed): then it goes in as that value, without a
-/// second pass; otherwise it is scanned as usual. Measured on an H100 host: a scan of 256 MiB of pinned memory took
-/// 35–38 ms on one thread, and 150–162 ms with four busy loops per core, where one thread gets a fifth of a core
-/// (results/2026-11-26_load-ab_h100/hostmem.txt).
-fn push_words(scan: &mut ContentsScan, words: &[u32]) {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(SCAN_THREADS);
-    let Some(&first) = words.first() else { return };
-    if words.len() < PARALLEL_SCAN_WORDS || threads < 2 {
-        scan.push(words);
-        return;
-    }
-    // A plain comparison loop, which the compiler vectorises (as in `ContentsScan::push`).
-    let one_value = |part: &[u32]| part.iter().position(|&w| w != first).is_none();
-    let uniform = std::thread::scope(|s| {
-        let checks: Vec<_> = words
-            .chunks(words.len().div_ceil(threads))
-            .map(|part| std::thread::Builder::new().spawn_scoped(s, move || one_value(part)))
-            .collect();
-        // A thread that could not start (or panicked) leaves the answer to the plain scan.
-        checks.into_iter().all(|check| check.is_ok_and(|c| c.join().unwrap_or(false)))
-    });
-    if uniform {
-        scan.push_uniform(words.len() as u64, first);
-    } else {
-        scan.push(words);
-    }
-}
-
 /// The cudaMemcpyKind of a copy from `src` to `dst`: pinned, pageable and mapped memory are host memory.
 pub fn memcpy_kind(dst: MemKind, src: MemKind) -> sys::cudaMemcpyKind {
     use sys::cudaMemcpyKind as K;
@@ -337,7 +303,7 @@ impl Buffer {
         let mut scan = ContentsScan::new(probe_indices);
         if let Some((ptr, n)) = self.host_words() {
             // SAFETY: ptr holds n words of live host memory; nothing writes it any more (see above).
-            push_words(&mut scan, unsafe { std::slice::from_raw_parts(ptr, n) });
+            scan.push(unsafe { std::slice::from_raw_parts(ptr, n) });
             return Ok(scan.finish());
         }
         let words = usize::try_from(self.words()).map_err(|_| sys::cudaError::cudaErrorInvalidValue)?;
@@ -351,7 +317,7 @@ impl Buffer {
             let src = unsafe { self.copy_ptr().cast::<u32>().add(done) }.cast::<c_void>();
             // cudaMemcpy to host memory returns once the copy is complete: the chunk is read only after that.
             check(unsafe { sys::cudaMemcpy(chunk.as_mut_ptr().cast(), src, n * 4, kind) })?;
-            push_words(&mut scan, &chunk[..n]);
+            scan.push(&chunk[..n]);
             done += n;
         }
         Ok(scan.finish())
@@ -427,25 +393,6 @@ impl Destroy for Buffer {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// A large chunk checked on several threads gives what the plain scan gives: of one value, of one value but
-    /// its last word, and of one value with a different first word.
-    #[test]
-    fn a_chunk_checked_on_threads_gives_the_plain_scan() {
-        let n = PARALLEL_SCAN_WORDS * 3 + 5;
-        let one = vec![9u32; n];
-        let mut last = one.clone();
-        last[n - 1] = 1;
-        let mut first = one.clone();
-        first[0] = 1;
-        let probes = [0, 17, n as u64 - 1, n as u64 + 3];
-        for words in [&one, &last, &first] {
-            let mut scan = ContentsScan::new(&probes);
-            push_words(&mut scan, &words[..n / 2]);
-            push_words(&mut scan, &words[n / 2..]);
-            assert_eq!(scan.finish(), Contents::of(words, &probes));
-        }
-    }
     use sys::cudaMemcpyKind as K;
 
     #[test]

@@ -372,31 +372,6 @@ impl ContentsScan {
         self.words = end;
     }
 
-    /// The next `count` words of the buffer, every one `value`: as [`ContentsScan::push`] of them, for a chunk
-    /// known to hold one value without the words at hand (see `exec::buffers`, which checks chunks on several
-    /// threads).
-    pub fn push_uniform(&mut self, count: u64, value: u32) {
-        let base = self.words;
-        let end = base + count;
-        if count == 0 {
-            return;
-        }
-        let more = (Contents::KEPT_WORDS - self.first_words.len().min(Contents::KEPT_WORDS)) as u64;
-        self.first_words.extend(std::iter::repeat_n(value, more.min(count) as usize));
-        for &index in self.wanted.iter().filter(|&&i| i >= base && i < end) {
-            self.probes.push(WordAt { index, value });
-        }
-        match self.open {
-            Some((_, open)) if open == value => {}
-            Some((start, open)) => {
-                self.close(start, base, open);
-                self.open = Some((base, value));
-            }
-            None => self.open = Some((base, value)),
-        }
-        self.words = end;
-    }
-
     fn close(&mut self, start: u64, end: u64, value: u32) {
         self.run_count += 1;
         if self.runs.len() <= Contents::KEPT_RUNS {
@@ -570,19 +545,6 @@ mod tests {
                 assert_eq!(scan.finish(), whole, "{} words in chunks of {chunk}", words.len());
             }
             assert_eq!(Contents::of(words, &probes), whole);
-            // The same, with every chunk of one value given as `push_uniform`.
-            for chunk in [1usize, 3, 64, 1000] {
-                let mut scan = ContentsScan::new(&probes);
-                for part in words.chunks(chunk.min(words.len().max(1))) {
-                    match part.split_first() {
-                        Some((&first, rest)) if rest.iter().all(|&w| w == first) => {
-                            scan.push_uniform(part.len() as u64, first)
-                        }
-                        _ => scan.push(part),
-                    }
-                }
-                assert_eq!(scan.finish(), whole, "{} words, uniform chunks of {chunk} pushed whole", words.len());
-            }
         }
     }
 }
