@@ -11,7 +11,7 @@
 pub mod programs;
 
 use crate::record::claims::{BoundRow, ClaimRow, ClaimSamples, ClaimVerdict, ProgramRun, Quantity, SeedClaims, Spread};
-use crate::record::observations::Observations;
+use crate::record::observations::{MeasureRecord, Observations};
 use crate::record::verdict::VerdictKind;
 use crate::record::{CaseResult, Provenance};
 use programs::EAGER;
@@ -261,35 +261,36 @@ impl Inputs<'_> {
         c.observations.as_ref().ok_or_else(|| format!("{id}: {} (nothing recorded)", c.outcome()))
     }
 
-    /// Measure `name` of `performance/CASE`.
-    fn m(&self, case: &str, name: &str) -> Need<f64> {
+    /// The record of measure `name` of `performance/CASE`, and the case's id.
+    fn measure(&self, case: &str, name: &str) -> Need<(String, &MeasureRecord)> {
         let id = format!("{AREA}{case}");
         self.observations(&id)?;
         match self.case(&id)?.measures.iter().find(|m| m.name == name) {
-            Some(m) => match self.sample {
-                Some(k) if !m.samples.is_empty() => {
-                    self.log.borrow_mut().push(k % m.samples.len());
-                    Ok(m.samples[k % m.samples.len()])
-                }
-                _ => m.value.ok_or_else(|| format!("{id}: {name}: {}", m.why.as_deref().unwrap_or("no value"))),
-            },
+            Some(m) => Ok((id, m)),
             None => Err(format!("{id} has no measure {name}")),
+        }
+    }
+
+    /// Measure `name` of `performance/CASE`.
+    fn m(&self, case: &str, name: &str) -> Need<f64> {
+        let (id, m) = self.measure(case, name)?;
+        match self.sample {
+            Some(k) if !m.samples.is_empty() => {
+                self.log.borrow_mut().push(k % m.samples.len());
+                Ok(m.samples[k % m.samples.len()])
+            }
+            _ => m.value.ok_or_else(|| format!("{id}: {name}: {}", m.why.as_deref().unwrap_or("no value"))),
         }
     }
 
     /// Every sample's value of measure `name` of `performance/CASE` (the one value of a case measured once), whichever
     /// sample is being judged: read this way, a claim is judged once on the whole distribution.
     fn every_sample(&self, case: &str, name: &str) -> Need<Vec<f64>> {
-        let id = format!("{AREA}{case}");
-        self.observations(&id)?;
-        match self.case(&id)?.measures.iter().find(|m| m.name == name) {
-            Some(m) if !m.samples.is_empty() => Ok(m.samples.clone()),
-            Some(m) => m
-                .value
-                .map(|v| vec![v])
-                .ok_or_else(|| format!("{id}: {name}: {}", m.why.as_deref().unwrap_or("no value"))),
-            None => Err(format!("{id} has no measure {name}")),
+        let (id, m) = self.measure(case, name)?;
+        if !m.samples.is_empty() {
+            return Ok(m.samples.clone());
         }
+        m.value.map(|v| vec![v]).ok_or_else(|| format!("{id}: {name}: {}", m.why.as_deref().unwrap_or("no value")))
     }
 
     /// The mean of measures `NAME-0` .. `NAME-(n-1)`.
