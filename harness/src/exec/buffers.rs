@@ -35,8 +35,7 @@ impl Readback {
         let pinned = (device_bytes >= PINNED_READBACK_BYTES)
             .then(|| {
                 let words = usize::try_from(device_bytes / 4).unwrap_or(READBACK_WORDS).min(READBACK_WORDS);
-                let memory = pinned_cache::take(words * 4).map_or_else(|| HostMemory::pinned(words * 4), Ok);
-                memory.ok().map(|memory| (memory, words))
+                pinned_cache::pinned(words * 4).ok().map(|memory| (memory, words))
             })
             .flatten();
         Readback { pinned, pageable: Vec::new() }
@@ -172,10 +171,7 @@ impl Buffer {
                 // Written by the device, like device memory: the host writes 256 MiB in 23 ms idle and 90–100 ms
                 // with four busy loops per core, the copy engine in 5 and 15 (page-locked memory is device memory's
                 // peer under unified addressing: kernels get the same pointer).
-                let mem = match pinned_cache::take(size) {
-                    Some(kept) => kept,
-                    None => HostMemory::pinned(size)?,
-                };
+                let mem = pinned_cache::pinned(size)?;
                 // SAFETY: mem is a live page-locked allocation of size bytes that no work uses.
                 check(unsafe { sys::cudaMemset(mem.raw(), i32::from(INITIAL_BYTE), size) })?;
                 Storage::Pinned(mem)

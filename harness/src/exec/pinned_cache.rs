@@ -30,8 +30,14 @@ unsafe impl Send for Kept {}
 /// Oldest first.
 static CACHE: Mutex<Vec<Kept>> = Mutex::new(Vec::new());
 
+/// Page-locked memory of `bytes` bytes: an allocation of that size kept from an earlier case (with that case's
+/// contents), else a new one (cudaMallocHost).
+pub fn pinned(bytes: usize) -> Result<HostMemory, sys::cudaError_t> {
+    take(bytes).map_or_else(|| HostMemory::pinned(bytes), Ok)
+}
+
 /// Page-locked memory of exactly `bytes` bytes kept from an earlier case (with that case's contents), if there is.
-pub fn take(bytes: usize) -> Option<HostMemory> {
+fn take(bytes: usize) -> Option<HostMemory> {
     let mut cache = CACHE.lock().unwrap_or_else(PoisonError::into_inner);
     let at = cache.iter().position(|k| k.bytes == bytes)?;
     Some(HostMemory::from_raw(cache.remove(at).raw))
