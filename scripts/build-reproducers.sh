@@ -4,11 +4,11 @@
 #   OUT/src/<stem>.cu, OUT/src/cuda_conformance_repro.h   `cuda-conformance repro FILTER --out OUT/src`
 #   OUT/bin/<stem>                                        each program, linked against cudart shared
 #   OUT/lib/libcudart.so.13                               the pinned cudart they load ($ORIGIN/../lib)
-# Usage: scripts/build-reproducers.sh CLI OUT [LOWEST_ARCH [FILTER]]
+# Usage: scripts/build-reproducers.sh CLI OUT [LOWEST_ARCH [FILTER ...]]
 #   CLI          the built cuda-conformance binary (it writes the sources)
 #   LOWEST_ARCH  the lowest compute capability the bundle's kernels target (default 90): its PTX is embedded too,
 #                so a GPU newer than sm_90 JIT-compiles the programs as it does the suite's kernels.
-#   FILTER       only the cases whose id contains it (default: every case; the bundle builds them all)
+#   FILTER ...   only the cases whose id contains one of them (default: every case; the bundle builds them all)
 # Why cudart shared: a statically linked reproducer carries cudart (~700 KB stripped; ~270 MB for the suite's ~385
 # cases), and the bundle travels in at most 64 MiB; shared, one copy of libcudart.so.13 (~700 KB) serves all. The
 # rpath `$ORIGIN/../lib` makes them find that copy wherever the bundle lies; no toolkit is needed on the host.
@@ -19,11 +19,12 @@
 # source, the header and the flags: a rebuild compiles only the programs whose text changed.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
-[ $# -ge 2 ] || { printf 'usage: scripts/build-reproducers.sh CLI OUT [LOWEST_ARCH [FILTER]]\n' >&2; exit 2; }
+[ $# -ge 2 ] || { printf 'usage: scripts/build-reproducers.sh CLI OUT [LOWEST_ARCH [FILTER ...]]\n' >&2; exit 2; }
 cli=$1
 out=$2
 lowest=${3:-90}
-filter=${4:-}
+filters=("${@:4}")
+[ ${#filters[@]} -gt 0 ] || filters=("")
 toolkit="$repo/.toolkit/nvidia/cu13"
 # NVCC: another nvcc of the pinned release (13.0), e.g. a GPU host's toolkit, which has the cores to build them
 # all in minutes; the cudart the programs load stays the pinned one (CUDART, default the toolkit's).
@@ -36,7 +37,9 @@ say() { printf 'reproducers: %s\n' "$*"; }
 "$nvcc" --version | grep -q 'release 13\.0' || { say "$nvcc is not CUDA 13.0, the pinned release" >&2; exit 1; }
 rm -rf "$out"
 mkdir -p "$out/src" "$out/bin" "$out/lib" "$cache"
-"$cli" repro "$filter" --out "$out/src" >/dev/null
+for filter in "${filters[@]}"; do
+    "$cli" repro "$filter" --out "$out/src" >/dev/null
+done
 header="$out/src/cuda_conformance_repro.h"
 [ -f "$header" ] || { say "$cli repro wrote no $header" >&2; exit 1; }
 

@@ -2,27 +2,23 @@
 # One GPU host's check of a commit, from the bundle's parent folder (the repository root on the device machine):
 # the `cargo test` binaries on the GPU (bundle/run-tests.sh: the smoke test, every case as a trial, the random
 # programs), and the areas in $BOTH_AREAS (default host-functions/) by both executors, their reproducers compiled
-# here with the host's nvcc while the tests run; with FULL=1 also the full suite (`run`, a report). Logs and reports go to $OUT/verify.tar.gz.
+# here with the host's nvcc while the tests run; with FULL=1 also the full suite (`run`, a report). Logs and
+# reports go to $OUT/verify.tar.gz.
 set -u
 root=$(pwd); C=$root/bundle/bin/cuda-conformance; W=/tmp/verify; R=$W/out
 mkdir -p "$R"; cd bundle
 { nvidia-smi -L; sed -n 2p MANIFEST; nproc; } | tee "$R/host.txt"
 areas=${BOTH_AREAS:-host-functions/}
-(
-  mkdir -p "$W/repro-all/bin"
-  for a in $areas; do
-    NVCC=/usr/local/cuda/bin/nvcc CUDART=repro/lib/libcudart.so.13 REPRO_CACHE="$W/cache" \
-      timeout 300 bash build-reproducers.sh "$C" "$W/repro" 90 "$a" >>"$R/build.log" 2>&1 || echo "build $a failed" >>"$R/build.log"
-    cp -a "$W/repro/bin/." "$W/repro-all/bin/"
-  done
-) &
+# shellcheck disable=SC2086 # one filter per area
+NVCC=/usr/local/cuda/bin/nvcc CUDART=repro/lib/libcudart.so.13 REPRO_CACHE="$W/cache" \
+  timeout 600 bash build-reproducers.sh "$C" "$W/repro" 90 $areas >>"$R/build.log" 2>&1 || echo "build $areas failed" >>"$R/build.log" &
 builder=$!
 t0=$(date +%s); timeout 400 bash run-tests.sh > "$R/tests.log" 2>&1
 echo "run-tests rc=$? $(( $(date +%s) - t0 )) s"; grep -a "test result" "$R/tests.log"
 wait "$builder"; tail -2 "$R/build.log"
 for a in $areas; do
   n=$(echo "$a" | tr '/' '_'); t0=$(date +%s)
-  timeout 200 "$C" run "$a" --no-figures --executor both --repro-dir "$W/repro-all/bin" --report "$R/both-$n.json.gz" > "$R/both-$n.log" 2>&1
+  timeout 200 "$C" run "$a" --no-figures --executor both --repro-dir "$W/repro/bin" --report "$R/both-$n.json.gz" > "$R/both-$n.log" 2>&1
   echo "both $a rc=$? $(( $(date +%s) - t0 )) s"; grep -a -i "agree" "$R/both-$n.log" | tail -3
 done
 if [ "${FULL:-0}" = 1 ]; then

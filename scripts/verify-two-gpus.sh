@@ -43,13 +43,10 @@ log "baseline: $baseline"
 areas=${BOTH_AREAS:-multi-gpu/}
 (
     t=$(date +%s.%N)
-    mkdir -p "$W/repro-all/bin"
-    for a in $areas; do
-        NVCC=/usr/local/cuda/bin/nvcc CUDART=repro/lib/libcudart.so.13 REPRO_CACHE="$W/cache" \
-            timeout 300 bash build-reproducers.sh "$C" "$W/repro" 90 "$a" >>"$W/build.log" 2>&1 || echo "build $a failed" >>"$W/build.log"
-        cp -a "$W/repro/bin/." "$W/repro-all/bin/"
-    done
-    echo "build reproducers of $areas: $(stamp "$t") s, $(ls "$W/repro-all/bin" | wc -l) programs" >>"$R/walls.txt"
+    # shellcheck disable=SC2086 # one filter per area
+    NVCC=/usr/local/cuda/bin/nvcc CUDART=repro/lib/libcudart.so.13 REPRO_CACHE="$W/cache" \
+        timeout 600 bash build-reproducers.sh "$C" "$W/repro" 90 $areas >>"$W/build.log" 2>&1 || echo "build $areas failed" >>"$W/build.log"
+    echo "build reproducers of $areas: $(stamp "$t") s, $(ls "$W/repro/bin" | wc -l) programs" >>"$R/walls.txt"
 ) &
 builder=$!
 
@@ -67,7 +64,7 @@ for a in $areas; do
     t=$(date +%s.%N)
     n=$(echo "$a" | tr '/' '_')
     timeout --kill-after=10 150 "$C" run "$a" --devices all --no-figures --executor both \
-        --repro-dir "$W/repro-all/bin" --report "$R/both-$n.json.gz" >"$R/both-$n.log" 2>&1
+        --repro-dir "$W/repro/bin" --report "$R/both-$n.json.gz" >"$R/both-$n.log" 2>&1
     log "both $a rc=$? wall=$(stamp "$t") s"
 done
 
