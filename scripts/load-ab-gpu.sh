@@ -15,9 +15,7 @@ PHASE=${PHASE:-load}
 LIMIT=${LIMIT:-400}
 START=$(date +%s)
 nvidia-smi -L; N=$(nproc); echo "cores $N"
-PIDS=""
-spin() { for i in $(seq "$1"); do ( while :; do :; done ) & PIDS="$PIDS $!"; done; sleep 1; }
-unspin() { for p in $PIDS; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; PIDS=""; }
+source "$(dirname "$0")/busy-loops.sh"
 R=/tmp/ab; mkdir -p $R/r
 pack() { tar czf "$OUT/ab-$PHASE.tar.gz" -C /tmp ab; }
 suite() { # label binary

@@ -8,8 +8,7 @@ set -u
 B=bundle-scale/bin/cuda-conformance
 nvidia-smi -L; nproc
 N=$(nproc)
-spin() { PIDS=""; for i in $(seq "$1"); do ( while :; do :; done ) & PIDS="$PIDS $!"; done; }
-unspin() { for p in $PIDS; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; PIDS=""; }
+source "$(dirname "$0")/busy-loops.sh"
 run() { # label report-path filter...
   local label=$1 rep=$2; shift 2
   local t0=$(date +%s%N)
@@ -20,8 +19,8 @@ run() { # label report-path filter...
 run idle $OUT/idle.json.gz
 mkdir -p /tmp/perf
 for i in $(seq 0 9); do run perf$i /tmp/perf/perf$i.json.gz performance/; done
-spin $((2*N)); sleep 1; run load2x $OUT/load2x.json.gz; unspin
-spin $((4*N)); sleep 1; run load4x $OUT/load4x.json.gz; unspin
+spin $((2*N)); run load2x $OUT/load2x.json.gz; unspin
+spin $((4*N)); run load4x $OUT/load4x.json.gz; unspin
 run idle2 /tmp/idle2.json.gz
 tar czf $OUT/perf10.tar.gz -C /tmp perf
 python3 - "$OUT" <<'PY'

@@ -8,9 +8,7 @@ B=${B:-bundle/bin/cuda-conformance}
 N=$(nproc)
 R=/tmp/areas; mkdir -p $R
 nvidia-smi -L; echo "cores $N"; which perf strace 2>&1 | head -2
-PIDS=""
-spin() { for i in $(seq "$1"); do ( while :; do :; done ) & PIDS="$PIDS $!"; done; }
-unspin() { for p in $PIDS; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; PIDS=""; }
+source "$(dirname "$0")/busy-loops.sh"
 pack() { tar czf "$OUT/areas.tar.gz" -C /tmp areas; }
 timed() { # label args...
   local l=$1; shift
@@ -22,7 +20,7 @@ timed idle
 pack
 for a in performance ipc; do timed "$a-idle" $a/ --no-figures --trace all; done
 timed figures-idle performance/seed004 --trace all
-spin $((4*N)); sleep 1
+spin $((4*N))
 for a in performance ipc; do timed "$a-4x" $a/ --no-figures --trace all; done
 timed figures-4x performance/seed004 --trace all
 for i in $(seq 10); do timed "flake-$i" host-functions/callback-on-waiting-stream-gets-error --no-figures --trace all; done

@@ -13,9 +13,7 @@ LIMIT=${LIMIT:-280}
 START=$(date +%s)
 nvidia-smi -L; nproc
 N=$(nproc)
-PIDS=""
-spin() { for i in $(seq "$1"); do ( while :; do :; done ) & PIDS="$PIDS $!"; done; }
-unspin() { for p in $PIDS; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; PIDS=""; }
+source "$(dirname "$0")/busy-loops.sh"
 TIMEFORMAT="%R s wall, %U s user, %S s sys (parent and workers)"
 suite() { # label
   { time timeout 150 $B run --report "$OUT/$1.json.gz" > "/tmp/$1.out" 2> "/tmp/$1.err"; } 2> "/tmp/$1.time"
@@ -28,8 +26,8 @@ summarise() {
 }
 mkdir -p /tmp/r /tmp/logs
 suite idle; summarise
-spin $((2*N)); sleep 1; suite load2x; unspin; summarise
-spin $((4*N)); sleep 1; suite load4x
+spin $((2*N)); suite load2x; unspin; summarise
+spin $((4*N)); suite load4x
 # The same area at 4x load with cudart's spinning waits and with blocking ones (no figures): what the waits cost.
 for w in auto block; do
   t0=$(date +%s%N); $B run async-copy/ --no-figures --host-waits $w --report "/tmp/logs/ab-$w.json.gz" > /dev/null 2>&1
