@@ -57,6 +57,11 @@ fn main() {
     println!("cargo:lib_dir={}", toolkit.lib_dir.display());
     println!("cargo:version={version}");
     println!("cargo:link={}", if dynamic { "dynamic" } else { "static" });
+    // The generated bindings themselves: the harness's API table (harness/build.rs) is generated from them.
+    println!(
+        "cargo:bindings={}",
+        PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("bindings.rs").display()
+    );
     // The same facts, compiled into the crate (see `BUILD_*` constants in lib.rs).
     println!("cargo:rustc-env=CUDA_SYS_ROOT={}", toolkit.root.display());
     println!("cargo:rustc-env=CUDA_SYS_INCLUDE={}", toolkit.include.display());
@@ -112,6 +117,7 @@ fn use_pregenerated() {
     emit_version_cfgs(version);
     println!("cargo:version={version}");
     println!("cargo:link=none");
+    println!("cargo:bindings={}", out.join("bindings.rs").display());
     println!("cargo:rustc-env=CUDA_SYS_ROOT=");
     println!("cargo:rustc-env=CUDA_SYS_INCLUDE=");
     println!("cargo:rustc-env=CUDA_SYS_LIB_DIR=");

@@ -6,6 +6,7 @@
 //! | folder | what it is |
 //! |---|---|
 //! | [`record`] | what a run records: plain serde data that crosses stages, processes and files (the report's schema) |
+//! | [`api`] | the cudart API as data: every function of the linked header, its parameters' classes, documented codes and notes, and a call by name |
 //! | [`case`] | the case language: words, syntax tree, parser, validator, printer, lint; loading a folder of cases |
 //! | [`device`] | the machine: probing a GPU, the probe kernels' table, a case's requirements, the host's facts |
 //! | [`exec`] | one case on the GPU through cuda-sys, recording [`record::observations::Observations`]; never judges |
@@ -78,6 +79,8 @@
 #![allow(rustdoc::private_intra_doc_links)]
 
 pub mod record;
+
+pub mod api;
 
 pub mod case;
 pub mod device;

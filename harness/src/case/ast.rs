@@ -476,6 +476,8 @@ words! {
         ReleaseUserObject = "release-user-object",
         Destroyed = "destroyed",
         QueueDepth = "queue-depth",
+        // Any function of the API table, by name (`case/call.rs`)
+        Call = "call",
     }
 }
 
@@ -720,7 +722,12 @@ pub enum OpKind {
     /// thread; the value is how many returned while GATE was still closed. With GATE holding STREAM and opened
     /// later by `open GATE after D`, a launch that returned after the open had been blocked in the launch call.
     QueueDepth { stream: StreamRef, gate: String, max: u32 },
+    /// `call FUNCTION [PARAM=VALUE ...]`: any function of the API table (`api::table`) by name, each argument
+    /// named or taken from its parameter's class (`case/call.rs`); the value is its first output.
+    Call(Call),
 }
+
+pub use super::call::{ArgValue, Call, CallArg};
 
 // The batched copies' source access order and the launch attributes of streams and nodes.
 words! {
@@ -1222,6 +1229,19 @@ impl OpKind {
                 value: true,
                 ..row(OpWord::QueueDepth, None, None, W::Stream(stream), vec![O::Stream(stream), O::Gate(gate)])
             },
+            // Its stream argument is where an `...Async` call adds a node and runs; what a synchronous function
+            // may wait for is not in the table, so it may wait for the whole device (the can-finish check).
+            OpKind::Call(call) => {
+                let stream = call.stream();
+                let asynchronous = call.function.ends_with("Async");
+                let waits = if asynchronous { W::Nothing } else { W::Device };
+                let work = stream.filter(|_| asynchronous);
+                OpFacts {
+                    value: true,
+                    devices: call.devices(),
+                    ..row(OpWord::Call, stream, work, waits, call.operands())
+                }
+            }
         }
     }
 

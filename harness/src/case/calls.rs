@@ -5,7 +5,7 @@
 //!
 //! The matches are exhaustive: a new operation does not compile until it says what it calls.
 
-use super::ast::{Decl, ListWord, MemKind, NodeSpec, OpKind, Target};
+use super::ast::{Decl, KernelCall, ListWord, MemKind, NodeSpec, OpKind, Target};
 
 impl OpKind {
     /// The cudart functions the operation calls (one for most; none for the harness's own steps). `decls` are the
@@ -13,7 +13,11 @@ impl OpKind {
     pub fn cudart_calls(&self, decls: &[Decl]) -> Vec<&'static str> {
         let one = |f: &'static str| vec![f];
         match self {
-            // Launches go through cudaLaunchKernel (kernels/register.c registers the image as nvcc's stubs do).
+            // Launches go through cudaLaunchKernel (kernels/register.c registers the image as nvcc's stubs do); a
+            // `programmatic` spin through cudaLaunchKernelExC, with its launch attribute.
+            OpKind::Launch { kernel: KernelCall::Spin { shape, .. }, .. } if shape.programmatic => {
+                one("cudaLaunchKernelExC")
+            }
             OpKind::Launch { .. } => one("cudaLaunchKernel"),
             OpKind::Memcpy { stream, .. } => one(if stream.is_some() { "cudaMemcpyAsync" } else { "cudaMemcpy" }),
             OpKind::MemcpyPeer { stream, .. } => {
@@ -149,6 +153,10 @@ impl OpKind {
             // Reads the destructor's flag: no CUDA call.
             OpKind::Destroyed { .. } => Vec::new(),
             OpKind::QueueDepth { .. } => one("cudaLaunchKernel"),
+            // The table's own name of the function (the parser accepted only names of the table).
+            OpKind::Call(call) => {
+                crate::api::function(&call.function).map(|f| vec![f.name.as_str()]).unwrap_or_default()
+            }
         }
     }
 }

@@ -126,6 +126,10 @@ impl<'t, 'a> Cursor<'t, 'a> {
     pub fn codes(&mut self) -> Res<Vec<String>> {
         let mut codes = Vec::new();
         if self.eat("=>") {
+            // `=> any`: every code is acceptable, and the report records which (a sweep row's `observe`).
+            if self.eat("any") {
+                return Ok(vec!["any".to_owned()]);
+            }
             loop {
                 codes.push(self.code()?);
                 if !self.eat("|") {
@@ -207,7 +211,10 @@ pub(super) fn valid_case_id(id: &str) -> bool {
     let segments: Vec<&str> = id.split('/').collect();
     segments.len() >= 2
         && segments.iter().all(|s| {
-            !s.is_empty() && s.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
+            let lower = s.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_');
+            // A cudart function's name, as a sweep row's id spells it (`api/null-out/cudaMemGetInfo`).
+            let function = s.starts_with("cuda") && s.chars().all(|c| c.is_ascii_alphanumeric());
+            !s.is_empty() && (lower || function)
         })
 }
 

@@ -1,6 +1,7 @@
 //! The case language: syntax tree, parser, validator and printer. See `cases/README.md` for the language.
 
 pub mod ast;
+pub mod call;
 pub mod calls;
 mod can_finish;
 mod cursor;
@@ -10,6 +11,7 @@ mod parse;
 pub mod placement;
 pub mod print;
 pub mod suite;
+mod sweep;
 mod tokens;
 mod validate;
 pub mod words;

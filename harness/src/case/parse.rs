@@ -9,7 +9,8 @@
 //! - Parsing stops at the first error of a case and resumes at its `end`, so one typo gives one message.
 
 use super::ast::*;
-use super::cursor::{check_ident, diag, parse_version, valid_case_id, Cursor, Res};
+use super::call::{ArgWord, ObjectKind};
+use super::cursor::{check_ident, diag, parse_size, parse_version, valid_case_id, Cursor, Res};
 use super::diagnostic::{did_you_mean, Diagnostic};
 use super::tokens::{strip_comment, tokenize, Token};
 use super::words::*;
@@ -39,8 +40,27 @@ pub fn parse_file_at(path: &str, first_line: u32, text: &str) -> Result<CaseFile
                 continue;
             }
         };
+        if tokens[0].text == "sweep" {
+            let mut block = vec![(number, line)];
+            for (n, l) in lines.by_ref() {
+                block.push((n, l));
+                if strip_comment(l).trim() == "end" {
+                    break;
+                }
+            }
+            match super::sweep::expand(path, &block) {
+                Ok(mut expanded) => cases.append(&mut expanded),
+                Err(e) => errors.push(e),
+            }
+            continue;
+        }
         if tokens[0].text != "case" {
-            errors.push(diag(path, number, tokens[0].col, format!("expected `case ID`, found `{}`", tokens[0].text)));
+            errors.push(diag(
+                path,
+                number,
+                tokens[0].col,
+                format!("expected `case ID` or `sweep ID`, found `{}`", tokens[0].text),
+            ));
             continue;
         }
         let mut parser = CaseParser::new(path, number, &tokens);
@@ -505,6 +525,139 @@ impl<'f> CaseParser<'f> {
     }
 
     /// A device index of the case (0 is the case's own device).
+    /// `call FUNCTION [PARAM=VALUE ...]` up to `=>` or the line's end (`case/call.rs`).
+    fn call(&self, cur: &mut Cursor) -> Res<Call> {
+        let col = cur.col();
+        let function = cur.next("a cudart function")?;
+        let Some(row) = crate::api::function(function) else {
+            let hint = did_you_mean(function, crate::api::table().iter().map(|f| f.name.as_str()));
+            return Err(diag(
+                self.file,
+                cur.line,
+                col,
+                format!("`{function}` is not a function of the API table{hint}"),
+            ));
+        };
+        if row.callable.is_none() {
+            let why = row.platform.unwrap_or("its header is not bound");
+            return Err(diag(self.file, cur.line, col, format!("`{function}` cannot be called here ({why})")));
+        }
+        let mut args: Vec<CallArg> = Vec::new();
+        while cur.peek().is_some_and(|w| w != "=>") {
+            let col = cur.col();
+            let name = cur.next("a parameter name")?;
+            let Some(param) = row.params.iter().find(|p| p.name == name) else {
+                let names: Vec<&str> = row.params.iter().map(|p| p.name).collect();
+                return Err(diag(
+                    self.file,
+                    cur.line,
+                    col,
+                    format!("`{function}` has no parameter `{name}` (its parameters: {})", names.join(", ")),
+                ));
+            };
+            if args.iter().any(|a| a.name == name) {
+                return Err(diag(self.file, cur.line, col, format!("parameter `{name}` named twice")));
+            }
+            cur.expect("=")?;
+            let value = self.arg_value(cur, &param.class)?;
+            args.push(CallArg { name: name.to_owned(), value });
+        }
+        Ok(Call { function: row.name.clone(), args })
+    }
+
+    /// One argument's value, read as its parameter's class asks.
+    fn arg_value(&self, cur: &mut Cursor, class: &crate::api::ParamClass) -> Res<ArgValue> {
+        use crate::api::ParamClass as C;
+        if cur.eat("{") {
+            let (C::Struct(ty) | C::InStruct(ty)) = class else {
+                return Err(
+                    cur.error(format!("a `{{field=value ...}}` value needs a struct parameter, not {}", class.word()))
+                );
+            };
+            return self.fields(cur, ty);
+        }
+        let col = cur.col();
+        let word = cur.peek().ok_or_else(|| cur.error("expected an argument value, found end of line".into()))?;
+        if let Some(w) = ArgWord::from_word(word) {
+            cur.pos += 1;
+            return Ok(ArgValue::Word(w));
+        }
+        if let Some((label, param)) = word
+            .split_once('.')
+            .filter(|(l, p)| check_ident(l).is_ok() && !p.is_empty() && !p.starts_with(|c: char| c.is_ascii_digit()))
+        {
+            cur.pos += 1;
+            return Ok(ArgValue::Output { label: label.to_owned(), param: param.to_owned() });
+        }
+        if let Some((_, value)) = crate::api::constant(word) {
+            cur.pos += 1;
+            return Ok(ArgValue::Constant(word.to_owned(), value));
+        }
+        if word.starts_with(|c: char| c.is_ascii_digit() || c == '-') {
+            cur.pos += 1;
+            let number = parse_size(word)
+                .map(i128::from)
+                .or_else(|| word.strip_prefix("0x").and_then(|h| i128::from_str_radix(h, 16).ok()))
+                .or_else(|| word.parse::<i128>().ok())
+                .ok_or_else(|| diag(self.file, cur.line, col, format!("expected a number, found `{word}`")))?;
+            return Ok(match (class, u32::try_from(number)) {
+                (C::Device, Ok(d)) => ArgValue::Device(d),
+                _ => ArgValue::Int(number),
+            });
+        }
+        Ok(match class {
+            C::Handle(t) if t == "cudaStream_t" => ArgValue::Stream(self.stream(cur)?),
+            C::Handle(t) if t == "cudaEvent_t" => ArgValue::Object(cur.ident("an event")?, ObjectKind::Event),
+            C::Handle(t) if t == "cudaGraph_t" => ArgValue::Object(cur.ident("a graph")?, ObjectKind::Graph),
+            C::Handle(t) if t == "cudaGraphExec_t" => ArgValue::Object(cur.ident("an exec")?, ObjectKind::Exec),
+            C::Handle(t) if t == "cudaMemPool_t" => ArgValue::Object(cur.ident("a pool")?, ObjectKind::Pool),
+            C::Handle(t) if t == "cudaGraphNode_t" => ArgValue::Node(cur.ident("a node label")?),
+            C::Memory | C::UserData => ArgValue::Object(cur.ident("a buffer")?, ObjectKind::Buffer),
+            C::Function => ArgValue::Kernel(cur.word()?),
+            C::Text => {
+                cur.pos += 1;
+                ArgValue::Text(word.to_owned())
+            }
+            other => {
+                return Err(diag(
+                    self.file,
+                    cur.line,
+                    col,
+                    format!(
+                        "expected a value for a {} parameter (a number, a constant, `null`, `L.param`), found `{word}`",
+                        other.word()
+                    ),
+                ))
+            }
+        })
+    }
+
+    /// `field=value ... }` of struct `ty` (the `{` is read).
+    fn fields(&self, cur: &mut Cursor, ty: &str) -> Res<ArgValue> {
+        let Some(st) = crate::api::structure(ty) else {
+            return Err(cur.error(format!("`{ty}` has no field table")));
+        };
+        let mut fields: Vec<CallArg> = Vec::new();
+        while !cur.eat("}") {
+            let col = cur.col();
+            let name = cur.next("a field name or `}`")?;
+            let Some(field) = st.fields.iter().find(|f| f.name == name) else {
+                let names: Vec<&str> = st.fields.iter().map(|f| f.name).collect();
+                return Err(diag(
+                    self.file,
+                    cur.line,
+                    col,
+                    format!("`{ty}` has no field `{name}` (its fields: {})", names.join(", ")),
+                ));
+            };
+            cur.expect("=")?;
+            let class = crate::api::classify("", field.name, field.rust_type);
+            let value = self.arg_value(cur, &class)?;
+            fields.push(CallArg { name: name.to_owned(), value });
+        }
+        Ok(ArgValue::Fields(fields))
+    }
+
     fn device(cur: &mut Cursor) -> Res<u32> {
         cur.u32("a device index (0 is the case's device, 1 the next one)")
     }
@@ -947,6 +1100,7 @@ impl<'f> CaseParser<'f> {
             OpWord::Read => OpKind::Read { buf: cur.ident("a buffer")? },
             OpWord::PeekLastError => OpKind::PeekLastError,
             OpWord::Malloc => OpKind::Malloc { bytes: cur.size()? },
+            OpWord::Call => OpKind::Call(self.call(cur)?),
             OpWord::GetLastError => OpKind::GetLastError,
             OpWord::Open => {
                 let gate = cur.ident("a gate")?;

@@ -407,6 +407,7 @@ pub fn op_kind(k: &OpKind) -> String {
         },
         OpKind::Destroyed { object, wait } => format!("{w} {object}{}", if *wait { " wait" } else { "" }),
         OpKind::QueueDepth { stream, gate, max } => format!("{w} {} behind {gate} max {max}", stream.name()),
+        OpKind::Call(call) => format!("{w} {}", call.text()),
     }
 }
 

@@ -168,6 +168,13 @@ case area/one
         release-user-object uo count 1
   ud:   destroyed uo wait
   qd:   queue-depth s behind g max 100
+  mi:   call cudaMemGetInfo total=null
+        call cudaMemcpyAsync dst=d src=d count=4096 kind=cudaMemcpyDeviceToDevice stream=s
+        call cudaMemset3D pitchedDevPtr={ptr=d pitch=64 xsize=64 ysize=1} value=0 extent={width=64 height=1 depth=1}
+        call cudaGetDeviceProperties prop=out device=count => cudaErrorInvalidDevice
+        call cudaStreamGetPriority hStream=legacy priority=out
+  ar:   call cudaMallocArray desc={x=32 f=cudaChannelFormatKindUnsigned} width=16 height=0 flags=0
+        call cudaFreeArray array=ar.array
   pc:   @pp device-count
 
   expect held before k
@@ -283,7 +290,7 @@ fn parses_every_construct() {
         case.decls[23],
         Decl::Buffer { name: "d1".into(), kind: MemKind::Device, bytes: 4096, device: Some(1), later: false }
     );
-    assert_eq!(case.script.len(), 127);
+    assert_eq!(case.script.len(), 134);
     // A user object named by its label, and a release with and without a graph.
     assert_eq!(
         case.script[121].kind,

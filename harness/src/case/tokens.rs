@@ -1,6 +1,6 @@
 //! Splits one line of a case file into tokens with their columns. Words may contain letters, digits and
 //! `_ - . /` (ids like `capture/fork-join`, sizes like `4KiB`, durations like `300ms`, decimals like `0.5`);
-//! symbols are `=> == != >= <= -> > < | , [ ] : @`.
+//! symbols are `=> == != >= <= -> = > < | , [ ] { } : @`.
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Token<'a> {
@@ -9,7 +9,8 @@ pub struct Token<'a> {
     pub col: u32,
 }
 
-const SYMBOLS: [&str; 14] = ["=>", "==", "!=", ">=", "<=", "->", ">", "<", "|", ",", "[", "]", ":", "@"];
+// `=`, `{` and `}` are the generic call's (`call F param=value field={a=1 b=2}`).
+const SYMBOLS: [&str; 17] = ["=>", "==", "!=", ">=", "<=", "->", "=", ">", "<", "|", ",", "[", "]", "{", "}", ":", "@"];
 
 fn is_word_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/')

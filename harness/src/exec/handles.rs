@@ -59,6 +59,8 @@ pub struct Handles {
     pub user_objects: BTreeMap<String, UserObject>,
     /// `malloc-managed`: freed at cleanup.
     pub managed: Vec<DeviceMemory>,
+    /// `L: call ...`: what the call wrote into each output parameter, by `L.param` (what later calls may pass).
+    pub call_outputs: BTreeMap<String, Vec<u8>>,
 }
 
 /// A 64-bit digest (FNV-1a) of a handle's bytes: what `same-address` and `other-address` compare for handles.

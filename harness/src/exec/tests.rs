@@ -10,6 +10,7 @@ use crate::case::ast::{
     Grid, InstantiateFlag, KernelCall, LaunchShape, Limit, ListWord, MemKind, MemoryType, NodeKernel, NodeSpec, Op,
     OpKind, OpWord, PoolAttr, Priority, SrcAccessOrder, StreamRef, SyncDomain, Target, Timing, TimingSpec,
 };
+use crate::case::call::{ArgValue, ArgWord, Call, CallArg, ObjectKind};
 use crate::case::words::Word;
 use std::time::Instant;
 
@@ -367,6 +368,26 @@ fn every_operation() -> Case {
         op(None, None, OpKind::ReleaseUserObject { graph: None, object: name("uo"), count: 1 }),
         op(None, None, OpKind::Destroyed { object: name("uo"), wait: false }),
         op(None, None, OpKind::QueueDepth { stream: s(), gate: name("g"), max: 4 }),
+        op(
+            Some("mi"),
+            None,
+            OpKind::Call(Call {
+                function: name("cudaMemGetInfo"),
+                args: vec![CallArg { name: name("total"), value: ArgValue::Word(ArgWord::Null) }],
+            }),
+        ),
+        op(
+            None,
+            None,
+            OpKind::Call(Call {
+                function: name("cudaMemcpyAsync"),
+                args: vec![
+                    CallArg { name: name("dst"), value: ArgValue::Object(name("d"), ObjectKind::Buffer) },
+                    CallArg { name: name("src"), value: ArgValue::Output { label: name("mi"), param: name("free") } },
+                    CallArg { name: name("stream"), value: ArgValue::Stream(s()) },
+                ],
+            }),
+        ),
         op(
             Some("pageable-kernel"),
             None,

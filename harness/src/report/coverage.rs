@@ -6,105 +6,14 @@
 //! Needs no GPU: the cases say what they call (`case::calls`) and what they accept; a report adds what a driver
 //! returned. Written as `docs/coverage.md` by `cuda-conformance coverage --markdown`.
 
+use crate::api::header::parse_header;
+pub use crate::api::header::Declared;
 use crate::case::ast::Case;
 use crate::record::Report;
 use crate::report::escape::{markdown_cell, xml};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
-
-/// One function the header declares.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Declared {
-    pub name: String,
-    /// Short group name: `stream`, `event`, `memory`, `graph`, `pool`, `device`, `peer`, `error`, or the header's
-    /// group id in lower case (`execution`, `unified`, ...).
-    pub group: String,
-    /// The codes its doc comment's `\return` list names, in the header's order.
-    pub documented: Vec<String>,
-}
-
-/// The functions of `cuda_runtime_api.h` that return `cudaError_t`, with their group and documented codes.
-pub fn parse_header(text: &str) -> Vec<Declared> {
-    let mut out = Vec::new();
-    let mut group = String::from("other");
-    let mut comment: Option<String> = None;
-    let mut lines = text.lines();
-    while let Some(line) = lines.next() {
-        let trimmed = line.trim_start();
-        if trimmed.starts_with("/**") {
-            let mut body = String::from(line);
-            while !body.contains("*/") {
-                match lines.next() {
-                    Some(next) => {
-                        body.push('\n');
-                        body.push_str(next);
-                    }
-                    None => break,
-                }
-            }
-            if let Some(g) = defgroup(&body) {
-                group = g;
-                comment = None;
-            } else {
-                comment = Some(body);
-            }
-            continue;
-        }
-        // The return type, before the argument list (cudaGetErrorName takes a cudaError_t but returns a string).
-        let returns_code = line.split('(').next().is_some_and(|head| head.contains("cudaError_t"));
-        if trimmed.starts_with("extern") && returns_code && line.contains("CUDARTAPI") {
-            if let Some(name) = declared_name(line) {
-                let documented = comment.as_deref().map(returned_codes).unwrap_or_default();
-                out.push(Declared { name, group: group.clone(), documented });
-            }
-            comment = None;
-        } else if !trimmed.is_empty() && !trimmed.starts_with('#') {
-            // Only a comment right before a declaration (preprocessor lines between them allowed) documents it.
-            comment = None;
-        }
-    }
-    out
-}
-
-/// `\defgroup CUDART_MEMORY_POOLS Stream Ordered Memory Allocator` -> `pool`; `\addtogroup CUDART_DEVICE`
-/// (the header reopens the device group after the error group) -> `device`.
-fn defgroup(comment: &str) -> Option<String> {
-    let rest = comment.split("\\defgroup").nth(1).or_else(|| comment.split("\\addtogroup").nth(1))?;
-    let id = rest.split_whitespace().next()?;
-    let short = id.strip_prefix("CUDART_").unwrap_or(id).trim_matches('_');
-    Some(match short {
-        "MEMORY_POOLS" => "pool".to_owned(),
-        other => other.to_lowercase().replace('_', "-"),
-    })
-}
-
-/// The identifier before the argument list: `... cudaError_t CUDARTAPI cudaStreamCreate(cudaStream_t *pStream);`.
-fn declared_name(line: &str) -> Option<String> {
-    let before = &line[..line.find('(')?];
-    let name = before.split_whitespace().last()?;
-    (name.starts_with("cuda") && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')).then(|| name.to_owned())
-}
-
-/// The `::cudaSuccess`, `::cudaError…` names of a doc comment's `\return` paragraph (up to the next command).
-fn returned_codes(comment: &str) -> Vec<String> {
-    let Some((_, after)) = comment.split_once("\\return") else { return Vec::new() };
-    let mut codes = Vec::new();
-    for (i, line) in after.lines().enumerate() {
-        let text = line.trim_start().trim_start_matches('*').trim();
-        if i > 0 && (text.starts_with('\\') || text.is_empty() || text.starts_with("*/")) {
-            break;
-        }
-        for word in text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == ':')) {
-            if let Some(code) = word.strip_prefix("::") {
-                if (code == "cudaSuccess" || code.starts_with("cudaError")) && !codes.iter().any(|c| c == code) {
-                    codes.push(code.to_owned());
-                }
-            }
-        }
-    }
-    codes
-}
 
 /// One row of the table.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -10,6 +10,7 @@
 //! `exec/interpret/`. Declarations are one exhaustive match too ([`decls`]). Nothing here calls CUDA.
 
 mod attributes;
+mod call;
 mod captures;
 mod code;
 mod decls;
@@ -241,6 +242,7 @@ fn emit_op(x: &code::Step) -> Result<Code, String> {
         OpKind::DeviceAttr { attr } => environment::device_attr(x, *attr),
         OpKind::DeviceCount => environment::device_count(x),
         OpKind::QueueDepth { stream, gate, max } => environment::queue_depth(x, stream, gate, *max),
+        OpKind::Call(c) => call::call(x, c),
         OpKind::IpcMemHandle { buf } => ipc::mem_handle(x, buf),
         OpKind::IpcOpenMem { handle, into } => ipc::open_mem(x, handle, into),
         OpKind::IpcCloseMem { opened } => ipc::close_mem(x, opened),

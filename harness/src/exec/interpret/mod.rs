@@ -6,6 +6,7 @@
 
 // Batched copies, stream identity, launch attributes.
 mod attributes;
+mod call;
 mod captures;
 mod device;
 mod environment;
@@ -238,6 +239,7 @@ fn interpret(ctx: &Ctx, st: &mut Objects, index: usize, op: &Op, t: &mut Timed) 
         OpKind::DeviceAttr { attr } => environment::device_attr(x, *attr),
         OpKind::DeviceCount => environment::device_count(x),
         OpKind::QueueDepth { stream, gate, max } => environment::queue_depth(x, stream, gate, *max),
+        OpKind::Call(c) => call::call(x, c),
         OpKind::IpcMemHandle { buf } => ipc::mem_handle(x, buf),
         OpKind::IpcOpenMem { handle, into } => ipc::open_mem(x, handle, into),
         OpKind::IpcCloseMem { opened } => ipc::close_mem(x, opened),

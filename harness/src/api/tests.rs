@@ -1,0 +1,68 @@
+use super::*;
+
+#[test]
+fn every_header_function_is_a_row_and_every_bindings_function_is_callable() {
+    let t = table();
+    if generated::HEADER.is_empty() {
+        return; // the docs.rs build: no header to read
+    }
+    let header_rows = t.iter().filter(|f| !matches!(f.group.as_str(), "opengl" | "egl" | "vdpau")).count();
+    assert!(header_rows >= 300, "{header_rows} functions from cuda_runtime_api.h");
+    for f in t.iter().filter(|f| !matches!(f.group.as_str(), "opengl" | "egl" | "vdpau")) {
+        assert!(f.callable.is_some(), "{} is in the header but not in the bindings", f.name);
+    }
+    // The interop headers add rows the bindings leave out, each with its platform.
+    for group in ["opengl", "egl", "vdpau"] {
+        let rows: Vec<_> = t.iter().filter(|f| f.group == group).collect();
+        assert!(!rows.is_empty(), "no {group} rows");
+        assert!(rows.iter().all(|f| f.platform == Some(group) && f.callable.is_none()));
+    }
+}
+
+#[test]
+fn parameters_are_classed_from_their_types_and_names() {
+    let class = |f: &str, p: &str| {
+        let row = function(f).unwrap_or_else(|| panic!("{f} not in the table"));
+        row.params.iter().find(|q| q.name == p).unwrap_or_else(|| panic!("{f} has no {p}")).class.clone()
+    };
+    assert_eq!(class("cudaMalloc", "devPtr"), ParamClass::Out);
+    assert_eq!(class("cudaMalloc", "size"), ParamClass::Size);
+    assert_eq!(class("cudaMemcpy", "kind"), ParamClass::CopyKind);
+    assert_eq!(class("cudaMemcpy", "dst"), ParamClass::Memory);
+    assert_eq!(class("cudaSetDevice", "device"), ParamClass::Device);
+    assert_eq!(class("cudaStreamCreateWithFlags", "flags"), ParamClass::Flags);
+    assert_eq!(class("cudaStreamSynchronize", "stream"), ParamClass::Handle("cudaStream_t".into()));
+    assert_eq!(class("cudaDeviceGetAttribute", "attr"), ParamClass::Enum("cudaDeviceAttr".into()));
+    assert_eq!(class("cudaFuncGetAttributes", "func"), ParamClass::Function);
+    assert_eq!(class("cudaGetSymbolSize", "symbol"), ParamClass::Symbol);
+    assert_eq!(class("cudaMemset3D", "extent"), ParamClass::Struct("cudaExtent".into()));
+    assert_eq!(class("cudaMemcpy3D", "p"), ParamClass::InStruct("cudaMemcpy3DParms".into()));
+    assert_eq!(class("cudaLaunchHostFunc", "fn_"), ParamClass::Callback);
+    assert_eq!(class("cudaLibraryLoadFromFile", "fileName"), ParamClass::Text);
+    // A parameter's C spelling is what a reproducer declares.
+    let p = &function("cudaStreamCreate").unwrap().params[0];
+    assert_eq!(p.c_type, "cudaStream_t *");
+    assert_eq!(p.pointee_size, std::mem::size_of::<cuda_sys::cudaStream_t>());
+}
+
+#[test]
+fn constants_and_structs_come_from_the_bindings() {
+    assert_eq!(constant("cudaMemcpyHostToDevice"), Some(("cudaMemcpyKind", 1)));
+    assert_eq!(constant("cudaDevAttrWarpSize").map(|c| c.1), Some(10));
+    let extent = structure("cudaExtent").expect("cudaExtent");
+    assert_eq!(extent.size, 24);
+    let names: Vec<_> = extent.fields.iter().map(|f| (f.name, f.offset, f.size)).collect();
+    assert_eq!(names, [("width", 0, 8), ("height", 8, 8), ("depth", 16, 8)]);
+}
+
+#[test]
+fn notes_and_doc_gaps_are_read_from_the_comments() {
+    let malloc = function("cudaMalloc").unwrap();
+    assert!(malloc.notes.contains(&"notefnerr") && malloc.notes.contains(&"note_init_rt"), "{:?}", malloc.notes);
+    assert!(malloc.documented.contains(&"cudaErrorMemoryAllocation".to_owned()));
+    assert!(!malloc.doc_gap);
+    // cudaMemPoolGetAccess documents no return list in 13.0 (API-BREADTH §3).
+    if let Some(f) = function("cudaMemPoolGetAccess") {
+        assert!(f.doc_gap, "{:?}", f.documented);
+    }
+}

@@ -1,0 +1,152 @@
+//! The generic call: `call FUNCTION [PARAM=VALUE ...]` calls any function of the API table (`api::table`) by
+//! name. Arguments are named by the parameter names of the header; a parameter not named gets its class's default
+//! (`api::ParamClass`: an output gets zeroed scratch, a device the case's device 0, everything else zero/NULL). The
+//! parser reads each value as its parameter's class asks (a stream for a `cudaStream_t`, a declared buffer for a
+//! `void *`, a constant for an enum, `{field=value ...}` for a struct), so a misspelt function, parameter, field or
+//! object is an error at its column. This file holds the syntax tree and its printing; `parse.rs` the grammar.
+
+use super::ast::{OpWord, Operand, StreamRef};
+use super::words::{words, KernelWord, Word};
+
+words! {
+    /// The values every parameter class takes.
+    pub enum ArgWord: "an argument value" {
+        /// NULL, or zero.
+        Null = "null",
+        /// Zeroed scratch the call writes (the default of an output pointer).
+        Out = "out",
+        /// `cudaGetDeviceCount`'s count: one past the last device ordinal.
+        Count = "count",
+        /// The largest value of the parameter's type (INT_MAX for an `int`, all ones for an unsigned).
+        Max = "max",
+    }
+}
+
+/// The declared objects an argument may name, by the kind its parameter's type asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ObjectKind {
+    Event,
+    Buffer,
+    Graph,
+    Exec,
+    Pool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum ArgValue {
+    Word(ArgWord),
+    Int(i128),
+    /// A device parameter's non-negative number: the case's device N (its ordinal on this host).
+    Device(u32),
+    /// A constant of the bindings (`cudaMemcpyHostToDevice`, `cudaHostRegisterMapped`) and its value.
+    Constant(String, i128),
+    Stream(StreamRef),
+    Object(String, ObjectKind),
+    /// A graph node, by the label of the operation that made it.
+    Node(String),
+    /// `L.param`: what the call labelled L wrote into its output `param` (an array, a library, a pointer, ...).
+    Output {
+        label: String,
+        param: String,
+    },
+    /// A probe kernel (a function parameter): its host stub.
+    Kernel(KernelWord),
+    /// A name or a path (a `const char *` parameter).
+    Text(String),
+    /// `{field=value ...}`: a struct, by value or pointed to; fields not named are zero.
+    Fields(Vec<CallArg>),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallArg {
+    pub name: String,
+    pub value: ArgValue,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Call {
+    pub function: String,
+    pub args: Vec<CallArg>,
+}
+
+impl Call {
+    /// The stream argument, where one is named.
+    pub fn stream(&self) -> Option<&StreamRef> {
+        all_values(&self.args).find_map(|v| match v {
+            ArgValue::Stream(s) => Some(s),
+            _ => None,
+        })
+    }
+
+    /// The case devices the arguments name.
+    pub fn devices(&self) -> Vec<u32> {
+        all_values(&self.args)
+            .filter_map(|v| match v {
+                ArgValue::Device(d) => Some(*d),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The names and labels the arguments use, for the validator.
+    pub fn operands(&self) -> Vec<Operand<'_>> {
+        all_values(&self.args)
+            .filter_map(|v| match v {
+                ArgValue::Stream(s) => Some(Operand::Stream(s)),
+                ArgValue::Object(name, kind) => Some(match kind {
+                    ObjectKind::Event => Operand::Event(name),
+                    ObjectKind::Buffer => Operand::Buffer(name),
+                    ObjectKind::Graph => Operand::Graph(name),
+                    ObjectKind::Exec => Operand::Exec(name),
+                    ObjectKind::Pool => Operand::Pool(name),
+                }),
+                ArgValue::Node(label) => Some(Operand::Node(label)),
+                ArgValue::Output { label, .. } => Some(Operand::Made(label, OpWord::Call)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// `FUNCTION a=v ...` as written.
+    pub fn text(&self) -> String {
+        let mut out = self.function.clone();
+        for arg in &self.args {
+            out.push(' ');
+            out.push_str(&arg_text(arg));
+        }
+        out
+    }
+}
+
+/// Every value of the arguments, the fields of struct values included.
+fn all_values(args: &[CallArg]) -> impl Iterator<Item = &ArgValue> {
+    let mut stack: Vec<&ArgValue> = args.iter().rev().map(|a| &a.value).collect();
+    std::iter::from_fn(move || {
+        let v = stack.pop()?;
+        if let ArgValue::Fields(fields) = v {
+            stack.extend(fields.iter().rev().map(|a| &a.value));
+        }
+        Some(v)
+    })
+}
+
+fn arg_text(arg: &CallArg) -> String {
+    format!("{}={}", arg.name, value_text(&arg.value))
+}
+
+pub fn value_text(value: &ArgValue) -> String {
+    match value {
+        ArgValue::Word(w) => w.word().to_owned(),
+        ArgValue::Int(n) => n.to_string(),
+        ArgValue::Device(d) => d.to_string(),
+        ArgValue::Constant(name, _) => name.clone(),
+        ArgValue::Stream(s) => s.name().to_owned(),
+        ArgValue::Object(name, _) | ArgValue::Node(name) | ArgValue::Text(name) => name.clone(),
+        ArgValue::Output { label, param } => format!("{label}.{param}"),
+        ArgValue::Kernel(k) => k.word().to_owned(),
+        ArgValue::Fields(fields) => {
+            let inner: Vec<String> = fields.iter().map(arg_text).collect();
+            format!("{{{}}}", inner.join(" "))
+        }
+    }
+}

@@ -1,0 +1,140 @@
+//! `sweep ID ... end`: one rule across the functions it applies to, a case per row (`cases/README.md`, "Sweeps").
+//!
+//! ```text
+//! sweep api/null-out
+//!   rule: A NULL output pointer is rejected with cudaErrorInvalidValue.
+//!   source: CUDA Runtime API 13.0, each function's \return list
+//!   mutate: out=null            # the row's parameter of this class (named after the function, or the first) gets this value
+//!   each => cudaErrorInvalidValue
+//!   row cudaGetDeviceCount
+//!   row cudaMemGetInfo total observe
+//!   row cudaDeviceGetAttribute value attr=cudaDevAttrWarpSize
+//! end
+//! ```
+//!
+//! Each row becomes the case `ID/FUNCTION[/PARAM]`: the sweep's header lines, its declarations and prelude
+//! operations (every other line), the row's call labelled `row` (its arguments, the mutation, the row's codes or
+//! the sweep's `each`), then the `then` operations. `observe` accepts any code (`=> any`): the report records what
+//! the driver returned. The case's text is that generated case, so workers and reproducers get it as any case;
+//! its first line is numbered so that the call has the row's line number.
+
+use super::ast::Case;
+use super::cursor::diag;
+use super::diagnostic::{did_you_mean, Diagnostic};
+use super::parse::parse_file_at;
+use super::tokens::strip_comment;
+
+/// The cases of one sweep block (`block[0]` is its `sweep ID` line, the last its `end`).
+pub(super) fn expand(path: &str, block: &[(u32, &str)]) -> Result<Vec<Case>, Diagnostic> {
+    let (first, head) = block[0];
+    let id = strip_comment(head).trim().strip_prefix("sweep").unwrap_or("").trim().to_owned();
+    if id.is_empty() {
+        return Err(diag(path, first, 1, "expected `sweep ID`".into()));
+    }
+    if block.len() < 2 || strip_comment(block[block.len() - 1].1).trim() != "end" {
+        return Err(diag(path, first, 1, format!("sweep `{id}` has no `end`")));
+    }
+    let mut header = Vec::new();
+    let mut body = Vec::new();
+    let mut then = Vec::new();
+    let mut mutate: Option<(u32, String, String)> = None;
+    let mut each = String::from("");
+    let mut rows = Vec::new();
+    for &(number, raw) in &block[1..block.len() - 1] {
+        let line = strip_comment(raw).trim();
+        let keep_comment = raw.trim();
+        if line.is_empty() {
+            continue;
+        }
+        if let Some(rest) = line.strip_prefix("mutate:") {
+            let Some((class, value)) = rest.trim().split_once('=') else {
+                return Err(diag(path, number, 1, "expected `mutate: CLASS=VALUE` (e.g. `mutate: out=null`)".into()));
+            };
+            mutate = Some((number, class.trim().to_owned(), value.trim().to_owned()));
+        } else if let Some(rest) = line.strip_prefix("each") {
+            let rest = rest.trim();
+            each = if rest == "observe" { "=> any".to_owned() } else { rest.to_owned() };
+        } else if let Some(rest) = line.strip_prefix("row ") {
+            rows.push((number, rest.trim().to_owned()));
+        } else if let Some(rest) = line.strip_prefix("then ") {
+            then.push(rest.trim().to_owned());
+        } else if ["rule:", "source:", "requires:", "env:", "poisons-context:", "timing:"]
+            .iter()
+            .any(|k| line.starts_with(k))
+        {
+            header.push(keep_comment.to_owned());
+        } else {
+            body.push(line.to_owned());
+        }
+    }
+    if rows.is_empty() {
+        return Err(diag(path, first, 1, format!("sweep `{id}` has no `row` lines")));
+    }
+    let mut cases = Vec::new();
+    let mut ids = std::collections::BTreeSet::new();
+    for (number, row) in rows {
+        let (call, codes) = match row.split_once("=>") {
+            Some((call, codes)) => (call.trim().to_owned(), format!("=> {}", codes.trim())),
+            None => match row.strip_suffix(" observe") {
+                Some(call) => (call.trim().to_owned(), "=> any".to_owned()),
+                None => (row.clone(), each.clone()),
+            },
+        };
+        let mut words = call.split_whitespace();
+        let function = words.next().unwrap_or_default().to_owned();
+        let Some(api_row) = crate::api::function(&function) else {
+            let hint = did_you_mean(&function, crate::api::table().iter().map(|f| f.name.as_str()));
+            return Err(diag(path, number, 1, format!("`{function}` is not a function of the API table{hint}")));
+        };
+        let mut args: Vec<String> = Vec::new();
+        let mut target: Option<String> = None;
+        for w in words {
+            // A bare parameter name right after the function is the one the sweep mutates.
+            if target.is_none() && args.is_empty() && !w.contains('=') && api_row.params.iter().any(|p| p.name == w) {
+                target = Some(w.to_owned());
+            } else {
+                args.push(w.to_owned());
+            }
+        }
+        let mut suffix = String::new();
+        if let Some((mline, class, value)) = &mutate {
+            let param = match &target {
+                Some(t) => api_row.params.iter().find(|p| &p.name == t),
+                None => api_row
+                    .params
+                    .iter()
+                    .find(|p| p.class.word() == *class || p.class.word().starts_with(&format!("{class}:"))),
+            };
+            let Some(param) = param else {
+                return Err(diag(
+                    path,
+                    number,
+                    1,
+                    format!("`{function}` has no parameter of class `{class}` to mutate (line {mline})"),
+                ));
+            };
+            if args.iter().any(|a| a.starts_with(&format!("{}=", param.name))) {
+                return Err(diag(path, number, 1, format!("the row names `{}`, which the sweep mutates", param.name)));
+            }
+            args.push(format!("{}={value}", param.name));
+            if target.is_some() || api_row.params.iter().filter(|p| p.class == param.class).count() > 1 {
+                suffix = format!("/{}", param.name);
+            }
+        }
+        let case_id = format!("{id}/{function}{suffix}");
+        let case_id = if ids.contains(&case_id) { format!("{case_id}/{number}") } else { case_id };
+        ids.insert(case_id.clone());
+        let mut text = vec![format!("case {case_id}")];
+        text.extend(header.iter().cloned());
+        text.extend(body.iter().cloned());
+        let before = text.len() as u32;
+        text.push(format!("  row: call {function} {} {codes}", args.join(" ")));
+        text.extend(then.iter().cloned());
+        text.push("end".to_owned());
+        let text = text.join("\n");
+        let start = number.saturating_sub(before).max(1);
+        let file = parse_file_at(path, start, &text).map_err(|mut e| e.remove(0))?;
+        cases.extend(file.cases);
+    }
+    Ok(cases)
+}
