@@ -82,6 +82,18 @@ fn main() {
     }
     code.push_str("];\n");
 
+    // `pub type cudaIpcMemHandle_t = cudaIpcMemHandle_st;`: names of structs under another name.
+    code.push_str("pub static ALIASES: &[(&str, &str)] = &[\n");
+    for line in bindings.lines() {
+        let Some(rest) = line.trim().strip_prefix("pub type ") else { continue };
+        let Some((name, target)) = rest.trim_end_matches(';').split_once('=') else { continue };
+        let target = target.trim();
+        if target.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            writeln!(code, "    ({:?}, {target:?}),", name.trim()).unwrap();
+        }
+    }
+    code.push_str("];\n");
+
     code.push_str("pub static STRUCTS: &[GenStruct] = &[\n");
     for s in structs(&bindings) {
         write!(
@@ -186,7 +198,21 @@ fn pointee(ty: &str) -> Option<&str> {
 /// newtype enum's `impl` block; values that are not integer literals are left out.
 fn constants(bindings: &str) -> Vec<(String, String, i128)> {
     let mut out = Vec::new();
+    // rustfmt wraps a long one over two lines: statements, not lines.
+    let mut statements = Vec::new();
+    let mut pending = String::new();
     for line in bindings.lines() {
+        let t = line.trim();
+        if pending.is_empty() && !t.starts_with("pub const ") {
+            continue;
+        }
+        pending.push_str(t);
+        pending.push(' ');
+        if t.ends_with(';') {
+            statements.push(std::mem::take(&mut pending));
+        }
+    }
+    for line in &statements {
         let Some(rest) = line.trim().strip_prefix("pub const ") else { continue };
         let Some((name, rest)) = rest.split_once(':') else { continue };
         let Some((ty, value)) = rest.split_once('=') else { continue };

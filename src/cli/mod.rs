@@ -3,6 +3,7 @@
 
 mod baseline;
 mod cases;
+mod api;
 mod coverage;
 mod findings;
 mod info;
@@ -81,6 +82,9 @@ enum Command {
     /// codes they assert (and --report runs observed), the codes its header documents that none has seen; totals
     /// per API group. Markdown on stdout unless --markdown/--json/--html (docs/coverage.md is its Markdown).
     Coverage(coverage::CoverageCmd),
+    /// The API table: every cudart function of the linked header with its group, parameters and their classes,
+    /// documented return codes, notes and platform (what `call` and sweep rows name).
+    Api(api::ApiCmd),
     /// The rules reference as a static site in --out DIR: a page per area, each rule with its source, its case and
     /// the verdicts of the --report files per (GPU, driver, runtime), findings marked. Needs no network to view.
     Reference(reference::ReferenceCmd),
@@ -114,6 +118,7 @@ impl Cli {
             Command::Fleet(cmd) => cmd.exec(),
             Command::Info(cmd) => cmd.exec(),
             Command::Coverage(cmd) => cmd.exec(&dir),
+            Command::Api(cmd) => cmd.exec(),
             Command::Reference(cmd) => cmd.exec(&dir),
             Command::Repro(cmd) => cmd.exec(&dir),
             Command::Findings(cmd) => cmd.exec(&dir),

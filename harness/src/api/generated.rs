@@ -2,7 +2,7 @@
 //! linked toolkit: every function's parameters (Rust type, size) and a caller that takes the arguments as bytes;
 //! every struct's fields; every constant's value. The header text the other half is parsed from is here too.
 
-#![allow(clippy::all)]
+#![allow(clippy::all, non_snake_case)]
 
 use cuda_sys::*;
 
@@ -75,3 +75,25 @@ impl Args {
 }
 
 include!(concat!(env!("OUT_DIR"), "/api_generated.rs"));
+
+// The profiler's two functions: libcudart exports them, but their header (`cuda_profiler_api.h`) is not in the
+// pinned toolkit subset the bindings come from, so they are declared here, as that header declares them.
+unsafe extern "C" {
+    fn cudaProfilerStart() -> cudaError_t;
+    fn cudaProfilerStop() -> cudaError_t;
+}
+
+unsafe fn call_cudaProfilerStart(_: &Args) -> cudaError_t {
+    unsafe { cudaProfilerStart() }
+}
+
+unsafe fn call_cudaProfilerStop(_: &Args) -> cudaError_t {
+    unsafe { cudaProfilerStop() }
+}
+
+/// The functions declared by hand above, with the codes their documentation lists (CUDA Runtime API 13.0,
+/// "Profiler Control": each "Returns cudaSuccess").
+pub static PROFILER: &[(GenFunction, &[&str])] = &[
+    (GenFunction { name: "cudaProfilerStart", params: &[], call: call_cudaProfilerStart }, &["cudaSuccess"]),
+    (GenFunction { name: "cudaProfilerStop", params: &[], call: call_cudaProfilerStop }, &["cudaSuccess"]),
+];

@@ -156,9 +156,23 @@ pub fn constant(name: &str) -> Option<(&'static str, i128)> {
     generated::CONSTANTS.iter().find(|(n, _, _)| *n == name).map(|(_, t, v)| (*t, *v))
 }
 
-/// A struct or union of the bindings by name.
+/// A struct or union of the bindings by name, or by a `typedef` name of one (`cudaIpcMemHandle_t`).
 pub fn structure(name: &str) -> Option<&'static GenStruct> {
-    generated::STRUCTS.iter().find(|s| s.name == name)
+    let mut name = name.rsplit("::").next().unwrap_or(name).trim();
+    for _ in 0..4 {
+        if let Some(s) = generated::STRUCTS.iter().find(|s| s.name == name) {
+            return Some(s);
+        }
+        name = generated::ALIASES.iter().find(|(alias, _)| *alias == name)?.1;
+    }
+    None
+}
+
+/// The struct a pointer parameter points to (`*mut cudaMemLocation`), where it points to one: a `{field=value}`
+/// value for it is that struct, and the pointer points to it.
+pub fn pointee_struct(rust_type: &str) -> Option<&'static GenStruct> {
+    let t = rust_type.strip_prefix("*mut ").or_else(|| rust_type.strip_prefix("*const "))?.trim();
+    structure(t)
 }
 
 /// Builds the table: the header's functions in its order, each joined with its generated caller, then the interop
@@ -191,6 +205,18 @@ pub fn build(header: &str, interop: &[(&'static str, &str)]) -> Vec<ApiFunction>
         for d in header::parse_header(text) {
             push(d, Some(platform));
         }
+    }
+    for (g, codes) in generated::PROFILER {
+        out.push(ApiFunction {
+            name: g.name.to_owned(),
+            group: "profiler".to_owned(),
+            params: Vec::new(),
+            documented: codes.iter().map(|c| (*c).to_owned()).collect(),
+            notes: Vec::new(),
+            platform: None,
+            doc_gap: false,
+            callable: Some(g),
+        });
     }
     out
 }
@@ -255,7 +281,7 @@ pub fn classify(function: &str, name: &str, rust_type: &str) -> ParamClass {
             "c_void" if lower == "userdata" => ParamClass::UserData,
             "c_void" => ParamClass::Memory,
             "c_char" => ParamClass::Text,
-            p if structure(p).is_some() => ParamClass::InStruct(p.to_owned()),
+            p if structure(p).is_some() => ParamClass::InStruct(structure(p).map_or(p, |s| s.name).to_owned()),
             p => ParamClass::InArray(p.to_owned()),
         };
     }
@@ -313,8 +339,8 @@ pub fn classify(function: &str, name: &str, rust_type: &str) -> ParamClass {
     if generated::CONSTANTS.iter().any(|(_, t, _)| *t == rust_type) {
         return ParamClass::Enum(rust_type.to_owned());
     }
-    if structure(rust_type).is_some() {
-        return ParamClass::Struct(rust_type.to_owned());
+    if let Some(s) = structure(rust_type) {
+        return ParamClass::Struct(s.name.to_owned());
     }
     ParamClass::Int
 }

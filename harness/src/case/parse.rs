@@ -559,22 +559,32 @@ impl<'f> CaseParser<'f> {
                 return Err(diag(self.file, cur.line, col, format!("parameter `{name}` named twice")));
             }
             cur.expect("=")?;
-            let value = self.arg_value(cur, &param.class)?;
+            let rust_type = row.callable.and_then(|g| g.params.iter().find(|p| p.name == name)).map_or("", |p| p.rust_type);
+            let value = self.arg_value(cur, &param.class, rust_type)?;
             args.push(CallArg { name: name.to_owned(), value });
         }
         Ok(Call { function: row.name.clone(), args })
     }
 
     /// One argument's value, read as its parameter's class asks.
-    fn arg_value(&self, cur: &mut Cursor, class: &crate::api::ParamClass) -> Res<ArgValue> {
+    fn arg_value(&self, cur: &mut Cursor, class: &crate::api::ParamClass, rust_type: &str) -> Res<ArgValue> {
         use crate::api::ParamClass as C;
         if cur.eat("{") {
-            let (C::Struct(ty) | C::InStruct(ty)) = class else {
-                return Err(
-                    cur.error(format!("a `{{field=value ...}}` value needs a struct parameter, not {}", class.word()))
-                );
+            // A struct by value, or one a pointer parameter points to (`const T *`, and `T *` the header does not
+            // make const though the call reads it: cudaMemGetDefaultMemPool's location).
+            let ty = match class {
+                C::Struct(ty) | C::InStruct(ty) => ty.clone(),
+                _ => match crate::api::pointee_struct(rust_type) {
+                    Some(s) => s.name.to_owned(),
+                    None => {
+                        return Err(cur.error(format!(
+                            "a `{{field=value ...}}` value needs a struct or a pointer to one, not {}",
+                            class.word()
+                        )))
+                    }
+                },
             };
-            return self.fields(cur, ty);
+            return self.fields(cur, &ty);
         }
         let col = cur.col();
         let word = cur.peek().ok_or_else(|| cur.error("expected an argument value, found end of line".into()))?;
@@ -652,7 +662,7 @@ impl<'f> CaseParser<'f> {
             };
             cur.expect("=")?;
             let class = crate::api::classify("", field.name, field.rust_type);
-            let value = self.arg_value(cur, &class)?;
+            let value = self.arg_value(cur, &class, field.rust_type)?;
             fields.push(CallArg { name: name.to_owned(), value });
         }
         Ok(ArgValue::Fields(fields))

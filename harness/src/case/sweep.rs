@@ -37,7 +37,8 @@ pub(super) fn expand(path: &str, block: &[(u32, &str)]) -> Result<Vec<Case>, Dia
     let mut header = Vec::new();
     let mut body = Vec::new();
     let mut then = Vec::new();
-    let mut mutate: Option<(u32, String, String)> = None;
+    let mut mutate: Option<(u32, String, Vec<String>)> = None;
+    let mut call_on = String::new();
     let mut each = String::from("");
     let mut rows = Vec::new();
     for &(number, raw) in &block[1..block.len() - 1] {
@@ -50,10 +51,16 @@ pub(super) fn expand(path: &str, block: &[(u32, &str)]) -> Result<Vec<Case>, Dia
             let Some((class, value)) = rest.trim().split_once('=') else {
                 return Err(diag(path, number, 1, "expected `mutate: CLASS=VALUE` (e.g. `mutate: out=null`)".into()));
             };
-            mutate = Some((number, class.trim().to_owned(), value.trim().to_owned()));
+            let values = value.split('|').map(|v| v.trim().to_owned()).filter(|v| !v.is_empty()).collect();
+            mutate = Some((number, class.trim().to_owned(), values));
+        } else if let Some(rest) = line.strip_prefix("call-on:") {
+            call_on = format!("@{} ", rest.trim());
         } else if let Some(rest) = line.strip_prefix("each") {
             let rest = rest.trim();
             each = if rest == "observe" { "=> any".to_owned() } else { rest.to_owned() };
+            if each.ends_with("where documented") && !each.starts_with("=>") {
+                return Err(diag(path, number, 1, "expected `each => CODE [| CODE ...] [where documented]` or `each observe`".into()));
+            }
         } else if let Some(rest) = line.strip_prefix("row ") {
             rows.push((number, rest.trim().to_owned()));
         } else if let Some(rest) = line.strip_prefix("then ") {
@@ -96,45 +103,85 @@ pub(super) fn expand(path: &str, block: &[(u32, &str)]) -> Result<Vec<Case>, Dia
                 args.push(w.to_owned());
             }
         }
-        let mut suffix = String::new();
-        if let Some((mline, class, value)) = &mutate {
-            let param = match &target {
-                Some(t) => api_row.params.iter().find(|p| &p.name == t),
-                None => api_row
-                    .params
-                    .iter()
-                    .find(|p| p.class.word() == *class || p.class.word().starts_with(&format!("{class}:"))),
-            };
-            let Some(param) = param else {
-                return Err(diag(
-                    path,
-                    number,
-                    1,
-                    format!("`{function}` has no parameter of class `{class}` to mutate (line {mline})"),
-                ));
-            };
-            if args.iter().any(|a| a.starts_with(&format!("{}=", param.name))) {
-                return Err(diag(path, number, 1, format!("the row names `{}`, which the sweep mutates", param.name)));
+        // One case per value of the mutation (one case when the sweep mutates nothing).
+        let values: Vec<Option<&String>> = match &mutate {
+            Some((_, _, values)) => values.iter().map(Some).collect(),
+            None => vec![None],
+        };
+        for value in values {
+            let mut args = args.clone();
+            let mut suffix = String::new();
+            if let (Some((mline, class, all)), Some(value)) = (&mutate, value) {
+                let param = match &target {
+                    Some(t) => api_row.params.iter().find(|p| &p.name == t),
+                    None => api_row
+                        .params
+                        .iter()
+                        .find(|p| p.class.word() == *class || p.class.word().starts_with(&format!("{class}:"))),
+                };
+                let Some(param) = param else {
+                    return Err(diag(path, number, 1, format!("`{function}` has no parameter of class `{class}` to mutate (line {mline})")));
+                };
+                if args.iter().any(|a| a.starts_with(&format!("{}=", param.name))) {
+                    return Err(diag(path, number, 1, format!("the row names `{}`, which the sweep mutates", param.name)));
+                }
+                args.push(format!("{}={value}", param.name));
+                if target.is_some() || api_row.params.iter().filter(|p| p.class == param.class).count() > 1 {
+                    suffix.push_str(&format!("/{}", kebab(param.name)));
+                }
+                if all.len() > 1 {
+                    suffix.push_str(&format!("/{}", value.trim_start_matches('-').replace(|c: char| !c.is_ascii_alphanumeric(), "-")));
+                    if value.starts_with('-') {
+                        suffix.push_str("-negative");
+                    }
+                }
             }
-            args.push(format!("{}={value}", param.name));
-            if target.is_some() || api_row.params.iter().filter(|p| p.class == param.class).count() > 1 {
-                suffix = format!("/{}", param.name);
-            }
+            // `each => CODE where documented`: the code where the function's \return list names it, else observe.
+            let codes = match codes.strip_suffix("where documented") {
+                Some(listed) => {
+                    let listed = listed.trim();
+                    let all_documented = listed
+                        .trim_start_matches("=>")
+                        .split('|')
+                        .map(str::trim)
+                        .all(|c| c == "cudaSuccess" || api_row.documented.iter().any(|d| d == c));
+                    if all_documented { listed.to_owned() } else { "=> any".to_owned() }
+                }
+                None => codes.clone(),
+            };
+            let case_id = format!("{id}/{function}{suffix}");
+            let case_id = if ids.contains(&case_id) { format!("{case_id}/{number}") } else { case_id };
+            ids.insert(case_id.clone());
+            let mut text = vec![format!("case {case_id}")];
+            text.extend(header.iter().cloned());
+            text.extend(body.iter().cloned());
+            let before = text.len() as u32;
+            text.push(format!("  row: {call_on}call {function} {} {codes}", args.join(" ")));
+            text.extend(then.iter().cloned());
+            text.push("end".to_owned());
+            let text = text.join("\n");
+            let start = number.saturating_sub(before).max(1);
+            let file = parse_file_at(path, start, &text).map_err(|mut e| e.remove(0))?;
+            cases.extend(file.cases);
         }
-        let case_id = format!("{id}/{function}{suffix}");
-        let case_id = if ids.contains(&case_id) { format!("{case_id}/{number}") } else { case_id };
-        ids.insert(case_id.clone());
-        let mut text = vec![format!("case {case_id}")];
-        text.extend(header.iter().cloned());
-        text.extend(body.iter().cloned());
-        let before = text.len() as u32;
-        text.push(format!("  row: call {function} {} {codes}", args.join(" ")));
-        text.extend(then.iter().cloned());
-        text.push("end".to_owned());
-        let text = text.join("\n");
-        let start = number.saturating_sub(before).max(1);
-        let file = parse_file_at(path, start, &text).map_err(|mut e| e.remove(0))?;
-        cases.extend(file.cases);
     }
     Ok(cases)
+}
+
+/// `leastPriority` -> `least-priority`, `type_` -> `type`: a parameter's name as a case id segment.
+fn kebab(name: &str) -> String {
+    let mut out = String::new();
+    for c in name.trim_matches('_').chars() {
+        if c.is_ascii_uppercase() {
+            if !out.is_empty() {
+                out.push('-');
+            }
+            out.push(c.to_ascii_lowercase());
+        } else if c.is_ascii_alphanumeric() {
+            out.push(c);
+        } else {
+            out.push('-');
+        }
+    }
+    out
 }

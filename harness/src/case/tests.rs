@@ -299,7 +299,7 @@ fn parses_every_construct() {
     assert_eq!(case.script[123].kind, OpKind::ReleaseUserObject { graph: None, object: "uo".into(), count: 1 });
     // An operation of the case's second process.
     assert_eq!(
-        (case.decls[28].clone(), case.script[126].thread.as_deref()),
+        (case.decls[28].clone(), case.script[133].thread.as_deref()),
         (Decl::Process { name: "pp".into() }, Some("pp"))
     );
     assert_eq!(case.script[84].kind, OpKind::SetDevice { device: 1 });

@@ -147,18 +147,21 @@ fn set(
         }
         ArgValue::Kernel(k) => assign(code, crate::repro::decls::kernel_symbol(*k).to_owned()),
         ArgValue::Text(text) => assign(code, cstr(text)),
-        ArgValue::Fields(fields) => {
-            let (ParamClass::Struct(ty) | ParamClass::InStruct(ty)) = class else {
-                return Err(format!("a struct value for a {} parameter", class.word()));
-            };
-            if let ParamClass::InStruct(_) = class {
+        ArgValue::Fields(fields) => match class {
+            ParamClass::Struct(ty) => set_fields(x, code, lhs, ty, fields, tmp)?,
+            // A pointer to the struct (`const T *`, or a `T *` the call reads).
+            _ => {
+                let ty = match class {
+                    ParamClass::InStruct(ty) => ty.as_str(),
+                    _ => api::pointee_struct(rust_type)
+                        .map(|s| s.name)
+                        .ok_or_else(|| format!("a struct value for a {} parameter", class.word()))?,
+                };
                 code.pre(format!("{ty} {tmp}in{{}};"));
                 set_fields(x, code, &format!("{tmp}in"), ty, fields, tmp)?;
-                code.pre(format!("{lhs} = &{tmp}in;"));
-            } else {
-                set_fields(x, code, lhs, ty, fields, tmp)?;
+                code.pre(format!("{lhs} = ({c_type})&{tmp}in;"));
             }
-        }
+        },
     }
     Ok(())
 }

@@ -171,17 +171,20 @@ fn bytes(
             scratch.texts.push(c);
             ptr_bytes(p, size)
         }
-        ArgValue::Fields(fields) => {
-            let (ParamClass::Struct(ty) | ParamClass::InStruct(ty)) = &target.class else {
-                return Err(format!("a struct value for a {} parameter", target.class.word()));
-            };
-            let value = struct_bytes(ctx, st, ty, fields, scratch)?;
-            if matches!(target.class, ParamClass::InStruct(_)) {
+        ArgValue::Fields(fields) => match &target.class {
+            ParamClass::Struct(ty) => struct_bytes(ctx, st, ty, fields, scratch)?,
+            // A pointer to the struct (`const T *`, or a `T *` the call reads).
+            _ => {
+                let ty = match &target.class {
+                    ParamClass::InStruct(ty) => ty.as_str(),
+                    _ => api::pointee_struct(target.rust_type).map(|s| s.name).ok_or_else(|| {
+                        format!("a struct value for a {} parameter", target.class.word())
+                    })?,
+                };
+                let value = struct_bytes(ctx, st, ty, fields, scratch)?;
                 ptr_bytes(scratch.block_with(&value), size)
-            } else {
-                value
             }
-        }
+        },
     })
 }
 
