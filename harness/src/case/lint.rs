@@ -140,8 +140,18 @@ struct Lint<'c> {
 impl<'c> Lint<'c> {
     fn new(case: &'c Case) -> Self {
         let labels = case.script.iter().enumerate().filter_map(|(i, op)| Some((op.label.as_deref()?, i))).collect();
-        let op_words =
-            case.script.iter().map(|op| op_text(&op.kind).split_whitespace().map(str::to_owned).collect()).collect();
+        // A generic call's arguments read `param=name` and `{field=name}`: the names are words of their own.
+        let op_words = case
+            .script
+            .iter()
+            .map(|op| {
+                op_text(&op.kind)
+                    .split(|c: char| c.is_whitespace() || matches!(c, '=' | '{' | '}'))
+                    .filter(|w| !w.is_empty())
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .collect();
         Lint { case, labels, op_words, out: Vec::new() }
     }
 

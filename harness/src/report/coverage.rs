@@ -27,10 +27,61 @@ pub struct FunctionCoverage {
     /// Codes a call of it returned in the reports given.
     pub observed: Vec<String>,
     pub documented: Vec<String>,
-    /// Documented codes neither asserted nor observed.
+    /// Documented codes neither asserted, observed nor unreachable: open.
     pub never_seen: Vec<String>,
+    /// Documented codes that cannot be produced on the platforms the suite runs on, each with the platform it
+    /// needs and why (`cases/unreachable.txt`, or the function's own platform tag).
+    #[serde(default)]
+    pub unreachable: Vec<Unreachable>,
+    /// What the function needs that a headless Linux GPU host lacks (`api::platform`), if anything.
+    #[serde(default)]
+    pub platform: Option<String>,
     /// False for a function the cases call that this header does not declare (a newer or renamed call).
     pub in_header: bool,
+}
+
+/// A documented code no run here can produce, and why.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Unreachable {
+    pub code: String,
+    pub platform: String,
+    pub reason: String,
+}
+
+/// One line of `cases/unreachable.txt`: `FUNCTION|* CODE PLATFORM: REASON`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UnreachableRule {
+    /// A function's name, or `*` for every function that documents the code.
+    pub function: String,
+    pub code: String,
+    pub platform: String,
+    pub reason: String,
+}
+
+/// Parses `cases/unreachable.txt`: `#` comments, blank lines, and `FUNCTION|* CODE PLATFORM: REASON` lines; an error
+/// names the line.
+pub fn parse_unreachable(file: &str, text: &str) -> Result<Vec<UnreachableRule>, String> {
+    let mut out = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.split_once('#').map_or(raw, |(code, _)| code).trim();
+        if line.is_empty() {
+            continue;
+        }
+        let bad = || format!("{file}:{}: expected `FUNCTION|* CODE PLATFORM: REASON`, found `{line}`", i + 1);
+        let (head, reason) = line.split_once(':').ok_or_else(bad)?;
+        let words: Vec<&str> = head.split_whitespace().collect();
+        let [function, code, platform] = words[..] else { return Err(bad()) };
+        if !code.starts_with("cudaError") || reason.trim().is_empty() {
+            return Err(bad());
+        }
+        out.push(UnreachableRule {
+            function: function.to_owned(),
+            code: code.to_owned(),
+            platform: platform.to_owned(),
+            reason: reason.trim().to_owned(),
+        });
+    }
+    Ok(out)
 }
 
 /// Totals of one group.
@@ -38,8 +89,14 @@ pub struct FunctionCoverage {
 pub struct GroupTotals {
     pub functions: usize,
     pub called: usize,
+    /// Functions not called that need a platform a headless Linux GPU host lacks (their disposition).
+    #[serde(default)]
+    pub platform: usize,
     pub documented_codes: usize,
     pub documented_codes_seen: usize,
+    /// Documented codes not seen that are unreachable here, with a reason.
+    #[serde(default)]
+    pub documented_codes_unreachable: usize,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -55,7 +112,39 @@ pub struct Coverage {
 
 /// The table for `cases` against the header text; `reports` add the codes their runs returned.
 pub fn coverage(cases: &[Case], header: &str, reports: &[Report]) -> Coverage {
-    let declared = parse_header(header);
+    let declared: Vec<(Declared, Option<String>)> = parse_header(header).into_iter().map(|d| (d, None)).collect();
+    let version = header.lines().find_map(|l| l.trim().strip_prefix("#define CUDART_VERSION")?.trim().parse().ok());
+    coverage_of(cases, &declared, version, reports, &[])
+}
+
+/// The table for `cases` against the API table of this build (`api::table`: the runtime header, the interop
+/// headers and the profiler), with the unreachable codes of `rules`.
+pub fn coverage_of_table(cases: &[Case], reports: &[Report], rules: &[UnreachableRule]) -> Coverage {
+    let declared: Vec<(Declared, Option<String>)> = crate::api::table()
+        .iter()
+        .map(|f| {
+            let d = Declared {
+                name: f.name.clone(),
+                group: f.group.clone(),
+                documented: f.documented.clone(),
+                notes: f.notes.clone(),
+            };
+            (d, f.platform.map(str::to_owned))
+        })
+        .collect();
+    let version = crate::api::generated::HEADER
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("#define CUDART_VERSION")?.trim().parse().ok());
+    coverage_of(cases, &declared, version, reports, rules)
+}
+
+fn coverage_of(
+    cases: &[Case],
+    declared: &[(Declared, Option<String>)],
+    cudart_version: Option<u32>,
+    reports: &[Report],
+    rules: &[UnreachableRule],
+) -> Coverage {
     #[derive(Default)]
     struct Seen {
         cases: BTreeSet<String>,
@@ -88,7 +177,8 @@ pub fn coverage(cases: &[Case], header: &str, reports: &[Report]) -> Coverage {
             for f in op.kind.cudart_calls(&case.decls) {
                 let s = seen.entry(f).or_default();
                 s.cases.insert(case.id.clone());
-                s.asserted.extend(accepted(&op.expect));
+                // `=> any` (a sweep's observe) asserts nothing: what the driver returned is in the reports.
+                s.asserted.extend(accepted(&op.expect).into_iter().filter(|c| c != "any"));
             }
         }
     }
@@ -115,13 +205,33 @@ pub fn coverage(cases: &[Case], header: &str, reports: &[Report]) -> Coverage {
 
     let mut functions = Vec::new();
     let mut listed = BTreeSet::new();
-    for d in &declared {
+    for (d, platform) in declared {
         // Some functions are declared twice (#if branches); the first declaration is the row.
         if !listed.insert(d.name.clone()) {
             continue;
         }
         let s = seen.get(d.name.as_str());
-        functions.push(row(&d.name, &d.group, &d.documented, s.map(|s| (&s.cases, &s.asserted, &s.observed)), true));
+        let mut r = row(&d.name, &d.group, &d.documented, s.map(|s| (&s.cases, &s.asserted, &s.observed)), true);
+        r.platform = platform.clone();
+        // The codes no run here can produce: a platform the function needs, or a rule of unreachable.txt.
+        let open = std::mem::take(&mut r.never_seen);
+        for code in open {
+            let rule = rules.iter().find(|u| (u.function == d.name || u.function == "*") && u.code == code);
+            match (platform, rule) {
+                (_, Some(u)) => r.unreachable.push(Unreachable {
+                    code,
+                    platform: u.platform.clone(),
+                    reason: u.reason.clone(),
+                }),
+                (Some(p), None) if r.cases.is_empty() => r.unreachable.push(Unreachable {
+                    code,
+                    platform: p.clone(),
+                    reason: format!("the function needs {p}, which a headless Linux GPU host lacks"),
+                }),
+                _ => r.never_seen.push(code),
+            }
+        }
+        functions.push(r);
     }
     for (name, s) in &seen {
         if !listed.contains(*name) {
@@ -135,12 +245,12 @@ pub fn coverage(cases: &[Case], header: &str, reports: &[Report]) -> Coverage {
         for t in [groups.entry(f.group.clone()).or_default(), &mut total] {
             t.functions += 1;
             t.called += usize::from(!f.cases.is_empty());
+            t.platform += usize::from(f.cases.is_empty() && f.platform.is_some());
             t.documented_codes += f.documented.len();
-            t.documented_codes_seen += f.documented.len() - f.never_seen.len();
+            t.documented_codes_unreachable += f.unreachable.len();
+            t.documented_codes_seen += f.documented.len() - f.never_seen.len() - f.unreachable.len();
         }
     }
-    let cudart_version =
-        header.lines().find_map(|l| l.trim().strip_prefix("#define CUDART_VERSION")?.trim().parse().ok());
     Coverage { cudart_version, cases: cases.len(), reports: reports.len(), functions, groups, total }
 }
 
@@ -162,6 +272,8 @@ fn row(
         observed: observed.iter().cloned().collect(),
         documented: documented.to_vec(),
         never_seen,
+        unreachable: Vec::new(),
+        platform: None,
         in_header,
     }
 }
@@ -186,18 +298,22 @@ fn version(c: &Coverage) -> String {
 /// The totals table alone (the README shows it).
 pub fn totals_markdown(c: &Coverage) -> String {
     let mut out = String::from(
-        "| group | functions | called by a case | documented return codes | of those asserted or seen |\n|---|---|---|---|---|\n",
+        "| group | functions | called by a case | not called, needs a platform | documented return codes | asserted or seen | unreachable here | open |\n|---|---|---|---|---|---|---|---|\n",
     );
     for (g, t) in ordered_groups(c).into_iter().chain([(&"all".to_owned(), &c.total)]) {
+        let open = t.documented_codes - t.documented_codes_seen - t.documented_codes_unreachable;
         let _ = writeln!(
             out,
-            "| {g} | {} | {} ({}) | {} | {} ({}) |",
+            "| {g} | {} | {} ({}) | {} | {} | {} ({}) | {} | {} |",
             t.functions,
             t.called,
             percent(t.called, t.functions),
+            t.platform,
             t.documented_codes,
             t.documented_codes_seen,
-            percent(t.documented_codes_seen, t.documented_codes)
+            percent(t.documented_codes_seen, t.documented_codes),
+            t.documented_codes_unreachable,
+            open
         );
     }
     out
@@ -209,8 +325,9 @@ pub fn markdown(c: &Coverage) -> String {
         out,
         "Generated by `cuda-conformance coverage --markdown` from the {} cases and the CUDA {} `cuda_runtime_api.h`{}; \
          CI checks that it is current. Per function that returns a `cudaError_t`: the cases that call it, the return \
-         codes they assert (`cudaSuccess` where a case writes none), and the codes its header documents in `\\return` \
-         that no case asserts{}.\n",
+         codes they assert (`cudaSuccess` where a case writes none), the codes a report observed, the documented codes \
+         no run here can produce (the platform each needs, and why: `cases/unreachable.txt`), and the codes its header \
+         documents in `\\return` that no case asserts{} (open).\n",
         c.cases,
         version(c),
         if c.reports > 0 { format!(" and {} report(s)", c.reports) } else { String::new() },
@@ -220,14 +337,18 @@ pub fn markdown(c: &Coverage) -> String {
     out.push_str(&totals_markdown(c));
     for (g, _) in ordered_groups(c) {
         let _ = writeln!(out, "\n## {g}\n");
-        out.push_str("| function | cases | asserted | documented, never asserted |\n|---|---|---|---|\n");
+        out.push_str("| function | cases | asserted | observed | documented, unreachable here | documented, open |\n|---|---|---|---|---|---|\n");
         for f in c.functions.iter().filter(|f| f.in_header && &f.group == g) {
+            let unreachable: Vec<String> =
+                f.unreachable.iter().map(|u| format!("{} ({}: {})", u.code, u.platform, u.reason)).collect();
             let _ = writeln!(
                 out,
-                "| `{}` | {} | {} | {} |",
+                "| `{}` | {} | {} | {} | {} | {} |",
                 f.name,
                 f.cases.len(),
                 markdown_cell(&f.asserted.join(", ")),
+                markdown_cell(&f.observed.join(", ")),
+                markdown_cell(&unreachable.join("; ")),
                 markdown_cell(&f.never_seen.join(", "))
             );
         }
