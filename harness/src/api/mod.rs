@@ -374,6 +374,42 @@ pub fn c_type(rust_type: &str) -> String {
     .to_owned()
 }
 
+/// Whether a call of `name` may wait on the host for device work (the can-finish check: a closed gate before such
+/// a call could hang the case). The documentation says it per page ("this function may synchronize", "synchronous
+/// with respect to the host"); this is the conservative reading of those pages: the synchronize calls, the copies
+/// and memsets without `Async`, the frees and unregistrations (which may wait for the memory's work), destroy
+/// calls that may block, the device reset and the graph and library (un)loads; everything else returns without
+/// waiting for device work.
+pub fn may_wait_on_host(name: &str) -> bool {
+    if name.ends_with("Async") {
+        return false;
+    }
+    let prefixes = [
+        "cudaMemcpy",
+        "cudaMemset",
+        "cudaFree",
+        "cudaHostUnregister",
+        "cudaDeviceReset",
+        "cudaMemPoolDestroy",
+        "cudaMemPoolTrimTo",
+        "cudaDeviceGraphMemTrim",
+        "cudaGraphExecDestroy",
+        "cudaGraphDestroy",
+        "cudaLibraryUnload",
+        "cudaMalloc",
+        "cudaHostRegister",
+        "cudaIpc",
+        "cudaGraphInstantiate",
+        "cudaGraphUpload",
+        "cudaDestroy",
+        "cudaThreadExit",
+        "cudaSetValidDevices",
+        "cudaSetDeviceFlags",
+        "cudaInitDevice",
+    ];
+    name.contains("Synchronize") || prefixes.iter().any(|p| name.starts_with(p))
+}
+
 /// What a function needs that a headless Linux host with an NVIDIA GPU lacks, or None. The platform keys are
 /// those of `docs/coverage.md`'s dispositions.
 pub fn platform(name: &str) -> Option<&'static str> {

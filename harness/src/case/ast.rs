@@ -135,6 +135,9 @@ pub enum Requirement {
     /// `pageable-memory-access`: cudaDevAttrPageableMemoryAccess == 1 (kernels may use pageable host memory: HMM
     /// or ATS).
     PageableMemoryAccess,
+    /// `no-driver`: no NVIDIA driver is installed (cudaDriverGetVersion reports 0): the case runs on a CPU-only
+    /// host, through `tests/no_driver.rs`, and is *not-supported* wherever a GPU runs it.
+    NoDriver,
 }
 
 impl Requirement {
@@ -154,6 +157,7 @@ impl Requirement {
             // Managed memory
             Requirement::ConcurrentManagedAccess => RequirementWord::ConcurrentManagedAccess,
             Requirement::PageableMemoryAccess => RequirementWord::PageableMemoryAccess,
+            Requirement::NoDriver => RequirementWord::NoDriver,
         }
     }
 }
@@ -1234,7 +1238,7 @@ impl OpKind {
             OpKind::Call(call) => {
                 let stream = call.stream();
                 let asynchronous = call.function.ends_with("Async");
-                let waits = if asynchronous { W::Nothing } else { W::Device };
+                let waits = if crate::api::may_wait_on_host(&call.function) { W::Device } else { W::Nothing };
                 let work = stream.filter(|_| asynchronous);
                 OpFacts {
                     value: true,

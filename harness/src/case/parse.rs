@@ -356,6 +356,7 @@ impl<'f> CaseParser<'f> {
                 // Managed memory
                 RequirementWord::ConcurrentManagedAccess => Requirement::ConcurrentManagedAccess,
                 RequirementWord::PageableMemoryAccess => Requirement::PageableMemoryAccess,
+                RequirementWord::NoDriver => Requirement::NoDriver,
                 RequirementWord::AsyncEngines => Requirement::AsyncEngines(Self::at_least(cur)?),
                 RequirementWord::Connections => Requirement::Connections(Self::at_least(cur)?),
                 RequirementWord::Devices => Requirement::Devices(Self::at_least(cur)?),

@@ -66,7 +66,8 @@ fn requirement(r: &Requirement) -> String {
         | Requirement::MemoryPools
         | Requirement::PeerAccess
         | Requirement::ConcurrentManagedAccess
-        | Requirement::PageableMemoryAccess => w.into(),
+        | Requirement::PageableMemoryAccess
+        | Requirement::NoDriver => w.into(),
         Requirement::AsyncEngines(n) | Requirement::Devices(n) | Requirement::Connections(n) => format!("{w} >= {n}"),
         Requirement::Runtime(v) | Requirement::Driver(v) => format!("{w} >= {}", version(*v)),
         Requirement::Compute(major, minor) => format!("{w} >= {major}.{minor}"),

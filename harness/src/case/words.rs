@@ -173,6 +173,7 @@ words! {
         // Managed memory
         ConcurrentManagedAccess = "concurrent-managed-access",
         PageableMemoryAccess = "pageable-memory-access",
+        NoDriver = "no-driver",
     }
 }
 

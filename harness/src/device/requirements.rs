@@ -116,6 +116,12 @@ fn unmet(requirement: &Requirement, d: &DeviceInfo, connections: u32, devices: u
              cannot use pageable host memory)"
                 .to_owned()
         }),
+        // A probed device means a driver: these cases run on CPU-only hosts (tests/no_driver.rs).
+        Requirement::NoDriver => Some(
+            "requires no-driver; this host has an NVIDIA driver (the case runs where none is installed: CI's CPU \
+             machine, through tests/no_driver.rs)"
+                .to_owned(),
+        ),
     }
 }
 

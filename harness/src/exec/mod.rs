@@ -35,6 +35,8 @@ mod graph_api;
 mod handles;
 mod host_calls;
 mod interpret;
+/// A generic call with no case around it: the `no-driver` sweep on a host without a driver (tests/no_driver.rs).
+pub use interpret::call_bare;
 mod objects;
 // The second process of a case
 pub mod peer;

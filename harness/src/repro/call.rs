@@ -178,11 +178,27 @@ fn set_fields(x: &Step, code: &mut Code, base: &str, ty: &str, fields: &[CallArg
             return Err(format!("{ty}.{} is an array: a reproducer cannot assign it", field.name));
         }
         // bindgen names C's anonymous unions `__bindgen_anon_N`; in C their members are the struct's own.
-        let lhs =
-            if field.name.starts_with("__bindgen_anon") { base.to_owned() } else { format!("{base}.{}", field.name) };
+        let lhs = if field.name.starts_with("__bindgen_anon") {
+            base.to_owned()
+        } else {
+            format!("{base}.{}", c_field(field.name))
+        };
         let class = api::classify("", field.name, field.rust_type);
         let c_type = api::c_type(field.rust_type);
         set(x, code, &lhs, &class, &c_type, field.rust_type, field.size, &arg.value, &format!("{tmp}{i}_"))?;
     }
     Ok(())
+}
+
+/// A field's C name: bindgen appends `_` to a C name that is a Rust keyword (`cudaMemLocation::type` is `type_`).
+fn c_field(name: &str) -> &str {
+    const RUST_KEYWORDS: &[&str] = &[
+        "as", "box", "break", "const", "continue", "crate", "dyn", "else", "enum", "extern", "fn", "for", "if", "impl",
+        "in", "let", "loop", "match", "mod", "move", "mut", "priv", "pub", "ref", "return", "self", "static",
+        "struct", "super", "trait", "type", "unsafe", "use", "where", "while", "async", "await", "yield",
+    ];
+    match name.strip_suffix('_') {
+        Some(c) if RUST_KEYWORDS.contains(&c) => c,
+        _ => name,
+    }
 }

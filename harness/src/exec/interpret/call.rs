@@ -5,7 +5,9 @@
 use super::Step;
 use crate::api::generated::Args;
 use crate::api::{self, max_of, ParamClass, OUT_BYTES};
+use crate::case::ast::StreamRef;
 use crate::case::call::{ArgValue, ArgWord, Call, CallArg, ObjectKind};
+use crate::case::words::{KernelWord, Word};
 use crate::exec::graph_api;
 use crate::record::observations::OpValue;
 use cuda_sys as sys;
@@ -55,9 +57,10 @@ pub(super) fn call(x: Step, call: &Call) -> Result<(), String> {
             pointee_size: param.pointee_size,
         };
         let given = call.args.iter().find(|a| a.name == param.name).map(|a| &a.value);
+        let mut operands = CaseOperands { ctx, st: &mut *st };
         let value = match given {
-            Some(v) => bytes(ctx, st, &target, v, &mut scratch)?,
-            None => default(ctx, &target, &mut scratch),
+            Some(v) => bytes(&mut operands, &target, v, &mut scratch)?,
+            None => default(&operands, &target, &mut scratch),
         };
         if matches!(given, None | Some(ArgValue::Word(ArgWord::Out))) && target.class == ParamClass::Out {
             outputs.push((param.name, pointer_of(&value), param.pointee_size));
@@ -106,20 +109,116 @@ fn int_bytes(v: i128, size: usize) -> Vec<u8> {
     v.to_le_bytes().iter().copied().chain(std::iter::repeat(if v < 0 { 0xff } else { 0 })).take(size).collect()
 }
 
+/// What the arguments name, resolved: a case's objects, or none at all ([`BareOperands`]).
+trait Operands {
+    /// The ordinal of the case's device `index`.
+    fn device(&self, index: u32) -> i32;
+    fn kernel(&self, k: KernelWord) -> Result<*const c_void, String>;
+    fn stream(&self, s: &StreamRef) -> Result<*const c_void, String>;
+    fn object(&self, name: &str, kind: ObjectKind) -> Result<*const c_void, String>;
+    fn node(&self, label: &str) -> Result<*const c_void, String>;
+    fn output(&self, key: &str) -> Result<Vec<u8>, String>;
+}
+
+struct CaseOperands<'a, 'c> {
+    ctx: &'a super::Ctx<'c>,
+    st: &'a mut super::Objects,
+}
+
+impl Operands for CaseOperands<'_, '_> {
+    fn device(&self, index: u32) -> i32 {
+        self.ctx.devices.ordinal(index)
+    }
+    fn kernel(&self, k: KernelWord) -> Result<*const c_void, String> {
+        Ok(self.ctx.kernels.get(k))
+    }
+    fn stream(&self, s: &StreamRef) -> Result<*const c_void, String> {
+        Ok(self.st.stream(s)?.cast())
+    }
+    fn object(&self, name: &str, kind: ObjectKind) -> Result<*const c_void, String> {
+        Ok(match kind {
+            ObjectKind::Event => self.st.event(name)?.cast(),
+            ObjectKind::Buffer => self.st.buffer(name)?.copy_ptr(),
+            ObjectKind::Graph => self.st.graph(name)?.cast(),
+            ObjectKind::Exec => self.st.exec(name)?.cast(),
+            ObjectKind::Pool => self.st.pool(name)?.cast(),
+        })
+    }
+    fn node(&self, label: &str) -> Result<*const c_void, String> {
+        Ok(graph_api::dependencies(self.ctx.case, self.st, &[label.to_owned()])?[0].cast())
+    }
+    fn output(&self, key: &str) -> Result<Vec<u8>, String> {
+        self.st.handles.call_outputs.get(key).cloned().ok_or_else(|| format!("{key} was not written (its call failed or did not run)"))
+    }
+}
+
+/// No case objects, no kernels: what a call can name on a host without a driver (`requires: no-driver`).
+struct BareOperands;
+
+impl Operands for BareOperands {
+    fn device(&self, index: u32) -> i32 {
+        index as i32
+    }
+    fn kernel(&self, k: KernelWord) -> Result<*const c_void, String> {
+        Err(format!("no kernels without a driver (`{}`)", k.word()))
+    }
+    fn stream(&self, s: &StreamRef) -> Result<*const c_void, String> {
+        match s {
+            StreamRef::Legacy => Ok(sys::cudaStreamLegacy.cast()),
+            StreamRef::PerThread => Ok(sys::cudaStreamPerThread.cast()),
+            StreamRef::Null => Ok(std::ptr::null()),
+            StreamRef::Named(n) => Err(format!("no declared objects without a driver (stream `{n}`)")),
+        }
+    }
+    fn object(&self, name: &str, _: ObjectKind) -> Result<*const c_void, String> {
+        Err(format!("no declared objects without a driver (`{name}`)"))
+    }
+    fn node(&self, label: &str) -> Result<*const c_void, String> {
+        Err(format!("no graph nodes without a driver (`{label}`)"))
+    }
+    fn output(&self, key: &str) -> Result<Vec<u8>, String> {
+        Err(format!("no earlier call's outputs here (`{key}`)"))
+    }
+}
+
+/// Calls `call` with no case around it: every argument a number, a constant, a built-in stream, `null`, `out`,
+/// text or a struct of those. What `tests/no_driver.rs` runs for the `no-driver` sweep on a host without a driver.
+pub fn call_bare(call: &Call) -> Result<sys::cudaError_t, String> {
+    let row = api::function(&call.function).ok_or_else(|| format!("{} is not in the API table", call.function))?;
+    let caller = row.callable.ok_or_else(|| format!("{} has no caller (not in the bindings)", row.name))?;
+    let mut scratch = Scratch::default();
+    let mut args = Args::default();
+    for param in &row.params {
+        let target = Target {
+            class: param.class.clone(),
+            rust_type: caller.params.iter().find(|p| p.name == param.name).map_or("", |p| p.rust_type),
+            size: param.size,
+            pointee_size: param.pointee_size,
+        };
+        let value = match call.args.iter().find(|a| a.name == param.name) {
+            Some(a) => bytes(&mut BareOperands, &target, &a.value, &mut scratch)?,
+            None if target.class == ParamClass::Function => vec![0; target.size],
+            None => default(&BareOperands, &target, &mut scratch),
+        };
+        args.bytes.push(value);
+    }
+    // SAFETY: as in `call`: NULL, scratch alive until after the call, or built-in stream handles.
+    Ok(unsafe { (caller.call)(&args) })
+}
+
 /// The argument of a parameter the case did not name: its class's default.
-fn default(ctx: &super::Ctx, target: &Target, scratch: &mut Scratch) -> Vec<u8> {
+fn default(operands: &impl Operands, target: &Target, scratch: &mut Scratch) -> Vec<u8> {
     match &target.class {
         ParamClass::Out => ptr_bytes(scratch.block(OUT_BYTES), target.size),
         ParamClass::InStruct(_) => ptr_bytes(scratch.block(target.pointee_size.max(1)), target.size),
-        ParamClass::Device => int_bytes(i128::from(ctx.devices.ordinal(0)), target.size),
-        ParamClass::Function => ptr_bytes(ctx.kernels.get(crate::case::words::KernelWord::Spin), target.size),
+        ParamClass::Device => int_bytes(i128::from(operands.device(0)), target.size),
+        ParamClass::Function => operands.kernel(KernelWord::Spin).map_or(vec![0; target.size], |k| ptr_bytes(k, target.size)),
         _ => vec![0; target.size],
     }
 }
 
 fn bytes(
-    ctx: &super::Ctx,
-    st: &mut super::Objects,
+    operands: &mut impl Operands,
     target: &Target,
     value: &ArgValue,
     scratch: &mut Scratch,
@@ -136,35 +235,17 @@ fn bytes(
         }
         ArgValue::Word(ArgWord::Max) => int_bytes(max_of(target.rust_type, size), size),
         ArgValue::Int(n) => int_bytes(*n, size),
-        ArgValue::Device(d) => int_bytes(i128::from(ctx.devices.ordinal(*d)), size),
+        ArgValue::Device(d) => int_bytes(i128::from(operands.device(*d)), size),
         ArgValue::Constant(_, v) => int_bytes(*v, size),
-        ArgValue::Stream(s) => ptr_bytes(st.stream(s)?.cast(), size),
-        ArgValue::Object(name, kind) => {
-            let p: *const c_void = match kind {
-                ObjectKind::Event => st.event(name)?.cast(),
-                ObjectKind::Buffer => st.buffer(name)?.copy_ptr(),
-                ObjectKind::Graph => st.graph(name)?.cast(),
-                ObjectKind::Exec => st.exec(name)?.cast(),
-                ObjectKind::Pool => st.pool(name)?.cast(),
-            };
-            ptr_bytes(p, size)
-        }
-        ArgValue::Node(label) => {
-            let node = graph_api::dependencies(ctx.case, st, std::slice::from_ref(label))?[0];
-            ptr_bytes(node.cast(), size)
-        }
+        ArgValue::Stream(s) => ptr_bytes(operands.stream(s)?, size),
+        ArgValue::Object(name, kind) => ptr_bytes(operands.object(name, *kind)?, size),
+        ArgValue::Node(label) => ptr_bytes(operands.node(label)?, size),
         ArgValue::Output { label, param } => {
-            let key = format!("{label}.{param}");
-            let written = st
-                .handles
-                .call_outputs
-                .get(&key)
-                .ok_or_else(|| format!("{key} was not written (its call failed or did not run)"))?;
-            let mut v = written.clone();
+            let mut v = operands.output(&format!("{label}.{param}"))?;
             v.resize(size, 0);
             v
         }
-        ArgValue::Kernel(k) => ptr_bytes(ctx.kernels.get(*k), size),
+        ArgValue::Kernel(k) => ptr_bytes(operands.kernel(*k)?, size),
         ArgValue::Text(text) => {
             let c = CString::new(text.as_str()).map_err(|_| format!("{text:?} holds a NUL byte"))?;
             let p = c.as_ptr().cast::<c_void>();
@@ -172,7 +253,7 @@ fn bytes(
             ptr_bytes(p, size)
         }
         ArgValue::Fields(fields) => match &target.class {
-            ParamClass::Struct(ty) => struct_bytes(ctx, st, ty, fields, scratch)?,
+            ParamClass::Struct(ty) => struct_bytes(operands, ty, fields, scratch)?,
             // A pointer to the struct (`const T *`, or a `T *` the call reads).
             _ => {
                 let ty = match &target.class {
@@ -181,7 +262,7 @@ fn bytes(
                         format!("a struct value for a {} parameter", target.class.word())
                     })?,
                 };
-                let value = struct_bytes(ctx, st, ty, fields, scratch)?;
+                let value = struct_bytes(operands, ty, fields, scratch)?;
                 ptr_bytes(scratch.block_with(&value), size)
             }
         },
@@ -190,8 +271,7 @@ fn bytes(
 
 /// The bytes of struct `ty` with the fields named set and the rest zero.
 fn struct_bytes(
-    ctx: &super::Ctx,
-    st: &mut super::Objects,
+    operands: &mut impl Operands,
     ty: &str,
     fields: &[CallArg],
     scratch: &mut Scratch,
@@ -210,7 +290,7 @@ fn struct_bytes(
             size: field.size,
             pointee_size: 0,
         };
-        let value = bytes(ctx, st, &target, &arg.value, scratch)?;
+        let value = bytes(operands, &target, &arg.value, scratch)?;
         let end = (field.offset + field.size).min(out.len());
         out[field.offset..end].copy_from_slice(&value[..end - field.offset]);
     }

@@ -7,6 +7,7 @@
 // Batched copies, stream identity, launch attributes.
 mod attributes;
 mod call;
+pub use call::call_bare;
 mod captures;
 mod device;
 mod environment;
