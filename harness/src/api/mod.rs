@@ -374,6 +374,30 @@ pub fn c_type(rust_type: &str) -> String {
     .to_owned()
 }
 
+/// Whether what a call writes into output `param` differs between two runs: an address or a handle
+/// ([`is_address`]), or a reading of the moment (free memory, an elapsed time, an id, a log position).
+pub fn output_varies(function: &str, param: &str, rust_type: &str) -> bool {
+    const READINGS: &[(&str, &str)] = &[
+        ("cudaMemGetInfo", "free"),
+        ("cudaEventElapsedTime", "ms"),
+        ("cudaStreamGetId", "streamId"),
+        ("cudaLogsCurrent", "iterator_out"),
+        ("cudaDeviceGetPCIBusId", "pciBusId"),
+    ];
+    is_address(rust_type) || READINGS.contains(&(function, param))
+}
+
+/// Whether an output pointer of this type (`*mut cudaStream_t`, `*mut *mut c_void`) receives an address or a
+/// handle, which no two runs share, rather than a number.
+pub fn is_address(rust_type: &str) -> bool {
+    let pointee = rust_type.strip_prefix("*mut ").or_else(|| rust_type.strip_prefix("*const ")).unwrap_or(rust_type).trim();
+    pointee.starts_with('*')
+        || HANDLES.contains(&pointee)
+        || pointee.starts_with("::std::option::Option<")
+        || pointee.ends_with("Fn_t")
+        || pointee.ends_with("Handle")
+}
+
 /// Whether a call of `name` may wait on the host for device work (the can-finish check: a closed gate before such
 /// a call could hang the case). The documentation says it per page ("this function may synchronize", "synchronous
 /// with respect to the host"); this is the conservative reading of those pages: the synchronize calls, the copies

@@ -1544,7 +1544,9 @@ impl<'f> CaseParser<'f> {
     fn subject_predicate(&mut self, cur: &mut Cursor) -> Res<Predicate> {
         let col = cur.col();
         let subject = cur.next("a predicate")?;
-        check_ident(subject).map_err(|_| {
+        // `L.param` (a call's output) names its operation's label before the dot.
+        let base = subject.split_once('.').map_or(subject, |(label, _)| label);
+        check_ident(base).map_err(|_| {
             let hint = did_you_mean(subject, PredicateWord::words());
             diag(self.file, cur.line, col, format!("expected a predicate, found `{subject}`{hint}"))
         })?;

@@ -727,8 +727,24 @@ impl<'c, 'o> Checker<'c, 'o> {
     fn predicate(&mut self, line: u32, p: &Predicate) {
         match p {
             Predicate::Value { label, .. } => {
-                // Which operations record one is their `value` column in the table of facts.
-                self.valued_label(line, label, "value", |k| k.facts().value)
+                // Which operations record one is their `value` column in the table of facts; `L.param` is an
+                // output of call L.
+                match label.split_once('.') {
+                    Some((op, param)) => {
+                        if let Some(OpKind::Call(call)) = self.label(line, op) {
+                            let row = crate::api::function(&call.function);
+                            let is_out = row.is_some_and(|r| {
+                                r.params.iter().any(|p| p.name == param && p.class == crate::api::ParamClass::Out)
+                            });
+                            if !is_out {
+                                self.report(line, format!("`{op}` has no output `{param}` ({})", call.function));
+                            }
+                        } else {
+                            self.report(line, format!("`{op}.{param}`: `{op}` is not a call"));
+                        }
+                    }
+                    None => self.valued_label(line, label, "value", |k| k.facts().value),
+                }
             }
             Predicate::NullPadded { label } => {
                 self.valued_label(line, label, "list", |k| matches!(k, OpKind::List { .. }))

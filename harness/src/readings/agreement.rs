@@ -119,6 +119,9 @@ fn traces(d: &mut Differences, identities: &[usize], a: &Observations, b: &Obser
 fn comparable(value: &Option<OpValue>) -> Option<OpValue> {
     match value {
         Some(OpValue::ElapsedMs(_)) | Some(OpValue::Address(_)) => None,
+        Some(OpValue::Outputs(outputs)) => {
+            Some(OpValue::Outputs(outputs.iter().filter(|o| !o.varies).cloned().collect()))
+        }
         other => other.clone(),
     }
 }

@@ -425,10 +425,20 @@ fn holds(p: &Predicate, obs: &Observations) -> Result<(), String> {
             check(runs == *count as usize, || format!("{label} ran {runs} times"))
         }
         Predicate::Value { label, cmp, value } => {
-            let rec = ran(obs, label)?;
-            let seen = match &rec.value {
-                Some(OpValue::Number(n)) => *n,
-                Some(OpValue::Listed { count, .. }) => *count,
+            // `L.param value`: the output `param` of call L.
+            let (op, param) = match label.split_once('.') {
+                Some((op, param)) => (op, Some(param)),
+                None => (label.as_str(), None),
+            };
+            let rec = ran(obs, op)?;
+            let seen = match (&rec.value, param) {
+                (Some(OpValue::Number(n)), None) => *n,
+                (Some(OpValue::Listed { count, .. }), None) => *count,
+                (Some(OpValue::Outputs(outputs)), None) if !outputs.is_empty() => outputs[0].value,
+                (Some(OpValue::Outputs(outputs)), Some(p)) => match outputs.iter().find(|o| o.param == p) {
+                    Some(o) => o.value,
+                    None => return Err(format!("{op} wrote no output {p}")),
+                },
                 _ => return Err(format!("{label} returned no value ({})", rec.code.as_deref().unwrap_or_default())),
             };
             check(cmp.holds(seen, *value), || format!("{label}'s value was {seen}"))

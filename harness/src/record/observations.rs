@@ -160,6 +160,19 @@ pub enum OpValue {
     /// nodes the result info names, as the labels of the operations that made them (`?` for a node the executor
     /// cannot name).
     Result { result: String, error_node: Option<String>, error_from: Option<String> },
+    /// `call`: what the call wrote into each output parameter, in the parameters' order (`L value` is the first,
+    /// `L.param value` any).
+    Outputs(Vec<CallOutput>),
+}
+
+/// One output of a `call`: its first (up to) 8 bytes as a little-endian number.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CallOutput {
+    pub param: String,
+    pub value: u64,
+    /// Two runs never share it: an address or a handle (a pointer, a stream, an array), or a reading of the
+    /// moment (free memory, an elapsed time, an id). The executors' agreement does not compare it.
+    pub varies: bool,
 }
 
 /// Device stamps of one kernel launch operation, relative to [`Observations::stamp_origin_ns`].

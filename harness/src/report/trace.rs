@@ -124,6 +124,13 @@ fn value_text(v: &OpValue) -> String {
             format!("count {count}{}", if *null_padded { ", rest NULL" } else { "" })
         }
         OpValue::Address(a) => format!("address {a:#x}"),
+        OpValue::Outputs(outputs) => {
+            let each: Vec<String> = outputs
+                .iter()
+                .map(|o| if o.varies { format!("{} {:#x}", o.param, o.value) } else { format!("{} {}", o.param, o.value) })
+                .collect();
+            format!("outputs {}", each.join(", "))
+        }
         OpValue::Result { result, error_node, error_from } => format!(
             "result {result}, error node {}, error-from node {}",
             error_node.as_deref().unwrap_or("none"),

@@ -25,15 +25,24 @@ pub fn call(x: &Step, call: &Call) -> Result<Code, String> {
             }
         }
         if is_out {
-            outputs.push((param.name, var.clone(), param.pointee_size.clamp(1, OUT_BYTES)));
+            let varies = api::output_varies(&row.name, param.name, rust_type);
+            outputs.push((param.name, var.clone(), param.pointee_size.clamp(1, OUT_BYTES), varies));
         }
         args.push(var);
     }
     code.call(format!("if (op.call([&] {{ return {}({}); }})) {{", row.name, args.join(", ")));
-    for (i, (name, var, size)) in outputs.iter().enumerate() {
-        if i == 0 {
-            code.call(format!("    {{ unsigned long long v = 0; memcpy(&v, (const void*){var}, {}); op.value = \"{{\\\"number\\\":\" + std::to_string(v) + \"}}\"; }}", size.min(&8)));
+    // The value, as the executor records it: every output's first (up to) 8 bytes, in the parameters' order.
+    if !outputs.is_empty() {
+        code.call("    std::string outs;");
+        for (name, var, size, varies) in &outputs {
+            code.call(format!(
+                "    {{ unsigned long long v = 0; memcpy(&v, (const void*){var}, {}); outs += std::string(outs.empty() ? \"\" : \",\") + \"{{\\\"param\\\":\\\"{name}\\\",\\\"value\\\":\" + std::to_string(v) + \",\\\"varies\\\":{varies}}}\"; }}",
+                size.min(&8)
+            ));
         }
+        code.call("    op.value = \"{\\\"outputs\\\":[\" + outs + \"]}\";");
+    }
+    for (name, var, size, _) in &outputs {
         if let Some(label) = &x.op.label {
             code.call(format!(
                 "    run.call_outputs[{}] = std::vector<unsigned char>((const unsigned char*){var}, (const unsigned char*){var} + {size});",

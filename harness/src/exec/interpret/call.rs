@@ -9,7 +9,7 @@ use crate::case::ast::StreamRef;
 use crate::case::call::{ArgValue, ArgWord, Call, CallArg, ObjectKind};
 use crate::case::words::{KernelWord, Word};
 use crate::exec::graph_api;
-use crate::record::observations::OpValue;
+use crate::record::observations::{CallOutput, OpValue};
 use cuda_sys as sys;
 use std::ffi::{c_void, CString};
 
@@ -48,7 +48,7 @@ pub(super) fn call(x: Step, call: &Call) -> Result<(), String> {
     let caller = row.callable.ok_or_else(|| format!("{} has no caller (not in the bindings)", row.name))?;
     let mut scratch = Scratch::default();
     let mut args = Args::default();
-    let mut outputs: Vec<(&str, *mut c_void, usize)> = Vec::new();
+    let mut outputs: Vec<(&str, *mut c_void, usize, bool)> = Vec::new();
     for param in &row.params {
         let target = Target {
             class: param.class.clone(),
@@ -63,7 +63,7 @@ pub(super) fn call(x: Step, call: &Call) -> Result<(), String> {
             None => default(&operands, &target, &mut scratch),
         };
         if matches!(given, None | Some(ArgValue::Word(ArgWord::Out))) && target.class == ParamClass::Out {
-            outputs.push((param.name, pointer_of(&value), param.pointee_size));
+            outputs.push((param.name, pointer_of(&value), param.pointee_size, api::output_varies(&row.name, param.name, target.rust_type)));
         }
         args.bytes.push(value);
     }
@@ -72,16 +72,18 @@ pub(super) fn call(x: Step, call: &Call) -> Result<(), String> {
     let ok = t.call(|| unsafe { (caller.call)(&args) });
     if ok {
         let label = op.label.as_deref();
-        for (i, (name, ptr, size)) in outputs.iter().enumerate() {
+        let mut values = Vec::new();
+        for (name, ptr, size, varies) in &outputs {
             let size = (*size).clamp(1, OUT_BYTES);
             // SAFETY: ptr is a scratch block of OUT_BYTES bytes.
             let written = unsafe { std::slice::from_raw_parts(ptr.cast::<u8>(), size) }.to_vec();
-            if i == 0 {
-                t.value(OpValue::Number(number(&written)));
-            }
+            values.push(CallOutput { param: (*name).to_owned(), value: number(&written), varies: *varies });
             if let Some(label) = label {
                 st.handles.call_outputs.insert(format!("{label}.{name}"), written);
             }
+        }
+        if !values.is_empty() {
+            t.value(OpValue::Outputs(values));
         }
     }
     drop(scratch);
