@@ -13,7 +13,10 @@
 #   repro/lib/             the pinned libcudart.so.13 the programs load
 #   executors-bench-gpu.sh the full suite with each executor, timed (scripts/executors-bench-gpu.sh)
 #   run-tests.sh           runs each test binary from inside the bundle (arguments go to every binary)
-#   MANIFEST               commit, build date, toolchain, runtime, kernels, sizes, checksums, ldd output
+#   nextest/               with BUNDLE_NEXTEST=1: cargo-nextest's archive of the root package's test binaries
+#                          (suite.tar.zst, release), the cargo-nextest binary (xz; it needs glibc only) and run.sh,
+#                          which runs the archive from this folder (`--workspace-remap`) with .config/nextest.toml
+#   MANIFEST               commit, build date, architecture, toolchain, runtime, kernels, sizes, checksums, ldd
 # Two kinds:
 #   scripts/bundle.sh          bundle/: cudart 13.0 (the default toolkit), for drivers R580 and newer;
 #   scripts/bundle.sh --fleet  bundle-fleet/: cudart 12.9 (scripts/setup.sh --cuda 12.9, its own target dir
@@ -137,12 +140,47 @@ exit "$status"
 EOF
 chmod +x "$out/run-tests.sh"
 
+if [ "${BUNDLE_NEXTEST:-}" = 1 ]; then
+    # The suite under cargo-nextest on a GPU host without Rust (docs/running.md#cargo-nextest): the archive of the
+    # root package's test binaries, built with the release profile as tests/ is; cargo-nextest itself, which needs
+    # only glibc (`ldd`: libc, libm, libgcc_s), packed with xz (23 MB -> 5 MB); the config with the GPU test group.
+    nextest=$(command -v cargo-nextest) ||
+        { say "BUNDLE_NEXTEST=1: no cargo-nextest on PATH (cargo install cargo-nextest --locked)" >&2; exit 1; }
+    mkdir -p "$out/nextest" "$out/.config"
+    cargo nextest archive --locked --package cuda-conformance --cargo-profile release \
+        --archive-file "$out/nextest/suite.tar.zst"
+    xz -T0 -6 -c "$nextest" >"$out/nextest/cargo-nextest.xz"
+    cp .config/nextest.toml "$out/.config/nextest.toml"
+    # nextest checks that the remapped workspace has its root manifest.
+    cp Cargo.toml "$out/Cargo.toml"
+    cat >"$out/nextest/run.sh" <<'EOF'
+#!/usr/bin/env bash
+# Runs the suite's nextest archive from this bundle: `nextest/run.sh --profile ci` (arguments go to `nextest run`).
+# cargo-nextest is unpacked once into nextest/bin/ (or to $NEXTEST_BIN, when the bundle is read-only).
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+bin=${NEXTEST_BIN:-$here/nextest/bin/cargo-nextest}
+if [ ! -x "$bin" ]; then
+    mkdir -p "$(dirname "$bin")"
+    xz -dc "$here/nextest/cargo-nextest.xz" >"$bin.tmp" && chmod +x "$bin.tmp" && mv "$bin.tmp" "$bin"
+fi
+cd "$here"
+exec "$bin" nextest run --archive-file "$here/nextest/suite.tar.zst" --workspace-remap "$here" "$@"
+EOF
+    chmod +x "$out/nextest/run.sh"
+    # Issue 33's GPU check of this (scripts/verify-ci-gpu.sh): nextest against cargo test and run, expectation
+    # files, root against an unprivileged user.
+    cp scripts/verify-ci-gpu.sh scripts/verify-ci-gpu-compare.py "$out/"
+    say "nextest: nextest/suite.tar.zst $(du -h "$out/nextest/suite.tar.zst" | cut -f1), cargo-nextest $("$nextest" --version | head -n 1 | cut -d' ' -f2) (nextest/run.sh)"
+fi
+
 (
     cd "$out"
     echo "cuda-conformance bundle"
     dirty=$(git -C "$repo" diff --quiet HEAD || echo ' (with uncommitted changes)')
     echo "commit:     $(git -C "$repo" rev-parse HEAD)$dirty"
     echo "built:      $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(uname -m), $(ldd --version | head -n 1)"
+    echo "target:     ${BUNDLE_TARGET:-$(rustc -vV | sed -n 's/^host: //p')}"
     echo "build time: ${build_s} s (cargo, release; incremental if target/ was warm)"
     echo "rustc:      $(rustc --version)"
     echo "toolkit:    ${CUDA_HOME:-default (.toolkit/nvidia/cu13)}, $(grep -m1 -o 'CUDART_VERSION *[0-9]*' "${CUDA_HOME:-$repo/.toolkit/nvidia/cu13}/include/cuda_runtime_api.h" 2>/dev/null || echo 'CUDART_VERSION unknown')"
