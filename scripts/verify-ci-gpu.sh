@@ -1,19 +1,22 @@
 #!/usr/bin/env bash
 # Issue 33's check on one GPU host, from the folder above the bundle (the repository root on the device machine),
-# with a bundle made by `BUNDLE_NEXTEST=1 BUNDLE_REPRO=sources scripts/bundle.sh`, which copies this script and
+# with a bundle made by `BUNDLE_NEXTEST=1 BUNDLE_REPRO=none scripts/bundle.sh`, which copies this script and
 # verify-ci-gpu-compare.py into it: `bash bundle/verify-ci-gpu.sh` (or BUNDLE=folder scripts/verify-ci-gpu.sh):
-#   nextest   the conformance, smoke and random-program trials by `run-tests.sh` (what `cargo test` runs) and twice
-#             by cargo-nextest from the bundle's archive with the shipped `ci` profile: each way's wall time, and
-#             every trial's outcome compared (scripts/verify-ci-gpu-compare.py); then `cuda-conformance run` once,
-#             its verdicts compared with the trials'.
+#   tests     the conformance, smoke and random-program trials by `run-tests.sh` (what `cargo test` runs), then
+#             `cuda-conformance run` once: each one's wall time.
+#   nextest   one run of the same by cargo-nextest from the bundle's archive with the shipped `ci` profile (run it
+#             twice: each run is numbered). After any phase, every trial's outcome of every run so far is compared
+#             (scripts/verify-ci-gpu-compare.py: cargo test against each nextest run, and the case trials against
+#             the verdicts of `run`).
 #   expect    an expectation file with a skip (a passing case), a flake (a case that fails on an H100) and an
 #             expected fail (the graph-update finding): `run --expectations` over the suite against a plain `run`
 #             (only those three may differ, as declared); the test binary with CUDA_CONFORMANCE_EXPECTATIONS, one
 #             trial each; nextest's list and run of the three.
 #   nonroot   the full suite as root and as an unprivileged user (created here), from a copy of the bundle that user
 #             can read, umask 027; `compare` of the two reports.
-# PHASES="nextest expect nonroot" (default: all three; each fits a 10-minute device command). Logs and reports go to
-# $OUT/verify-ci/ (and $OUT/verify-ci.tar.gz).
+# PHASES="tests nextest nextest expect nonroot" (the default; one device command of at most 10 minutes each for
+# `tests`, each `nextest`, `expect` and `nonroot` is the safe split). Logs and reports accumulate in /tmp/verify-ci
+# (kept while the machine stays warm) and are packed into $OUT/verify-ci.tar.gz after every invocation.
 set -u
 root=$(pwd)
 here=$(cd "$(dirname "$0")" && pwd)
@@ -21,35 +24,47 @@ here=$(cd "$(dirname "$0")" && pwd)
 # script there); else bundle/.
 if [ -n "${BUNDLE:-}" ]; then bundle=$root/$BUNDLE; elif [ -x "$here/bin/cuda-conformance" ]; then bundle=$here; else bundle=$root/bundle; fi
 C=$bundle/bin/cuda-conformance
-R=${OUT:-/tmp}/verify-ci
+R=/tmp/verify-ci
 mkdir -p "$R"
-phases=${PHASES:-nextest expect nonroot}
+phases=${PHASES:-tests nextest nextest expect nonroot}
 compare_py=$here/verify-ci-gpu-compare.py
 [ -f "$compare_py" ] || compare_py=$root/scripts/verify-ci-gpu-compare.py
 { nvidia-smi -L; sed -n 2,4p "$bundle/MANIFEST"; nproc; id; ls -l /dev/nvidia* 2>&1 | head -n 8; } | tee "$R/host.txt"
 secs() { echo $(( $(date +%s) - $1 )); }
 
-if [[ " $phases " == *" nextest "* ]]; then
-    cd "$bundle"
-    t0=$(date +%s)
-    timeout 500 bash run-tests.sh >"$R/cargo-test.log" 2>&1
-    echo "cargo test (run-tests.sh): rc=$? $(secs "$t0") s" | tee -a "$R/times.txt"
-    grep -a "test result" "$R/cargo-test.log"
-    for n in 1 2; do
-        t0=$(date +%s)
-        CUDA_CONFORMANCE_REQUIRE_GPU=1 timeout 560 nextest/run.sh --profile ci --status-level all \
-            --final-status-level none --no-input-handler >"$R/nextest-$n.log" 2>&1
-        echo "nextest --profile ci run $n: rc=$? $(secs "$t0") s" | tee -a "$R/times.txt"
-        grep -a -E '^ *Summary' "$R/nextest-$n.log"
-        junit=$(find "$bundle/target/nextest/ci" -name junit.xml 2>/dev/null | head -n 1)
-        [ -n "$junit" ] && cp "$junit" "$R/nextest-$n-junit.xml"
-    done
-    t0=$(date +%s)
-    timeout 300 "$C" run --report "$R/run.json.gz" >"$R/run.log" 2>&1
-    echo "cuda-conformance run: rc=$? $(secs "$t0") s" | tee -a "$R/times.txt"
-    python3 "$compare_py" --libtest "$R/cargo-test.log" --nextest "$R/nextest-1.log" --nextest "$R/nextest-2.log" \
-        --report "$R/run.json.gz" | tee "$R/compare.txt"
-    cd "$root"
+for phase in $phases; do
+    case "$phase" in
+        tests)
+            cd "$bundle"
+            t0=$(date +%s)
+            timeout 400 bash run-tests.sh >"$R/cargo-test.log" 2>&1
+            echo "cargo test (run-tests.sh): rc=$? $(secs "$t0") s" | tee -a "$R/times.txt"
+            grep -a "test result" "$R/cargo-test.log"
+            t0=$(date +%s)
+            timeout 180 "$C" run --report "$R/run.json.gz" >"$R/run.log" 2>&1
+            echo "cuda-conformance run: rc=$? $(secs "$t0") s" | tee -a "$R/times.txt"
+            cd "$root"
+            ;;
+        nextest)
+            cd "$bundle"
+            n=1
+            while [ -f "$R/nextest-$n.log" ]; do n=$((n + 1)); done
+            t0=$(date +%s)
+            CUDA_CONFORMANCE_REQUIRE_GPU=1 timeout 570 nextest/run.sh --profile ci --status-level all \
+                --final-status-level none --no-input-handler >"$R/nextest-$n.log" 2>&1
+            echo "nextest --profile ci run $n: rc=$? $(secs "$t0") s" | tee -a "$R/times.txt"
+            grep -a -E '^ *Summary' "$R/nextest-$n.log"
+            junit=$(find "$bundle/target/nextest/ci" -name junit.xml 2>/dev/null | head -n 1)
+            [ -n "$junit" ] && cp "$junit" "$R/nextest-$n-junit.xml"
+            cd "$root"
+            ;;
+    esac
+done
+if [ -f "$R/cargo-test.log" ] && compgen -G "$R/nextest-*.log" >/dev/null; then
+    args=(--libtest "$R/cargo-test.log")
+    for f in "$R"/nextest-[0-9].log; do args+=(--nextest "$f"); done
+    [ -f "$R/run.json.gz" ] && args+=(--report "$R/run.json.gz")
+    python3 "$compare_py" "${args[@]}" | tee "$R/compare.txt"
 fi
 
 if [[ " $phases " == *" expect "* ]]; then
@@ -117,4 +132,5 @@ if [[ " $phases " == *" nonroot "* ]]; then
         grep -a -m1 "cases on" "$R/root.log" "$R/nonroot.log"
     fi
 fi
+cat "$R/times.txt" 2>/dev/null
 tar czf "${OUT:-/tmp}/verify-ci.tar.gz" -C "$(dirname "$R")" "$(basename "$R")"
