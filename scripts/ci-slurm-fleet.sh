@@ -214,5 +214,14 @@ esac
 grep -q '"tier": *"smoke"' "$w/health/health-n1.json" || die "the health check's report is not a smoke-tier report"
 say "health check: n1 $state"
 
+# 4. Least privilege (deploy/README.md): every report, merged result and folder the scripts made is closed to other
+#    users (umask 027 in task.sh, merge.sbatch and healthcheck.sh: 0640 files, 0750 folders).
+#    (health/out.txt is this script's own redirect of the check's output, not the kit's.)
+open_to_others=$(find "$w/reports" "$w/health" -mindepth 1 -not -path "$w/health/out.txt" -perm /o=rwx -printf '%m %p\n')
+[ -z "$open_to_others" ] || die "reports readable by other users: $open_to_others"
+made=$(find "$w/reports" "$w/health" -mindepth 1 | wc -l)
+[ "$made" -gt 0 ] || die "no report was written"
+say "reports: $made files and folders, none readable by other users ($(find "$w/reports" -name 'task-*.json' -printf '%m' -quit))"
+
 stop_daemons
 say "passed in $(((($(date +%s%N) - started) / 1000000))) ms"

@@ -32,6 +32,11 @@ Every pod template
   [host-path-type]          a hostPath's type is one the API knows
   [field-ref]               env fieldRef paths are ones the downward API offers to env
   [labels]                  label keys and values are valid
+Least privilege (every container of every pod template; the suite needs no privilege: deploy/README.md)
+  [non-root]                runAsNonRoot: true and a non-zero runAsUser (the pod's or the container's)
+  [no-privilege-escalation] allowPrivilegeEscalation: false, and not privileged
+  [drop-all-capabilities]   capabilities: drop ALL, add none
+  [read-only-root]          readOnlyRootFilesystem: true (reports go to the mounted claim)
 The kit (deploy/k8s as a whole)
   [kit-merge-matches-run]   the merge Job's --job and --tasks are the Indexed Job's name and completions
   [kit-one-gpu-per-pod]     the Indexed Job's pod requests exactly one nvidia.com/gpu; the DaemonSet requests none
@@ -159,6 +164,7 @@ class Checker:
                     r, l = quantity(requests[name]), quantity(limits[name])
                     if r is not None and l is not None and r > l:
                         self.fail("requests-within-limits", cw, f"{name} request {requests[name]} exceeds its limit {limits[name]}")
+            self.least_privilege(cw, spec.get("securityContext") or {}, c.get("securityContext") or {})
             for e in c.get("env") or []:
                 path = ((e.get("valueFrom") or {}).get("fieldRef") or {}).get("fieldPath")
                 if path is None:
@@ -167,6 +173,20 @@ class Checker:
                 if path not in ENV_FIELD_PATHS and not (labelled and label_key_ok(labelled.group(2))):
                     self.fail("field-ref", cw, f"env {e.get('name')}: fieldPath {path!r} is not offered to env by the downward API")
         return spec, names
+
+    def least_privilege(self, where, pod_context, context):
+        def effective(key):
+            return context.get(key, pod_context.get(key))
+
+        if effective("runAsNonRoot") is not True or effective("runAsUser") in (None, 0):
+            self.fail("non-root", where, "runs as root: set runAsNonRoot: true and a non-zero runAsUser")
+        if context.get("allowPrivilegeEscalation") is not False or context.get("privileged"):
+            self.fail("no-privilege-escalation", where, "set allowPrivilegeEscalation: false (and privileged not true)")
+        caps = context.get("capabilities") or {}
+        if "ALL" not in (caps.get("drop") or []) or caps.get("add"):
+            self.fail("drop-all-capabilities", where, f"capabilities {caps}: drop ALL and add none")
+        if context.get("readOnlyRootFilesystem") is not True:
+            self.fail("read-only-root", where, "set readOnlyRootFilesystem: true (write to a mounted volume)")
 
     def job(self, where, obj):
         spec = obj.get("spec") or {}
@@ -351,6 +371,10 @@ def self_test(directory):
         "host-path-type": (ds, lambda o: pod(o)["volumes"].append({"name": "hp", "hostPath": {"path": "/x", "type": "Dir"}})),
         "field-ref": (run, lambda o: pod(o)["containers"][0]["env"][0]["valueFrom"]["fieldRef"].update(fieldPath="spec.node")),
         "labels": (run, lambda o: o["metadata"]["labels"].update({"app.kubernetes.io/name": "-bad-"})),
+        "non-root": (ds, lambda o: pod(o)["securityContext"].update(runAsUser=0)),
+        "no-privilege-escalation": (run, lambda o: pod(o)["containers"][0]["securityContext"].update(allowPrivilegeEscalation=True)),
+        "drop-all-capabilities": (merge, lambda o: pod(o)["containers"][0]["securityContext"]["capabilities"].update(add=["SYS_ADMIN"])),
+        "read-only-root": (ds, lambda o: pod(o)["initContainers"][0]["securityContext"].pop("readOnlyRootFilesystem")),
         "kit-merge-matches-run": (run, lambda o: o["spec"].update(completions=16, parallelism=16, maxFailedIndexes=16)),
         "kit-one-gpu-per-pod": (ds, lambda o: pod(o)["initContainers"][0]["resources"]["limits"].update({"nvidia.com/gpu": 1})),
         "kit-report-per-index": (run, lambda o: o["spec"]["podFailurePolicy"]["rules"][0]["onExitCodes"].update(values=[1])),

@@ -72,7 +72,8 @@ enum GpuState {
 
 impl GpuState {
     fn probe() -> Self {
-        let reason = match gpu::probe(0) {
+        // cudaGetDeviceCount first: without a driver or a device that is the whole answer, and no context is made.
+        let reason = match gpu::device_count().and_then(|_| gpu::probe(0)) {
             Ok(d) if !d.can_map_host_memory => {
                 format!("{} cannot map host memory (gates need it)", d.name)
             }
@@ -98,8 +99,11 @@ impl GpuState {
         }
     }
 
-    /// A trial of kind `gpu`. `skip` ignores it even with a device (a requirement this environment lacks).
+    /// A trial of kind `gpu`. `skip` ignores it even with a device (a requirement this environment lacks). Without
+    /// a usable device it is ignored at list time too, so `--list --ignored` names it and cargo-nextest reports it
+    /// skipped (a trial that ignores itself only when run counts there as passed).
     fn trial(&self, name: &str, body: Body, skip: Option<String>) -> Trial {
+        let listed_ignored = matches!(self, GpuState::Skip(_)) || skip.is_some();
         let state = match self {
             GpuState::Ready => skip.map(Ok),
             GpuState::Skip(reason) => Some(Ok(reason.clone())),
@@ -116,6 +120,7 @@ impl GpuState {
             }
         })
         .with_kind("gpu")
+        .with_ignored_flag(listed_ignored)
     }
 }
 

@@ -17,6 +17,9 @@
 # CUDA_CONFORMANCE_HEALTH_DIR (its report, health-<node>.json, and log; default /var/lib/cuda-conformance),
 # CUDA_CONFORMANCE_HEALTH_TIMEOUT (seconds, default 50).
 set -uo pipefail
+# Reports, logs and folders readable by the job's user and group only (0640 files, 0750 folders): a report names
+# the hosts, GPUs and driver of the fleet, and the reports folder may be on a filesystem other users see.
+umask 027
 mode=health-check
 dry_run=""
 for arg in "$@"; do

@@ -15,6 +15,9 @@
 #   CUDA_CONFORMANCE_TIER     full (default) or smoke
 # Arguments go to `cuda-conformance run` (e.g. `--devices all` for every GPU the task was given).
 set -uo pipefail
+# Reports, logs and folders readable by the job's user and group only (0640 files, 0750 folders): a report names
+# the hosts, GPUs and driver of the fleet, and the reports folder may be on a filesystem other users see.
+umask 027
 bundle=${CUDA_CONFORMANCE_BUNDLE:-${SLURM_SUBMIT_DIR:-$PWD}}
 bin=${CUDA_CONFORMANCE_BIN:-$bundle/bin/cuda-conformance}
 reports=${CUDA_CONFORMANCE_REPORTS:-$bundle/reports}

@@ -54,6 +54,8 @@ impl FindingsCmd {
             let text = findings::page(finding, case, &read, &reproducer(case)?);
             write(&out.join(format!("{slug}.md")), &text)?;
         }
+        // The reproducers' shared header, once for every page (each links to it).
+        write(&out.join(harness::repro::HEADER_NAME), &harness::repro::header())?;
         write(&out.join("README.md"), &findings::index(&list, &reports))?;
         eprintln!("wrote {} finding page(s) and the index into {}", list.len(), out.display());
         Ok(Status::Ok)

@@ -10,6 +10,7 @@ use harness::device::gpu::{self, DeviceInfo};
 use harness::record::figures::Figures;
 use harness::record::{Provenance, Report, Traces};
 use harness::report::baseline::{Baseline, Key};
+use harness::report::expectations::Expectations;
 use harness::runner::bench::{self, Mode};
 use harness::runner::select::{parse_devices, parse_shard, select_tier, Tier};
 use harness::runner::session::{Outputs, Purpose, ReportHeader, Session};
@@ -180,6 +181,10 @@ pub struct RunCmd {
     /// Judge the results against this baseline (`baseline bless`): known failures are expected-fail.
     #[arg(long)]
     baseline: Option<PathBuf>,
+    /// An expectation file: cases to skip, known flakes and expected failures, each line with a reason and optional
+    /// GPU, driver and runtime globs (`skip ipc/* gpu=*A100* hangs driver 535 (bug 12)`; see docs/running.md).
+    #[arg(long)]
+    expectations: Option<PathBuf>,
     /// Skip the figures (measurements recorded, never asserted) that run after the cases.
     #[arg(long)]
     no_figures: bool,
@@ -209,6 +214,17 @@ impl ExecutorName {
             ExecutorName::Both => Executors::Both,
         }
     }
+}
+
+/// The expectation file at `path`, checked against the suite: a line whose pattern names no case is an error (a
+/// stale or mistyped line would otherwise silently expect nothing).
+pub fn read_expectations(path: &Path, cases: &[Case]) -> Result<Expectations, String> {
+    let expectations = Expectations::read(path)?;
+    let unmatched = expectations.unmatched(cases.iter().map(|c| c.id.as_str()));
+    if !unmatched.is_empty() {
+        return Err(unmatched.join("; "));
+    }
+    Ok(expectations)
 }
 
 /// The bundle's compiled reproducers: `repro/bin` in the folder above the binary's (`bin/`).
@@ -254,6 +270,12 @@ impl RunCmd {
             match Baseline::read(path).and_then(|b| b.section(&Key::of(&provenance)).cloned()) {
                 Ok(section) => opts.baseline = Some(section),
                 Err(e) => return could_not_run(format!("{}: {e}", path.display()), Some(d)),
+            }
+        }
+        if let Some(path) = &self.expectations {
+            match read_expectations(path, &cases) {
+                Ok(expectations) => opts.expectations = Some(expectations),
+                Err(e) => return could_not_run(e, Some(d)),
             }
         }
         let selected = select_tier(&cases, tier, self.filter.as_deref(), shard);

@@ -1,16 +1,14 @@
 //! The command line's trials (`cli/...`), on the `cuda-conformance` binary: reports made in mock child mode (no GPU)
 //! are compared, blessed, summarised and merged, and the exit statuses and messages are checked.
 
-use crate::runner_trials::{expect, report_header, Fixture};
+use crate::runner_trials::{expect, report_header, Fixture, LazyFixture};
 use harness::runner::mock::mock_device;
 use harness::runner::session;
 use libtest_mimic::{Failed, Trial};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-pub fn trials(dir: &Path) -> Vec<Trial> {
-    let Ok(cases) = harness::case::suite::load_dir(dir) else { return Vec::new() };
-    let fx = Arc::new(Fixture { cases });
+pub fn trials(fx: &Arc<LazyFixture>) -> Vec<Trial> {
     type Body = fn(&Fixture) -> Result<(), Failed>;
     let bodies: Vec<(&str, Body)> = vec![
         ("cli/list-into-a-closed-pipe-exits-quietly", cli_list_head),
@@ -19,15 +17,15 @@ pub fn trials(dir: &Path) -> Vec<Trial> {
     let mut trials: Vec<Trial> = bodies
         .into_iter()
         .map(|(name, body)| {
-            let fx = Arc::clone(&fx);
-            Trial::test(name, move || body(&fx))
+            let fx = Arc::clone(fx);
+            Trial::test(name, move || body(fx.get()?))
         })
         .collect();
-    let data_fx = Arc::clone(&fx);
+    let data_fx = Arc::clone(fx);
     // A bundle carries no results/: there the findings' data cannot be checked.
     let no_results = !repo().join("results/findings").is_dir();
     trials.push(
-        Trial::test("cli/findings-data-names-cases-and-reports-that-show-them", move || findings_data(&data_fx))
+        Trial::test("cli/findings-data-names-cases-and-reports-that-show-them", move || findings_data(data_fx.get()?))
             .with_ignored_flag(no_results),
     );
     // The pages embed each case's reproducer, which only a binary with the `repro` subcommand (issue 19's emitter)

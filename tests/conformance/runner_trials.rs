@@ -12,7 +12,8 @@ use harness::runner::stats::SuiteStats;
 use harness::runner::suite::run_suite;
 use harness::runner::{self, RunOptions};
 use libtest_mimic::{Failed, Trial};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 /// The process id a mock answer names (`mock run N in process PID (...)`).
@@ -25,7 +26,29 @@ pub struct Fixture {
     pub cases: Vec<Case>,
 }
 
+/// The suite's cases as a [`Fixture`], loaded when a trial first needs them: a process started for one other trial
+/// (cargo-nextest starts one per trial) does not parse and validate every case file for nothing.
+pub struct LazyFixture {
+    dir: PathBuf,
+    loaded: OnceLock<Result<Fixture, String>>,
+}
+
+impl LazyFixture {
+    pub fn get(&self) -> Result<&Fixture, Failed> {
+        let loaded = self.loaded.get_or_init(|| {
+            let cases = harness::case::suite::load_dir(&self.dir)
+                .map_err(|d| format!("the cases under {} do not load ({} problem(s))", self.dir.display(), d.len()))?;
+            Ok(Fixture { cases })
+        });
+        loaded.as_ref().map_err(|e| e.as_str().into())
+    }
+}
+
 impl Fixture {
+    pub fn lazy(dir: &Path) -> LazyFixture {
+        LazyFixture { dir: dir.to_path_buf(), loaded: OnceLock::new() }
+    }
+
     /// Plain cases (no `env:`, no `poisons-context:`, no scheduled gate open) to use as neighbours.
     pub fn plain(&self, n: usize) -> Vec<&Case> {
         self.cases
@@ -72,9 +95,7 @@ fn kinds(results: &[CaseResult]) -> Vec<VerdictKind> {
     results.iter().map(|r| r.verdict.kind).collect()
 }
 
-pub fn trials(dir: &Path) -> Vec<Trial> {
-    let Ok(cases) = harness::case::suite::load_dir(dir) else { return Vec::new() };
-    let fx = std::sync::Arc::new(Fixture { cases });
+pub fn trials(fx: &Arc<LazyFixture>) -> Vec<Trial> {
     type Body = fn(&Fixture) -> Result<(), Failed>;
     let bodies: Vec<(&str, Body)> = vec![
         ("runner/a-worker-runs-the-case-text-it-is-sent-with-its-file-and-lines", sent_text),
@@ -90,6 +111,8 @@ pub fn trials(dir: &Path) -> Vec<Trial> {
         ("runner/a-variant-must-repeat-else-flake", variant),
         ("runner/a-short-gate-delay-cannot-decide-a-fail", gates),
         ("runner/baseline-expected-fail-and-unexpected-pass", baseline),
+        ("runner/baseline-flake-with-a-reason-is-tolerated-and-tracked", baseline_flake),
+        ("runner/expectations-skip-flake-and-expected-fail", expectations),
         ("runner/devices-share-the-cases-and-each-result-names-its-device", devices),
         ("runner/own-processes-every-device-runs-own-process-cases-on-each-gpu", own_everywhere),
         ("runner/the-report-is-rewritten-after-each-case", rewrites),
@@ -99,8 +122,8 @@ pub fn trials(dir: &Path) -> Vec<Trial> {
     bodies
         .into_iter()
         .map(|(name, body)| {
-            let fx = std::sync::Arc::clone(&fx);
-            Trial::test(name, move || body(&fx))
+            let fx = Arc::clone(fx);
+            Trial::test(name, move || body(fx.get()?))
         })
         .collect()
 }
@@ -288,6 +311,66 @@ fn baseline(fx: &Fixture) -> Result<(), Failed> {
     let want = [VerdictKind::ExpectedFail, VerdictKind::UnexpectedPass, VerdictKind::Fail];
     expect(kinds(&r) == want, || format!("{:?}", kinds(&r)))?;
     expect(r[0].baseline.as_deref() == Some("fail") && r[2].baseline.is_none(), || format!("{:?}", r[0].baseline))
+}
+
+/// A baseline's `flake REASON` line: a failure that does not reproduce is a flake, known (tolerated, the line kept
+/// in the result); a failure that reproduces is a known flake too; a pass stays a pass (not an unexpected one).
+fn baseline_flake(fx: &Fixture) -> Result<(), Failed> {
+    let c = fx.plain(3);
+    let o = {
+        let mut o = fx.opts(&[(c[0], "flake"), (c[1], "fail")]);
+        let flake = |i: usize| (c[i].id.clone(), "flake fails now and then (bug 7)".to_owned());
+        o.baseline = Some([flake(0), flake(1), flake(2)].into_iter().collect());
+        o
+    };
+    let (r, _) = fx.run(&c, &o);
+    let want = [VerdictKind::Flake, VerdictKind::Flake, VerdictKind::Pass];
+    expect(kinds(&r) == want, || format!("{:?}", kinds(&r)))?;
+    expect(r[0].is_known_flake() && r[1].is_known_flake() && !r[2].is_known_flake(), || format!("{r:?}"))?;
+    expect(r[1].verdict.messages[0].contains("known flake fails now and then (bug 7); this run: fail"), || {
+        format!("{:?}", r[1].verdict.messages)
+    })?;
+    // The first run failed and the reruns passed: the flake ran, and its runs are in the result.
+    expect(r[0].attempts.len() >= 2 && r[2].attempts.is_empty(), || format!("{:?}", r[0].attempts))
+}
+
+/// An expectation file with a skip, a flake, an expected failure, a skip whose GPU glob does not match this GPU and
+/// an expected failure that passes: the skipped case never reaches a worker and says why; the flake runs (its
+/// first run fails) and is a known flake with its line; the expected failure is expected-fail; the conditional
+/// skip runs; the expected failure that passed is an unexpected pass. The report passes but for that last case.
+fn expectations(fx: &Fixture) -> Result<(), Failed> {
+    use harness::report::expectations::Expectations;
+    let c = fx.plain(5);
+    let text = format!(
+        "# test\nskip {} hangs this driver (bug 1)\nflake {} fails now and then (bug 2)\nfail {} known driver bug (bug 3)\n\
+         skip {} gpu=*A100* only on A100s\nfail {} fixed since? (bug 4)\n",
+        c[0].id, c[1].id, c[2].id, c[3].id, c[4].id
+    );
+    let mut o = fx.opts(&[(c[0], "crash"), (c[1], "flake"), (c[2], "fail")]);
+    o.expectations = Some(Expectations::parse("exp.txt", &text)?);
+    let (r, stats) = fx.run(&c, &o);
+    use VerdictKind::*;
+    expect(kinds(&r) == [Skipped, Flake, ExpectedFail, Pass, UnexpectedPass], || format!("{:?}", kinds(&r)))?;
+    expect(
+        r[0].verdict.messages == ["skipped by the expectation skip (exp.txt:2): hangs this driver (bug 1)"],
+        || format!("{:?}", r[0].verdict.messages),
+    )?;
+    // Not run: no worker answered for it (its mock would have crashed).
+    expect(pid(&r[0]).is_none() && r[0].observations.is_none() && stats.processes_started == 1, || {
+        format!("{:?} {stats:?}", r[0])
+    })?;
+    expect(r[1].is_known_flake() && r[1].attempts.len() >= 2 && pid(&r[1]).is_some(), || format!("{:?}", r[1]))?;
+    expect(r[1].expectation.as_deref() == Some("flake (exp.txt:3): fails now and then (bug 2)"), || {
+        format!("{:?}", r[1].expectation)
+    })?;
+    expect(r[2].verdict.messages[0].starts_with("the expectation fail (exp.txt:4): known driver bug (bug 3)"), || {
+        format!("{:?}", r[2].verdict.messages)
+    })?;
+    expect(r[3].expectation.is_none(), || format!("{:?}", r[3].expectation))?;
+    let report = session::report_of(&report_header(), &[mock_device()], &o, &stats, Duration::ZERO, r.clone());
+    let without_last =
+        session::report_of(&report_header(), &[mock_device()], &o, &stats, Duration::ZERO, r[..4].to_vec());
+    expect(!report.passed() && without_last.passed(), || "the unexpected pass alone fails the run".into())
 }
 
 fn devices(fx: &Fixture) -> Result<(), Failed> {

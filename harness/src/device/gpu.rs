@@ -152,14 +152,25 @@ fn attribute(attr: sys::cudaDeviceAttr, device: i32) -> Result<i32, NoDevice> {
     Ok(value)
 }
 
-/// Probes device `ordinal`, making it current. With no driver or no GPU this returns the reason instead.
-pub fn probe(ordinal: i32) -> Result<DeviceInfo, NoDevice> {
+/// How many CUDA devices this process sees, from `cudaGetDeviceCount` alone: it loads the driver but creates no
+/// context, so a test binary can ask it while listing its trials (cargo-nextest lists, then starts one process per
+/// trial) without paying for a context or touching a device. No driver, or no device, is the reason instead.
+pub fn device_count() -> Result<i32, NoDevice> {
     let mut count = 0;
     // SAFETY: count is a valid out-pointer.
     let code = unsafe { sys::cudaGetDeviceCount(&mut count) };
     if code != sys::cudaError::cudaSuccess {
         return Err(NoDevice(format!("no CUDA device: {code}")));
     }
+    if count == 0 {
+        return Err(NoDevice("no CUDA device: cudaGetDeviceCount found 0".into()));
+    }
+    Ok(count)
+}
+
+/// Probes device `ordinal`, making it current. With no driver or no GPU this returns the reason instead.
+pub fn probe(ordinal: i32) -> Result<DeviceInfo, NoDevice> {
+    let count = device_count()?;
     if count <= ordinal {
         return Err(NoDevice(format!("no CUDA device: device {ordinal} requested, {count} present")));
     }

@@ -482,6 +482,7 @@ mod tests {
             attempts: Vec::new(),
             dirty: None,
             baseline: None,
+            expectation: None,
             sanitizer: Vec::new(),
             executor: None,
             second: None,

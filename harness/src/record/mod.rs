@@ -59,6 +59,10 @@ pub struct CaseResult {
     /// What the baseline (`run --baseline FILE`) expected of this case, e.g. `fail` or `variant concurrent`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baseline: Option<String>,
+    /// The line of the expectation file (`run --expectations FILE`) that decided this case, e.g. `flake
+    /// (ci/expect.txt:4): passes 9 runs in 10 (bug 34)`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expectation: Option<String>,
     /// What compute-sanitizer reported while this case ran (`run --sanitizer`), intended or not. An unintended
     /// error makes the verdict a fail.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -155,6 +159,12 @@ impl CaseResult {
     /// The verdict as one word with its variant, as tables and baselines show it: `pass`, `variant concurrent`.
     pub fn outcome(&self) -> String {
         outcome_text(self.verdict.kind, self.verdict.variant.as_deref())
+    }
+
+    /// A flake that an expectation file or the baseline declared (`flake REASON`): tolerated, and tracked.
+    pub fn is_known_flake(&self) -> bool {
+        let declared = |line: &Option<String>| line.as_deref().is_some_and(|l| l.starts_with("flake "));
+        self.verdict.kind == verdict::VerdictKind::Flake && (declared(&self.expectation) || declared(&self.baseline))
     }
 
     /// The executor of the case's own verdict (Rust when the report does not say).

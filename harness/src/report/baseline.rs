@@ -8,11 +8,14 @@
 //! [NVIDIA H100 80GB HBM3 | driver 580.159.04 | runtime 13.0]
 //! errors/some-case                                   fail
 //! implicit-sync/between-kernels/device-alloc/...     variant concurrent
+//! events/query-after-record                          flake passes 9 runs in 10 on this driver (bug 34)
 //! ```
 //!
 //! Judging: a failure (fail, crash, timeout) the baseline lists as a failure is `expected-fail`; a case the
 //! baseline lists as failing that does not fail is `unexpected-pass` (which fails the run, so the baseline gets
-//! updated); any other difference from the baseline is noted in the case's messages.
+//! updated); a case listed as `flake` (with a reason: the rest of its line) that fails is a `flake`, which does not
+//! fail the run and keeps the line in the report, and one that passes is a pass; any other difference from the
+//! baseline is noted in the case's messages.
 
 use crate::record::verdict::VerdictKind;
 use crate::record::{outcome_text, CaseResult, Provenance, Report};
@@ -108,12 +111,22 @@ impl Baseline {
                 let known: Vec<&str> = VerdictKind::ALL.iter().map(|k| k.as_str()).collect();
                 at(format!("unknown verdict `{kind}` (one of {})", known.join(", ")))
             })?;
-            let variant = words.next();
-            if let Some(extra) = words.next() {
-                return Err(at(format!("unexpected `{extra}` after the variant")));
-            }
+            let outcome = if kind == VerdictKind::Flake {
+                // A known flake, with why: `events/x flake passes 9 runs in 10 on this driver (bug 34)`.
+                let reason = words.collect::<Vec<_>>().join(" ");
+                if reason.is_empty() {
+                    return Err(at(format!("`{line}`: a `flake` line says why (e.g. a bug link) after `flake`")));
+                }
+                format!("flake {reason}")
+            } else {
+                let variant = words.next();
+                if let Some(extra) = words.next() {
+                    return Err(at(format!("unexpected `{extra}` after the variant")));
+                }
+                outcome_text(kind, variant)
+            };
             let section = b.sections.get_mut(key).expect("the current section exists");
-            if section.insert(id.to_owned(), outcome_text(kind, variant)).is_some() {
+            if section.insert(id.to_owned(), outcome).is_some() {
                 return Err(at(format!("case {id} is listed twice in this section")));
             }
         }
@@ -149,8 +162,9 @@ impl Baseline {
             .cases
             .iter()
             .filter(|c| c.verdict.kind != VerdictKind::Pass)
-            // A judged report: bless what the case did, not the judgement.
-            .map(|c| (c.id.clone(), c.observed_outcome()))
+            // A judged report: bless what the case did, not the judgement. A flake is blessed with why it is one
+            // (a `flake` line needs a reason): edit the reason into a bug link.
+            .map(|c| (c.id.clone(), with_flake_reason(c)))
             .filter(|(_, outcome)| outcome != "pass")
             .collect();
         self.sections.insert(key.clone(), cases);
@@ -169,6 +183,19 @@ impl Baseline {
     }
 }
 
+/// What `bless` writes for a case: its observed outcome, and for a flake the runner's account of its runs.
+fn with_flake_reason(c: &CaseResult) -> String {
+    if c.verdict.kind != VerdictKind::Flake {
+        return c.observed_outcome();
+    }
+    // A known flake keeps the line a person wrote.
+    if let Some(line) = c.baseline.as_ref().filter(|b| b.starts_with("flake ")) {
+        return line.clone();
+    }
+    let why = c.verdict.messages.first().map_or("runs disagreed", String::as_str);
+    format!("flake seen in the blessed run: {}", why.split_whitespace().collect::<Vec<_>>().join(" "))
+}
+
 /// Judges `result` against the baseline's expectation for it (`pass` when the section does not list it).
 pub fn judge(section: &BTreeMap<String, String>, result: &mut CaseResult) {
     let expected = section.get(&result.id).cloned();
@@ -177,7 +204,17 @@ pub fn judge(section: &BTreeMap<String, String>, result: &mut CaseResult) {
     let expected_failure = expected_kind.is_some_and(VerdictKind::is_failure);
     let got = result.outcome();
     let kind = result.verdict.kind;
-    if kind.is_failure() && expected_failure {
+    if expected_kind == Some(VerdictKind::Flake) {
+        // A known flake: a failure is tolerated as a flake (the report keeps the line, so it stays tracked); a pass
+        // is a pass, never an unexpected one.
+        if kind.is_failure() || kind == VerdictKind::Flake {
+            result.verdict.kind = VerdictKind::Flake;
+            result
+                .verdict
+                .messages
+                .insert(0, format!("the baseline declares a known {expected_text}; this run: {got}"));
+        }
+    } else if kind.is_failure() && expected_failure {
         result.verdict.kind = VerdictKind::ExpectedFail;
         result.verdict.messages.insert(0, format!("the baseline expects {expected_text}; this run: {got}"));
     } else if expected_failure && !kind.is_failure() && kind != VerdictKind::Flake {

@@ -48,7 +48,7 @@ pub struct Quote {
 pub struct Reproducer {
     /// `<stem>.cu`.
     pub program: String,
-    /// The shared header the program includes.
+    /// The shared header the program includes, written once beside the pages (each page links to it by name).
     pub header: String,
     pub header_name: String,
 }
@@ -223,11 +223,13 @@ pub fn page(finding: &Finding, case: &Case, reports: &[(String, Report)], reprod
         crate::record::executors::file_stem(&case.id),
         reproducer.program.trim_end()
     );
+    // One copy of the header for every page, beside them (`findings` writes it): each page used to carry its own
+    // ~90 KB copy.
     let _ = writeln!(
         out,
-        "<details><summary><code>{}</code> (the shared header)</summary>\n\n```cpp\n{}\n```\n\n</details>",
+        "The shared header it includes, the same for every program: [`{0}`]({0}) beside this page (`cuda-conformance \
+         repro` writes it beside the programs too).",
         reproducer.header_name,
-        reproducer.header.trim_end()
     );
     out
 }
@@ -332,10 +334,12 @@ mod tests {
             "[`abcdef1`](/results/a/r.json.gz) [`1234567`](/results/b/r.json.gz) |",
             "```cpp\nint main() { return 0; }\n```",
             "cuda-conformance repro graph/update-x --out repro/",
+            "[`cuda_conformance_repro.h`](cuda_conformance_repro.h) beside this page",
         ] {
             assert!(text.contains(want), "{want:?} not in:\n{text}");
         }
         assert_eq!(text.matches("| NVIDIA H100 |").count(), 1, "{text}");
+        assert!(!text.contains("#pragma once"), "the header is linked, not copied: {text}");
         assert!(text.contains("| `graph/update-x` | pass | no |"), "{text}");
         let by_path: BTreeMap<String, Report> = reports.into_iter().collect();
         let index = index(&[("graph-update".into(), finding())], &by_path);

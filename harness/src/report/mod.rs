@@ -9,6 +9,7 @@ pub mod claims;
 pub mod compare;
 pub mod coverage;
 pub mod escape;
+pub mod expectations;
 pub mod figures;
 pub mod findings;
 pub mod fleet;

@@ -35,6 +35,7 @@ pub fn result(id: &str, kind: VerdictKind, variant: Option<&str>) -> CaseResult 
         attempts: Vec::new(),
         dirty: None,
         baseline: None,
+        expectation: None,
         sanitizer: Vec::new(),
         executor: None,
         second: None,

@@ -18,7 +18,8 @@ use crate::record::executors::{Executor, SecondRun};
 use crate::record::observations::Observations;
 use crate::record::verdict::{Verdict, VerdictKind};
 use crate::record::{Attempt, CaseResult};
-use crate::report::baseline;
+use crate::report::baseline::{self, Key};
+use crate::report::expectations::{self, Entry};
 use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -65,6 +66,8 @@ pub struct DeviceRunner<'a> {
     /// Processes ending in the background; joined by [`DeviceRunner::finish`].
     exiting: Vec<std::thread::JoinHandle<()>>,
     stats: SuiteStats,
+    /// This device's GPU, driver and runtime, for the expectation file's conditions (made at the first case).
+    configuration: std::sync::OnceLock<Key>,
 }
 
 impl<'a> DeviceRunner<'a> {
@@ -97,6 +100,7 @@ impl<'a> DeviceRunner<'a> {
             batch_started: false,
             exiting: Vec::new(),
             stats: SuiteStats::default(),
+            configuration: std::sync::OnceLock::new(),
         }
     }
 
@@ -249,6 +253,12 @@ impl<'a> DeviceRunner<'a> {
     /// Every run of `case` it needs (see the module documentation), and the result that counts.
     pub fn run_case(&mut self, case: &Case) -> CaseResult {
         let started = Instant::now();
+        // `suite::run_suite` never hands over a case a `skip` line names; a test binary's trial may.
+        if let Some(entry) = self.expectation_for(case).filter(|e| e.action == expectations::Action::Skip) {
+            let mut r = CaseResult::new(case, expectations::skipped_verdict(entry), None, started.elapsed());
+            r.expectation = Some(entry.text());
+            return r;
+        }
         if let Some(reason) = unmet_requirement(case, self.device) {
             let mut r = CaseResult::new(case, verdict_of(VerdictKind::NotSupported, reason), None, started.elapsed());
             r.device = Some(self.device.ordinal);
@@ -306,12 +316,26 @@ impl<'a> DeviceRunner<'a> {
         if let Some((verdict, observations)) = counted {
             result.second = Some(self.second_run(case, &verdict, observations.as_ref()));
         }
-        if let Some(section) = &self.opts.baseline {
-            baseline::judge(section, &mut result);
+        // An expectation line takes precedence over the baseline for the cases it names.
+        match self.expectation_for(case) {
+            Some(entry) => expectations::judge(entry, &mut result),
+            None => {
+                if let Some(section) = &self.opts.baseline {
+                    baseline::judge(section, &mut result);
+                }
+            }
         }
         result.wall_ms = started.elapsed().as_millis() as u64;
         result.device = Some(self.device.ordinal);
         result
+    }
+
+    /// The expectation line that applies to `case` on this device, if any (a `skip` line is applied before the case
+    /// is planned: `suite::run_suite`, or the test binary's trial).
+    fn expectation_for(&self, case: &Case) -> Option<&'a Entry> {
+        let expectations = self.opts.expectations.as_ref()?;
+        let key = self.configuration.get_or_init(|| super::suite::configuration(self.device));
+        expectations.entry_for(&case.id, key)
     }
 
     /// Ends the batch worker and returns what this runner did.

@@ -149,6 +149,8 @@ pub struct RunOptions {
     pub exe: Option<PathBuf>,
     /// Expectations to judge the results against (the section of this GPU, driver and runtime).
     pub baseline: Option<BTreeMap<String, String>>,
+    /// The expectation file's lines (`run --expectations FILE`): cases to skip, known flakes, expected failures.
+    pub expectations: Option<crate::report::expectations::Expectations>,
     /// Run every worker under compute-sanitizer with this tool (`run --sanitizer`).
     pub sanitizer: Option<sanitizer::SanitizerSpec>,
     /// Which cases keep their whole trace in the written report (`run --trace all`: every case).
@@ -199,6 +201,7 @@ impl Default for RunOptions {
             mock: None,
             exe: None,
             baseline: None,
+            expectations: None,
             sanitizer: None,
             traces: crate::record::Traces::NonPass,
             host_waits: HostWaits::default(),

@@ -83,6 +83,7 @@ impl CaseResult {
             attempts: Vec::new(),
             dirty: None,
             baseline: None,
+            expectation: None,
             sanitizer: Vec::new(),
             executor: None,
             second: None,

@@ -91,6 +91,10 @@ fn a_short_delay_can_make_hold(p: &Predicate) -> bool {
 /// already waited its whole deadline: neither is run again.
 pub(super) fn must_reproduce(result: &CaseResult, baseline: Option<&BTreeMap<String, String>>) -> bool {
     let unexpected = match baseline {
+        // A known flake (`flake REASON`): only a failure is worth running again, as without a baseline.
+        Some(section) if section.get(&result.id).is_some_and(|e| e.starts_with("flake ")) => {
+            result.verdict.kind.is_failure()
+        }
         Some(section) => result.outcome() != section.get(&result.id).map_or("pass", String::as_str),
         None => result.verdict.kind.is_failure(),
     };

@@ -11,14 +11,62 @@ use crate::case::ast::Case;
 use crate::device::gpu::DeviceInfo;
 use crate::record::verdict::VerdictKind;
 use crate::record::CaseResult;
+use crate::report::baseline::Key;
+use crate::report::expectations::{skipped_verdict, Action};
 use std::collections::VecDeque;
 use std::sync::{mpsc, Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 /// Runs `cases` on `devices` (probed already), calling `on_result` with each result as it comes (in completion
 /// order, with its index in `cases`), and returns every result in the order of `cases`. Requirements a device does
-/// not meet are decided here without a child.
+/// not meet are decided here without a child, and so are the cases an expectation file skips: they are never
+/// planned, so no process is started ahead for them.
 pub fn run_suite(
+    cases: &[&Case],
+    devices: &[DeviceInfo],
+    opts: &RunOptions,
+    mut on_result: impl FnMut(usize, &CaseResult),
+) -> (Vec<CaseResult>, SuiteStats) {
+    let configurations: Vec<Key> =
+        if opts.expectations.is_some() { devices.iter().map(configuration).collect() } else { Vec::new() };
+    let mut slots: Vec<Option<CaseResult>> =
+        cases.iter().map(|case| skipped_by_expectation(case, &configurations, opts)).collect();
+    if slots.iter().all(Option::is_none) {
+        return run_cases(cases, devices, opts, on_result);
+    }
+    for (index, skipped) in slots.iter().enumerate() {
+        if let Some(result) = skipped {
+            on_result(index, result);
+        }
+    }
+    let runnable: Vec<usize> = (0..cases.len()).filter(|&i| slots[i].is_none()).collect();
+    let to_run: Vec<&Case> = runnable.iter().map(|&i| cases[i]).collect();
+    let (ran, stats) = run_cases(&to_run, devices, opts, |j, result| on_result(runnable[j], result));
+    for (j, result) in ran.into_iter().enumerate() {
+        slots[runnable[j]] = Some(result);
+    }
+    (slots.into_iter().flatten().collect(), stats)
+}
+
+/// The *skipped* result of `case` when a `skip` line of the expectation file applies to it on a device of the run
+/// (a case that hangs one of the GPUs is kept off all of them: the run has one case list).
+fn skipped_by_expectation(case: &Case, configurations: &[Key], opts: &RunOptions) -> Option<CaseResult> {
+    let expectations = opts.expectations.as_ref()?;
+    let entry = configurations.iter().find_map(|key| {
+        let entry = expectations.entry_for(&case.id, key)?;
+        (entry.action == Action::Skip).then_some(entry)
+    })?;
+    let mut result = CaseResult::new(case, skipped_verdict(entry), None, Duration::ZERO);
+    result.expectation = Some(entry.text());
+    Some(result)
+}
+
+/// The GPU, driver and runtime an expectation's conditions are matched against (a baseline's section key).
+pub fn configuration(device: &DeviceInfo) -> Key {
+    Key::of(&crate::record::Provenance::new(device, "", String::new()))
+}
+
+fn run_cases(
     cases: &[&Case],
     devices: &[DeviceInfo],
     opts: &RunOptions,

@@ -1,0 +1,1964 @@
+// cuda_conformance_repro.h: the one header every reproducer written by `cuda-conformance repro` includes.
+//
+// What is here: the probe kernels (kernels/probes.cu, conditional.cu and device_launch.cu, verbatim), and the
+// bookkeeping of a run that is no part of the rule under test: the host clock, the gates' open/watchdog thread,
+// the host-function log, the case's host threads, the objects' states (so that an operation whose object does not
+// exist is recorded as not run, as the Rust executor does), the graph-node bookkeeping, and the JSON the program
+// prints (the report's observation schema, harness::record::Observations). The CUDA runtime calls a case makes
+// are in the .cu file, one block per case line; the calls here only observe (cudaStreamGetCaptureInfo to learn
+// which operation made which node, the topology reads of a graph, cudaGetErrorName), and each runs "quietly": it
+// never changes the thread's last error.
+//
+// Plain C++17 and the CUDA runtime API: no other library. hipify-perl turns it into HIP like the .cu files.
+
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <functional>
+#include <future>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+// ---------------------------------------------------------------------------------------------------------------
+// kernels/probes.cu, verbatim
+
+// The probe kernels of the conformance suite. Their ABI (names, parameters, launch shapes) is specified in
+// harness/src/kernels.rs; Rust launches them through cudaLaunchKernel with the handles exported at the bottom.
+//
+// Time is always %globaltimer (nanoseconds, one clock for the whole GPU): SM clocks (clock64) change with load
+// and boost, so they cannot measure durations or order kernels on different SMs. __nanosleep is used only as a
+// polling back-off; it promises no minimum delay.
+//
+// Stamp buffers may be device memory or mapped host memory. __threadfence_system() after a stamp or flag write
+// orders it before later writes for every observer, the host included.
+//
+// Compiled by NVRTC 12.0 (see the root build.rs), which cannot open <cstdint>: the fixed-width types are declared
+// here for it (LP64, as on every host this suite builds for). The kernels' host handles are in kernels/register.c.
+
+#ifdef __CUDACC_RTC__
+typedef unsigned int uint32_t;
+typedef unsigned long long uint64_t;
+typedef unsigned long uintptr_t;
+#else
+#include <cstdint>
+#endif
+
+namespace {
+
+__device__ __forceinline__ uint64_t globaltimer() {
+    uint64_t t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+// Thread 0 records the kernel's entry; the fence publishes it early, so the host can see that a gate has
+// started while it is still held.
+__device__ __forceinline__ void stamp_entry(uint64_t* stamp) {
+    if (stamp != nullptr && threadIdx.x == 0) {
+        stamp[0] = globaltimer();
+        __threadfence_system();
+    }
+}
+
+// Called by every thread of the block: the barrier makes thread 0's exit stamp later than every thread's work.
+__device__ __forceinline__ void stamp_exit(uint64_t* stamp) {
+    __syncthreads();
+    if (stamp != nullptr && threadIdx.x == 0) {
+        stamp[1] = globaltimer();
+    }
+    __threadfence_system();
+}
+
+}  // namespace
+
+// 1 thread. Holds its stream until the host writes a non-zero *flag (mapped pinned host memory), or until
+// timeout_ns passes, so that a lost open cannot hang the GPU. A volatile load is a relaxed system-scope load in
+// the PTX memory model: every poll reads the host's memory, never a cached copy.
+extern "C" __global__ void cc_gate(const volatile uint32_t* flag, uint64_t timeout_ns, uint32_t* timed_out,
+                                   uint64_t* stamp) {
+    const uint64_t start = globaltimer();
+    if (stamp != nullptr) {
+        stamp[0] = start;
+        __threadfence_system();
+    }
+    unsigned backoff_ns = 32;
+    while (*flag == 0) {
+        if (globaltimer() - start >= timeout_ns) {
+            if (timed_out != nullptr) {
+                *(volatile uint32_t*)timed_out = 1;
+            }
+            break;
+        }
+        __nanosleep(backoff_ns);
+        if (backoff_ns < 1024) {
+            backoff_ns *= 2;
+        }
+    }
+    if (stamp != nullptr) {
+        stamp[1] = globaltimer();
+    }
+    __threadfence_system();
+}
+
+// Busy-waits on %globaltimer: the duration is wall time on the GPU, whatever the SM clock does. Any grid and
+// block: every thread spins; the stamps are the first entry and the last exit of any block (the slot starts
+// zeroed, so the first entry claims it with a compare-and-swap and later ones can only lower it).
+__device__ __forceinline__ void spin_body(uint64_t ns, uint64_t* stamp) {
+    const uint64_t start = globaltimer();
+    if (stamp != nullptr && threadIdx.x == 0) {
+        unsigned long long* entry = reinterpret_cast<unsigned long long*>(&stamp[0]);
+        const unsigned long long prior = atomicCAS(entry, 0ull, (unsigned long long)start);
+        if (prior != 0ull && prior > start) {
+            atomicMin(entry, (unsigned long long)start);
+        }
+        __threadfence_system();
+    }
+    uint64_t now = start;
+    while (now - start < ns) {
+        now = globaltimer();
+    }
+    __syncthreads();
+    if (stamp != nullptr && threadIdx.x == 0) {
+        atomicMax(reinterpret_cast<unsigned long long*>(&stamp[1]), (unsigned long long)globaltimer());
+    }
+    __threadfence_system();
+}
+
+extern "C" __global__ void cc_spin(uint64_t ns, uint64_t* stamp) { spin_body(ns, stamp); }
+
+// The same kernel under another name, which the harness never loads before a case's script: its first launch is
+// the one that loads it when module loading is lazy (CUDA_MODULE_LOADING=LAZY, the default since CUDA 12.2).
+extern "C" __global__ void cc_lazy_spin(uint64_t ns, uint64_t* stamp) { spin_body(ns, stamp); }
+
+// cc_spin_trigger: as cc_spin, but every block first allows the next kernel in the stream to launch
+// (cudaTriggerProgrammaticLaunchCompletion, PTX griddepcontrol.launch_dependents, compute capability 9.0+; a no-op
+// below). Only a dependent launched with programmatic stream serialization may then overlap it.
+extern "C" __global__ void cc_spin_trigger(uint64_t ns, uint64_t* stamp) {
+#if __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+    spin_body(ns, stamp);
+}
+
+// 1 thread. Faults on purpose: mode 0 stores to an address no allocation covers (an illegal address), mode 1
+// executes a trap. The entry stamp is written first, so a case can see that the kernel started.
+extern "C" __global__ void cc_fault(uint32_t mode, uint64_t* stamp) {
+    if (stamp != nullptr) {
+        stamp[0] = globaltimer();
+        __threadfence_system();
+    }
+    if (mode == 0) {
+        // The first page is never mapped in a CUDA context: the store raises cudaErrorIllegalAddress.
+        volatile uint32_t* invalid = reinterpret_cast<volatile uint32_t*>(static_cast<uintptr_t>(16));
+        *invalid = 1;
+    } else {
+        __trap();
+    }
+    if (stamp != nullptr) {
+        stamp[1] = globaltimer();
+    }
+}
+
+// Data kernels: one block, block-stride loop (blockDim.x threads, DATA_BLOCK_THREADS on the Rust side).
+
+extern "C" __global__ void cc_fill(uint32_t* buf, uint32_t n, uint32_t value, uint64_t* stamp) {
+    stamp_entry(stamp);
+    for (uint32_t i = threadIdx.x; i < n; i += blockDim.x) {
+        buf[i] = value;
+    }
+    stamp_exit(stamp);
+}
+
+// x = x * mul + add, wrapping (unsigned arithmetic): not commutative with itself for most (mul, add), so the
+// final values prove the order in which transforms ran.
+extern "C" __global__ void cc_transform(uint32_t* buf, uint32_t n, uint32_t mul, uint32_t add, uint64_t* stamp) {
+    stamp_entry(stamp);
+    for (uint32_t i = threadIdx.x; i < n; i += blockDim.x) {
+        buf[i] = buf[i] * mul + add;
+    }
+    stamp_exit(stamp);
+}
+
+// Sets (not adds to) *mismatches, so the caller need not clear it.
+extern "C" __global__ void cc_compare(const uint32_t* a, const uint32_t* b, uint32_t n, uint32_t* mismatches,
+                                      uint64_t* stamp) {
+    __shared__ uint32_t total;
+    stamp_entry(stamp);
+    if (threadIdx.x == 0) {
+        total = 0;
+    }
+    __syncthreads();
+    uint32_t local = 0;
+    for (uint32_t i = threadIdx.x; i < n; i += blockDim.x) {
+        local += a[i] != b[i] ? 1u : 0u;
+    }
+    if (local != 0) {
+        atomicAdd(&total, local);
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        *mismatches = total;
+    }
+    stamp_exit(stamp);
+}
+
+
+// The seeds' compute kernels (seed 000's vecAdd, seed 002's sin/cos loop, seed 003's SleepKernel), launched with
+// the grid and block a case gives, like the seeds' <<<grid, block>>>. A grid-stride loop makes any grid correct;
+// with the seeds' grid (one thread per element) every thread makes exactly one pass, as in the seeds.
+//
+// Stamps of a kernel of tens of thousands of blocks: one atomic per block on one address would queue for longer
+// than a small kernel runs, so only the first STAMP_FIRST_BLOCKS blocks record the entry (the earliest wins) and
+// the last STAMP_LAST_BLOCKS the exit (the latest wins). Blocks are dispatched in index order, so this is the
+// kernel's first entry and last exit to within the dispatch of a few blocks; exact for smaller grids. The slot may
+// be shared by repeated launches (`repeat N`): it keeps the first entry and the last exit of all of them.
+
+#define STAMP_FIRST_BLOCKS 64u
+#define STAMP_LAST_BLOCKS 256u
+
+namespace {
+
+__device__ __forceinline__ void sampled_entry(uint64_t* stamp) {
+    if (stamp != nullptr && threadIdx.x == 0 && blockIdx.x < STAMP_FIRST_BLOCKS) {
+        const unsigned long long now = globaltimer();
+        unsigned long long* entry = reinterpret_cast<unsigned long long*>(&stamp[0]);
+        const unsigned long long prior = atomicCAS(entry, 0ull, now);
+        if (prior != 0ull && prior > now) {
+            atomicMin(entry, now);
+        }
+        __threadfence_system();
+    }
+}
+
+__device__ __forceinline__ void sampled_exit(uint64_t* stamp) {
+    __syncthreads();
+    if (stamp != nullptr && threadIdx.x == 0 && blockIdx.x + STAMP_LAST_BLOCKS >= gridDim.x) {
+        atomicMax(reinterpret_cast<unsigned long long*>(&stamp[1]), (unsigned long long)globaltimer());
+    }
+    __threadfence_system();
+}
+
+}  // namespace
+
+// Seed 000's vecAdd (its body is elided there): c[i] = a[i] + b[i] for i < n.
+extern "C" __global__ void cc_vecadd(const float* a, const float* b, float* c, uint32_t n, uint64_t* stamp) {
+    sampled_entry(stamp);
+    for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+        c[i] = a[i] + b[i];
+    }
+    sampled_exit(stamp);
+}
+
+// Seed 002's simpleKernel / processChunk, written as the seed writes it: `iterations` times
+// data[i] = sinf(data[i]) * cosf(data[i]).
+extern "C" __global__ void cc_sincos(float* data, uint32_t n, uint32_t iterations, uint64_t* stamp) {
+    sampled_entry(stamp);
+    for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+        for (uint32_t k = 0; k < iterations; k++) {
+            data[i] = sinf(data[i]) * cosf(data[i]);
+        }
+    }
+    sampled_exit(stamp);
+}
+
+// Seed 003's SleepKernel: every thread spins until clock64() has advanced `cycles` SM clock cycles. This is the
+// seed's kernel, so it counts SM cycles (a duration that follows the SM clock); the %globaltimer stamps record how
+// long it actually took.
+extern "C" __global__ void cc_sleep(long long cycles, uint64_t* stamp) {
+    sampled_entry(stamp);
+    long long elapsed = 0;
+    const long long start = clock64();
+    while (elapsed < cycles) {
+        elapsed = clock64() - start;
+    }
+    sampled_exit(stamp);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// kernels/conditional.cu, verbatim
+
+// Kernels for conditional graph nodes (IF 12.3, WHILE 12.4, SWITCH 12.8), in a module of their own: they call
+// cudaGraphSetConditional, a device-runtime builtin that the driver resolves when it JIT-compiles this PTX (no
+// relocatable device code or cudadevrt). NVRTC 12.0's ptxas predates the builtin and refuses to link it into a
+// cubin, so build.rs packs this file as PTX only (ISA 8.0, like the probes), registered beside the probes by
+// kernels/register.c. A driver too old for conditional nodes fails only when this module is loaded, which lazy
+// loading does at the first launch of one of these kernels: in a case that requires conditional nodes anyway.
+
+#ifdef __CUDACC_RTC__
+typedef unsigned int uint32_t;
+#else
+#include <cstdint>
+#endif
+// Declared with the signature of cuda_device_runtime_api.h (the handle is an unsigned long long), which NVRTC 12.0
+// lacks. Both kernels run as one thread, only as graph kernel nodes.
+typedef unsigned long long cc_condition_handle;
+extern "C" __device__ void cudaGraphSetConditional(cc_condition_handle handle, unsigned int value);
+
+// cc_set_condition: the condition becomes src[0].
+extern "C" __global__ void cc_set_condition(cc_condition_handle handle, const uint32_t* src) {
+    cudaGraphSetConditional(handle, src[0]);
+}
+
+// cc_countdown: counter[0] decreases by one unless it is zero, counter[1] counts the runs, and the condition becomes
+// counter[0] != 0. In a WHILE body whose condition starts at 1 (a default) and counter[0] = N >= 1, the body runs
+// N times; counter[1] ends at N.
+extern "C" __global__ void cc_countdown(cc_condition_handle handle, uint32_t* counter) {
+    uint32_t left = counter[0];
+    if (left > 0) {
+        left -= 1;
+        counter[0] = left;
+    }
+    counter[1] += 1;
+    cudaGraphSetConditional(handle, left != 0 ? 1u : 0u);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// kernels/device_launch.cu, verbatim
+
+// Kernels that launch graphs from the device (Programming Guide §4.2.6, "Device Graph Launch"), in a module of
+// their own. The device-side cudaGraphLaunch and cudaGetCurrentGraphExec are builtins: NVRTC 12.0 declares them,
+// its ptxas leaves cudaGraphLaunch an undefined symbol that the driver resolves when it loads the module, and no
+// relocatable device code or libcudadevrt is needed (measured: nvcc 13.0 leaves the same undefined symbol with and
+// without -rdc and -lcudadevrt). A separate module, so that a driver that could not resolve it fails only the cases
+// that launch these kernels (lazy loading loads a module at its first launch), never the probes.
+//
+// Each kernel runs as one thread and stamps its entry and exit like the probes (kernels/probes.cu); the helpers
+// here have names of their own because the reproducers' header puts every kernel file in one translation unit.
+// Codes are written as the cudaError_t number the call returned.
+
+#ifdef __CUDACC_RTC__
+typedef unsigned int uint32_t;
+typedef unsigned long long uint64_t;
+#else
+#include <cstdint>
+#endif
+
+__device__ __forceinline__ void cc_dl_stamp(uint64_t* stamp, int at) {
+    if (stamp != nullptr) {
+        uint64_t t;
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+        stamp[at] = t;
+        __threadfence_system();
+    }
+}
+
+// cc_device_launch: cudaGraphLaunch(exec, mode) `times` times in a row; codes[i] is the i-th call's code. `mode`
+// is one of the device-only launch streams (cudaStreamGraphTailLaunch, cudaStreamGraphFireAndForget,
+// cudaStreamGraphFireAndForgetAsSibling), passed as its handle value.
+extern "C" __global__ void cc_device_launch(cudaGraphExec_t exec, uint64_t mode, uint32_t times, uint32_t* codes,
+                                            uint64_t* stamp) {
+    cc_dl_stamp(stamp, 0);
+    for (uint32_t i = 0; i < times; i++) {
+        codes[i] = (uint32_t)cudaGraphLaunch(exec, (cudaStream_t)mode);
+    }
+    cc_dl_stamp(stamp, 1);
+}
+
+// cc_relaunch_self: counter[0] counts the runs of this kernel. While it is below `runs`, the kernel enqueues the
+// graph it runs in (cudaGetCurrentGraphExec) for tail launch `times` times, writing each code to
+// codes[(run - 1) * times + i]; the run that reaches `runs` launches nothing.
+extern "C" __global__ void cc_relaunch_self(uint32_t* counter, uint32_t runs, uint32_t times, uint32_t* codes,
+                                            uint64_t* stamp) {
+    cc_dl_stamp(stamp, 0);
+    uint32_t run = counter[0] + 1;
+    counter[0] = run;
+    if (run < runs) {
+        for (uint32_t i = 0; i < times; i++) {
+            codes[(run - 1) * times + i] = (uint32_t)cudaGraphLaunch(cudaGetCurrentGraphExec(), cudaStreamGraphTailLaunch);
+        }
+    }
+    cc_dl_stamp(stamp, 1);
+}
+
+// cc_current_graph: out[0] = 1 when cudaGetCurrentGraphExec() names a graph (the kernel is a node of a device
+// graph), 0 when it returns NULL.
+extern "C" __global__ void cc_current_graph(uint32_t* out, uint64_t* stamp) {
+    cc_dl_stamp(stamp, 0);
+    out[0] = cudaGetCurrentGraphExec() != nullptr ? 1u : 0u;
+    cc_dl_stamp(stamp, 1);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+namespace cc {
+
+// The watchdog deadline the Rust executor uses by default (ExecOptions::case_deadline).
+constexpr uint64_t DEFAULT_DEADLINE_MS = 20000;
+// How long a gate kernel spins before it gives up (ExecOptions::gate_timeout_ns).
+constexpr uint64_t GATE_TIMEOUT_NS = 10000000000;
+// Threads of the single block every data kernel runs (harness::device::kernels::DATA_BLOCK_THREADS).
+constexpr unsigned DATA_BLOCK_THREADS = 256;
+// Every byte of a declared buffer when the script starts (harness::case::ast::INITIAL_BYTE).
+constexpr int INITIAL_BYTE = 0xCD;
+
+// ---- Time: nanoseconds since the case started, one monotonic host clock.
+
+inline std::chrono::steady_clock::time_point& case_start() {
+    static std::chrono::steady_clock::time_point t = std::chrono::steady_clock::now();
+    return t;
+}
+inline uint64_t now_ns() {
+    return (uint64_t)std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
+                                                                          case_start())
+        .count();
+}
+
+// ---- JSON
+
+inline std::string json(const std::string& s) {
+    std::string out = "\"";
+    for (unsigned char c : s) {
+        switch (c) {
+            case '"': out += "\\\""; break;
+            case '\\': out += "\\\\"; break;
+            case '\n': out += "\\n"; break;
+            case '\t': out += "\\t"; break;
+            case '\r': out += "\\r"; break;
+            default:
+                if (c < 0x20) {
+                    char buf[8];
+                    snprintf(buf, sizeof buf, "\\u%04x", c);
+                    out += buf;
+                } else {
+                    out += (char)c;
+                }
+        }
+    }
+    return out + "\"";
+}
+inline std::string json(const char* s) { return s == nullptr ? "null" : json(std::string(s)); }
+inline std::string json(const std::optional<std::string>& s) { return s ? json(*s) : "null"; }
+inline std::string json(uint64_t v) { return std::to_string(v); }
+inline std::string json(const std::optional<uint64_t>& v) { return v ? std::to_string(*v) : "null"; }
+inline std::string json_f64(double v) {
+    char buf[40];
+    snprintf(buf, sizeof buf, "%.17g", v);
+    std::string s = buf;
+    if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
+    return s;
+}
+inline std::string json_list(const std::vector<std::string>& items) {
+    std::string out = "[";
+    for (size_t i = 0; i < items.size(); i++) out += (i ? "," : "") + items[i];
+    return out + "]";
+}
+inline std::string json_strings(const std::vector<std::string>& items) {
+    std::vector<std::string> quoted;
+    for (auto& s : items) quoted.push_back(json(s));
+    return json_list(quoted);
+}
+
+// ---- Names of what CUDA returns, in the report's words.
+
+// "cudaErrorInvalidValue", as the Rust executor names a code.
+inline std::string code_name(cudaError_t e) {
+    const char* n = cudaGetErrorName(e);
+    if (n != nullptr && strncmp(n, "cuda", 4) == 0) return n;
+    return "cudaError(" + std::to_string((int)e) + ")";
+}
+inline std::string unknown(long long v) { return "unknown(" + std::to_string(v) + ")"; }
+inline std::string capture_status_name(cudaStreamCaptureStatus s) {
+    switch (s) {
+        case cudaStreamCaptureStatusNone: return "none";
+        case cudaStreamCaptureStatusActive: return "active";
+        case cudaStreamCaptureStatusInvalidated: return "invalidated";
+    }
+    return unknown((long long)s);
+}
+inline std::string capture_mode_name(cudaStreamCaptureMode m) {
+    switch (m) {
+        case cudaStreamCaptureModeGlobal: return "global";
+        case cudaStreamCaptureModeThreadLocal: return "thread-local";
+        case cudaStreamCaptureModeRelaxed: return "relaxed";
+    }
+    return unknown((long long)m);
+}
+inline std::string memory_type_name(cudaMemoryType t) {
+    switch (t) {
+        case cudaMemoryTypeUnregistered: return "unregistered";
+        case cudaMemoryTypeHost: return "host";
+        case cudaMemoryTypeDevice: return "device";
+        case cudaMemoryTypeManaged: return "managed";
+    }
+    return unknown((long long)t);
+}
+inline std::string node_type_name(cudaGraphNodeType t) {
+    switch (t) {
+        case cudaGraphNodeTypeKernel: return "kernel";
+        case cudaGraphNodeTypeMemcpy: return "memcpy";
+        case cudaGraphNodeTypeMemset: return "memset";
+        case cudaGraphNodeTypeHost: return "host";
+        case cudaGraphNodeTypeGraph: return "graph";
+        case cudaGraphNodeTypeEmpty: return "empty";
+        case cudaGraphNodeTypeWaitEvent: return "wait-event";
+        case cudaGraphNodeTypeEventRecord: return "event-record";
+        case cudaGraphNodeTypeExtSemaphoreSignal: return "ext-semaphore-signal";
+        case cudaGraphNodeTypeExtSemaphoreWait: return "ext-semaphore-wait";
+        case cudaGraphNodeTypeMemAlloc: return "mem-alloc";
+        case cudaGraphNodeTypeMemFree: return "mem-free";
+        case cudaGraphNodeTypeConditional: return "conditional";
+        default: break;
+    }
+    return unknown((long long)t);
+}
+inline std::string instantiate_result_name(cudaGraphInstantiateResult r) {
+    switch ((unsigned)r) {
+        case cudaGraphInstantiateSuccess: return "success";
+        case cudaGraphInstantiateError: return "error";
+        case cudaGraphInstantiateInvalidStructure: return "invalid-structure";
+        case cudaGraphInstantiateNodeOperationNotSupported: return "node-operation-not-supported";
+        case cudaGraphInstantiateMultipleDevicesNotSupported: return "multiple-devices-not-supported";
+        case cudaGraphInstantiateConditionalHandleUnused: return "conditional-handle-unused";
+        default: break;
+    }
+    return unknown((long long)(unsigned)r);
+}
+inline std::string update_result_name(cudaGraphExecUpdateResult r) {
+    switch ((unsigned)r) {
+        case cudaGraphExecUpdateSuccess: return "success";
+        case cudaGraphExecUpdateError: return "error";
+        case cudaGraphExecUpdateErrorTopologyChanged: return "topology-changed";
+        case cudaGraphExecUpdateErrorNodeTypeChanged: return "node-type-changed";
+        case cudaGraphExecUpdateErrorFunctionChanged: return "function-changed";
+        case cudaGraphExecUpdateErrorParametersChanged: return "parameters-changed";
+        case cudaGraphExecUpdateErrorNotSupported: return "not-supported";
+        case cudaGraphExecUpdateErrorUnsupportedFunctionChange: return "unsupported-function-change";
+        case cudaGraphExecUpdateErrorAttributesChanged: return "attributes-changed";
+        default: break;
+    }
+    return unknown((long long)(unsigned)r);
+}
+
+// ---- Buffer contents as the report summarises them (harness::record::observations::Contents::of).
+
+inline std::string contents(const std::vector<uint32_t>& words, std::vector<uint64_t> probes = {}) {
+    std::vector<std::string> runs;
+    std::vector<uint64_t> starts, ends, values;
+    for (size_t i = 0; i < words.size(); i++) {
+        if (!values.empty() && values.back() == words[i]) {
+            ends.back() = i + 1;
+        } else {
+            starts.push_back(i);
+            ends.push_back(i + 1);
+            values.push_back(words[i]);
+        }
+    }
+    std::string out = "{\"words\":" + std::to_string(words.size());
+    out += ",\"uniform\":" + (values.size() == 1 ? std::to_string(values[0]) : std::string("null"));
+    std::vector<std::string> first;
+    for (size_t i = 0; i < words.size() && i < 64; i++) first.push_back(std::to_string(words[i]));
+    out += ",\"first_words\":" + json_list(first);
+    std::sort(probes.begin(), probes.end());
+    probes.erase(std::unique(probes.begin(), probes.end()), probes.end());
+    std::vector<std::string> kept;
+    for (uint64_t p : probes) {
+        if (p < words.size()) {
+            kept.push_back("{\"index\":" + std::to_string(p) + ",\"value\":" + std::to_string(words[p]) + "}");
+        }
+    }
+    out += ",\"probes\":" + json_list(kept);
+    std::string summary = std::to_string(words.size()) + " words";
+    if (values.size() == 1) {
+        char hex[32];
+        snprintf(hex, sizeof hex, "%#llx", (unsigned long long)values[0]);
+        if (values[0] == 0) snprintf(hex, sizeof hex, "0x0");
+        summary += ", all " + std::to_string(values[0]) + " (" + hex + ")";
+    } else if (values.size() > 1) {
+        summary += " in " + std::to_string(values.size()) + " runs:";
+        for (size_t r = 0; r < values.size() && r < 8; r++) {
+            summary += " [" + std::to_string(starts[r]) + ".." + std::to_string(ends[r]) + ") = " +
+                       std::to_string(values[r]) + ",";
+        }
+        summary.pop_back();
+        if (values.size() > 8) summary += " (+" + std::to_string(values.size() - 8) + " more runs)";
+    }
+    out += ",\"summary\":" + json(summary);
+    if (values.size() <= 64) {
+        std::vector<std::string> rs;
+        for (size_t r = 0; r < values.size(); r++) {
+            rs.push_back("[" + std::to_string(starts[r]) + "," + std::to_string(ends[r]) + "," +
+                         std::to_string(values[r]) + "]");
+        }
+        out += ",\"runs\":" + json_list(rs);
+    } else {
+        out += ",\"runs\":null";
+    }
+    return out + "}";
+}
+
+// Reads n words of host memory that the GPU may be writing (volatile: what the host sees at this moment).
+inline std::vector<uint32_t> read_host(const void* p, size_t words) {
+    std::vector<uint32_t> out(words);
+    const volatile uint32_t* v = (const volatile uint32_t*)p;
+    for (size_t i = 0; i < words; i++) out[i] = v[i];
+    return out;
+}
+
+// ---- Runs a bookkeeping CUDA call without changing the thread's last error (see the Rust executor's `quietly`).
+
+template <class F>
+cudaError_t quietly(F call) {
+    cudaError_t before = cudaPeekAtLastError();
+    cudaError_t code = call();
+    if (code != cudaSuccess && before == cudaSuccess) cudaGetLastError();
+    return code;
+}
+
+// ---- Objects, by the state of their declared name.
+
+enum State { READY, NOT_CREATED, DESTROYED, EMPTY, LATER };
+
+struct Slot {
+    const char* what;
+    std::string name;
+    State state = READY;
+    std::string code;  // the failed creation's code
+    cudaError_t error = cudaSuccess;  // the creation's code
+    Slot(const char* w, const char* n, State s) : what(w), name(n), state(s) {}
+    bool ready() const { return state == READY; }
+    // Why the object cannot be used (the Rust executor's words).
+    std::string why() const {
+        switch (state) {
+            case READY: return "";
+            case NOT_CREATED: return std::string(what) + " " + name + " was not created (" + code + ")";
+            case DESTROYED: return std::string(what) + " " + name + " was destroyed earlier in the script";
+            case EMPTY: return std::string(what) + " " + name + " holds nothing";
+            case LATER:
+                return std::string(what) + " " + name + " is declared `later` and the script has not created it";
+        }
+        return "";
+    }
+    // A creation's code: READY on success, else NOT_CREATED with the code.
+    cudaError_t created(cudaError_t e) {
+        error = e;
+        state = e == cudaSuccess ? READY : NOT_CREATED;
+        code = code_name(e);
+        return e;
+    }
+    // `create NAME` and `malloc-async` fill a slot declared `later` or destroyed.
+    bool creatable() const { return state == LATER || state == DESTROYED; }
+};
+
+struct Stream : Slot {
+    cudaStream_t h = nullptr;
+    explicit Stream(const char* n, State s = READY) : Slot("stream", n, s) {}
+};
+struct Event : Slot {
+    cudaEvent_t h = nullptr;
+    explicit Event(const char* n, State s = READY) : Slot("event", n, s) {}
+};
+// A graph slot (or the body of a conditional node filled into it); an empty slot passes CUDA a null handle.
+struct Graph : Slot {
+    cudaGraph_t h = nullptr;
+    cudaGraph_t body = nullptr;  // owned by its conditional node
+    std::vector<cudaGraph_t> retired;
+    explicit Graph(const char* n) : Slot("graph", n, EMPTY) {}
+    bool usable() const { return body != nullptr || state == READY || state == EMPTY; }
+    cudaGraph_t handle() const { return body != nullptr ? body : (state == READY ? h : nullptr); }
+    // Puts `g` (or nothing) in the slot, keeping what it held until cleanup.
+    void set(cudaGraph_t g) {
+        if (state == READY && h != nullptr) retired.push_back(h);
+        h = g;
+        state = g != nullptr ? READY : EMPTY;
+    }
+};
+struct Exec : Slot {
+    cudaGraphExec_t h = nullptr;
+    std::vector<cudaGraphExec_t> retired;
+    explicit Exec(const char* n) : Slot("exec", n, EMPTY) {}
+    bool usable() const { return state == READY || state == EMPTY; }
+    cudaGraphExec_t handle() const { return state == READY ? h : nullptr; }
+    void set(cudaGraphExec_t e) {
+        if (state == READY && h != nullptr) retired.push_back(h);
+        h = e;
+        state = e != nullptr ? READY : EMPTY;
+    }
+};
+struct Pool : Slot {
+    cudaMemPool_t h = nullptr;
+    bool is_default = false;
+    explicit Pool(const char* n) : Slot("pool", n, READY) {}
+};
+struct Condition {
+    std::string name;
+    bool created = false;
+    cudaGraphConditionalHandle h = 0;
+    explicit Condition(const char* n) : name(n) {}
+    std::string why() const { return "condition " + name + " was not created"; }
+};
+
+enum Storage { DEVICE, PINNED, MAPPED, PAGEABLE, VIEW, MANAGED };
+
+struct Buffer : Slot {
+    const char* kind;  // as declared: device, pinned, pageable, mapped
+    uint64_t bytes;
+    Storage storage;
+    void* copy = nullptr;        // what cudaMemcpy gets (host memory by its host pointer)
+    uint32_t* kernel = nullptr;  // what kernels get (a mapped buffer's device alias); null for pageable memory
+    bool graph_memory = false;   // a graph's memory-allocation node owns the address
+    bool graph_freed = false;    // a captured free-async freed it: usable by name, allocatable again
+    bool registered = false;     // cudaHostRegister'ed by the script
+    int device = -1;             // the ordinal it was made on (several-device cases)
+    Buffer(const char* n, const char* k, uint64_t b, Storage s, State st = READY)
+        : Slot("buffer", n, st), kind(k), bytes(b), storage(s) {}
+    uint64_t words() const { return bytes / 4; }
+    void* memset_ptr() const { return kernel != nullptr ? (void*)kernel : copy; }
+    // Host-visible memory (a snapshot reads it on the host); null for device memory.
+    const void* host() const {
+        bool host_kind = strcmp(kind, "device") != 0;
+        return host_kind ? copy : nullptr;
+    }
+    bool allocatable() const { return creatable() || graph_freed; }
+    // Memory from cudaMallocAsync or a memory-allocation node.
+    void set_async(void* p) {
+        graph_freed = false;
+        state = READY;
+        storage = DEVICE;
+        copy = p;
+        kernel = (uint32_t*)p;
+    }
+};
+
+// A view of bytes [offset, offset + size) of `parent`: no CUDA call.
+inline void make_slice(Buffer& slice, const Buffer& parent, uint64_t offset) {
+    if (!parent.ready()) {
+        slice.state = NOT_CREATED;
+        slice.code = parent.why();
+        return;
+    }
+    slice.copy = (char*)parent.copy + offset;
+    slice.kernel = parent.kernel != nullptr ? (uint32_t*)((char*)parent.kernel + offset) : nullptr;
+    slice.device = parent.device;
+}
+
+// ---- Which script operation made which graph node (the Rust executor's NodeMap).
+
+struct Nodes {
+    std::map<std::pair<unsigned long long, cudaGraphNode_t>, int> origins;
+    std::map<int, cudaGraphNode_t> by_op;
+    std::map<cudaGraphNode_t, int> by_handle;
+
+    // After operation `op` succeeded on a capturing stream: the one node the stream now depends on is the op's.
+    void learn(cudaStream_t s, int op) {
+        cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+        unsigned long long id = 0;
+        const cudaGraphNode_t* deps = nullptr;
+        const cudaGraphEdgeData* edges = nullptr;
+        size_t count = 0;
+        cudaError_t code =
+            quietly([&] { return cudaStreamGetCaptureInfo(s, &status, &id, nullptr, &deps, &edges, &count); });
+        if (code != cudaSuccess || status != cudaStreamCaptureStatusActive || deps == nullptr || count != 1) return;
+        origins[{id, deps[0]}] = op;
+        by_op[op] = deps[0];
+        by_handle[deps[0]] = op;
+    }
+    void added(int op, cudaGraphNode_t n) {
+        by_op[op] = n;
+        by_handle[n] = op;
+    }
+    void forget(int op) {
+        auto it = by_op.find(op);
+        if (it == by_op.end()) return;
+        by_handle.erase(it->second);
+        by_op.erase(it);
+    }
+    std::optional<int> op_of(std::optional<unsigned long long> capture, cudaGraphNode_t n) const {
+        if (capture) {
+            auto it = origins.find({*capture, n});
+            if (it != origins.end()) return it->second;
+            return std::nullopt;
+        }
+        auto it = by_handle.find(n);
+        if (it != by_handle.end()) return it->second;
+        return std::nullopt;
+    }
+};
+
+// The capture id of `s` if it is capturing now (asked quietly).
+inline std::optional<unsigned long long> capture_id(cudaStream_t s) {
+    cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+    unsigned long long id = 0;
+    const cudaGraphNode_t* deps = nullptr;
+    const cudaGraphEdgeData* edges = nullptr;
+    size_t count = 0;
+    cudaError_t code =
+        quietly([&] { return cudaStreamGetCaptureInfo(s, &status, &id, nullptr, &deps, &edges, &count); });
+    if (code == cudaSuccess && status == cudaStreamCaptureStatusActive) return id;
+    return std::nullopt;
+}
+
+// ---- Gates: a flag word and a timed-out word in mapped pinned host memory, opened by the host.
+
+enum Opener { SCRIPT = 0, SCHEDULED = 1, WATCHDOG = 2, CLEANUP = 3 };
+inline const char* opener_name(int by) {
+    switch (by) {
+        case SCRIPT: return "script";
+        case SCHEDULED: return "scheduled";
+        case WATCHDOG: return "watchdog";
+        default: return "cleanup";
+    }
+}
+
+struct Gate {
+    std::string name;
+    uint32_t* host = nullptr;    // [flag, timed_out]
+    uint32_t* device = nullptr;  // the device alias kernels poll
+    std::atomic<uint64_t> opened{UINT64_MAX};
+    std::atomic<int> by{0};
+    explicit Gate(const char* n) : name(n) {}
+    bool created() const { return host != nullptr; }
+    uint32_t* flag() const { return device; }
+    uint32_t* timed_out() const { return device != nullptr ? device + 1 : nullptr; }
+    // Only the first open is recorded; its time is taken before the store.
+    void open(Opener who) {
+        uint64_t t = now_ns();
+        uint64_t never = UINT64_MAX;
+        if (opened.compare_exchange_strong(never, t)) by.store(who);
+        if (host != nullptr) __atomic_store_n(&host[0], 1u, __ATOMIC_SEQ_CST);
+    }
+};
+
+// The gate keeper: performs `open G after D`, and at the case deadline opens every gate (the watchdog).
+struct Keeper {
+    std::vector<Gate*> gates;
+    std::mutex m;
+    std::condition_variable cv;
+    std::vector<std::pair<std::chrono::steady_clock::time_point, Gate*>> due;
+    bool finished = false;
+    std::optional<uint64_t> fired;
+    std::thread thread;
+
+    void start(std::chrono::steady_clock::time_point deadline) {
+        thread = std::thread([this, deadline] {
+            std::unique_lock<std::mutex> lock(m);
+            while (true) {
+                auto now = std::chrono::steady_clock::now();
+                for (auto it = due.begin(); it != due.end();) {
+                    if (it->first <= now) {
+                        it->second->open(SCHEDULED);
+                        it = due.erase(it);
+                    } else {
+                        ++it;
+                    }
+                }
+                if (!fired && now >= deadline) {
+                    fired = now_ns();
+                    for (Gate* g : gates) g->open(WATCHDOG);
+                }
+                if (finished) return;
+                auto wake = fired ? std::chrono::steady_clock::time_point::max() : deadline;
+                for (auto& d : due) wake = std::min(wake, d.first);
+                if (wake == std::chrono::steady_clock::time_point::max()) {
+                    cv.wait(lock);
+                } else {
+                    cv.wait_until(lock, wake);
+                }
+            }
+        });
+    }
+    void open_at(Gate& g, std::chrono::steady_clock::time_point at) {
+        std::lock_guard<std::mutex> lock(m);
+        due.push_back({at, &g});
+        cv.notify_all();
+    }
+    // Stops the keeper: scheduled opens not yet due are dropped (every gate is opened by the caller).
+    void finish() {
+        {
+            std::lock_guard<std::mutex> lock(m);
+            finished = true;
+            cv.notify_all();
+        }
+        if (thread.joinable()) thread.join();
+    }
+};
+
+// ---- Host functions and stream callbacks: they only read the clock, copy host memory and append to the log.
+
+struct HostCall {
+    int op_index;
+    bool callback;
+    const void* snapshot = nullptr;  // host-visible words to copy when it runs
+    size_t snapshot_words = 0;
+    const uint32_t* hold = nullptr;  // a gate's host flag: return only once it is non-zero
+};
+struct HostRecord {
+    int op_index;
+    bool callback;
+    uint64_t at_ns;
+    std::optional<cudaError_t> status;
+    std::optional<std::vector<uint32_t>> snapshot;
+};
+inline std::mutex& host_log_mutex() {
+    static std::mutex m;
+    return m;
+}
+inline std::vector<HostRecord>& host_log() {
+    static std::vector<HostRecord> log;
+    return log;
+}
+inline void record_host_call(const HostCall* c, std::optional<cudaError_t> status) {
+    HostRecord r{c->op_index, c->callback, now_ns(), status, std::nullopt};
+    if (c->snapshot != nullptr) r.snapshot = read_host(c->snapshot, c->snapshot_words);
+    std::lock_guard<std::mutex> lock(host_log_mutex());
+    host_log().push_back(std::move(r));
+}
+// The cudaHostFn_t of every host-func operation and host node.
+inline void CUDART_CB host_func(void* user_data) {
+    const HostCall* c = (const HostCall*)user_data;
+    record_host_call(c, std::nullopt);
+    if (c->hold != nullptr) {
+        while (__atomic_load_n(c->hold, __ATOMIC_SEQ_CST) == 0) {
+            std::this_thread::sleep_for(std::chrono::microseconds(100));
+        }
+    }
+}
+// The cudaStreamCallback_t of every callback operation.
+inline void CUDART_CB stream_callback(cudaStream_t, cudaError_t status, void* user_data) {
+    record_host_call((const HostCall*)user_data, status);
+}
+
+// ---- Case threads: `thread T` runs the operations written `@T`, one at a time, while main waits for each.
+
+struct CaseThread {
+    std::string name;
+    std::mutex m;
+    std::condition_variable cv;
+    std::deque<std::function<void()>> jobs;
+    bool stopping = false;
+    std::thread thread;
+    explicit CaseThread(const char* n) : name(n) {
+        thread = std::thread([this] {
+            while (true) {
+                std::function<void()> job;
+                {
+                    std::unique_lock<std::mutex> lock(m);
+                    cv.wait(lock, [this] { return stopping || !jobs.empty(); });
+                    if (jobs.empty()) return;
+                    job = std::move(jobs.front());
+                    jobs.pop_front();
+                }
+                job();
+            }
+        });
+    }
+    // Runs `job` on this thread and waits for it.
+    void run(const std::function<void()>& job) {
+        std::promise<void> done;
+        auto finished = done.get_future();
+        {
+            std::lock_guard<std::mutex> lock(m);
+            jobs.push_back([&] {
+                job();
+                done.set_value();
+            });
+        }
+        cv.notify_all();
+        finished.wait();
+    }
+    void stop() {
+        {
+            std::lock_guard<std::mutex> lock(m);
+            stopping = true;
+        }
+        cv.notify_all();
+        if (thread.joinable()) thread.join();
+    }
+};
+
+// ---- What issue 20's operations hand to later ones: IPC handles and mappings by the label of the operation that
+// got them (`#INDEX` for an unlabelled one), user objects, and `malloc-managed` memory (the executor's Handles).
+
+// A 64-bit digest (FNV-1a) of a handle's bytes: what `same-address` and `other-address` compare for handles.
+inline uint64_t digest(const void* p, size_t n) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < n; i++) h = (h ^ ((const unsigned char*)p)[i]) * 0x100000001b3ull;
+    return h;
+}
+
+// The destructor of every user object: sets the flag it was given (leaked on purpose: CUDA may call it after the
+// case ends, from an internal thread).
+inline void CUDART_CB set_destroyed(void* flag) { ((std::atomic<bool>*)flag)->store(true); }
+
+struct UserObject {
+    cudaUserObject_t h = nullptr;
+    unsigned owned = 0;  // the references the case still owns
+    std::atomic<bool>* destroyed = nullptr;
+};
+
+inline std::string hex(const void* p, size_t n) {
+    static const char digits[] = "0123456789abcdef";
+    std::string out;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char b = ((const unsigned char*)p)[i];
+        out += digits[b >> 4];
+        out += digits[b & 15];
+    }
+    return out;
+}
+inline void unhex(const std::string& s, void* p, size_t n) {
+    auto v = [](char c) { return c <= '9' ? c - '0' : c - 'a' + 10; };
+    memset(p, 0, n);
+    for (size_t i = 0; i < n && 2 * i + 1 < s.size(); i++) ((unsigned char*)p)[i] = (unsigned char)(v(s[2 * i]) << 4 | v(s[2 * i + 1]));
+}
+
+// ---- The case's other processes (`process NAME`; `@NAME OP` runs OP there), as the executor's exec::peer: the
+// program starts itself again (/proc/self/exe --peer NAME) after loading its kernels and before creating its
+// objects; the peer creates every declared object of its own, says READY, and runs each of its operations when the
+// main process sends it (with every IPC handle the main process holds, as 64 bytes in hex), answering the record
+// and the handles it holds then. Both processes measure time from the same origin (steady_clock is the system's
+// CLOCK_MONOTONIC; the peer is given the main process's start), so the peer's times need no shift.
+
+// One line from `fd` (without its newline), waiting at most `ms`; false at a timeout or the end of the stream.
+inline bool read_line(int fd, std::string& pending, std::string& line, uint64_t ms, std::string& why) {
+    auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+    for (;;) {
+        size_t nl = pending.find('\n');
+        if (nl != std::string::npos) {
+            line = pending.substr(0, nl);
+            pending.erase(0, nl + 1);
+            return true;
+        }
+        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
+        if (left.count() <= 0) {
+            why = "no answer within " + std::to_string(ms) + " ms";
+            return false;
+        }
+        pollfd p{fd, POLLIN, 0};
+        int ready = poll(&p, 1, (int)std::min<long long>(left.count(), 1000));
+        if (ready < 0 && errno != EINTR) {
+            why = "the process ended";
+            return false;
+        }
+        if (ready <= 0) continue;
+        char buf[4096];
+        ssize_t n = read(fd, buf, sizeof buf);
+        if (n <= 0) {
+            why = "the process ended";
+            return false;
+        }
+        pending.append(buf, (size_t)n);
+    }
+}
+inline bool write_all(int fd, const std::string& s) {
+    size_t at = 0;
+    while (at < s.size()) {
+        ssize_t n = write(fd, s.data() + at, s.size() - at);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return false;
+        at += (size_t)n;
+    }
+    return true;
+}
+
+struct PeerProcess {
+    pid_t pid = -1;
+    int to = -1, from = -1;  // requests to it, replies from it
+    std::string pending;     // bytes read past the last line
+    std::string broken;      // why it cannot be used any more
+};
+
+// ---- A case's `env:` values that name its device: `{uuid}` is the device's UUID (GPU-…, as nvidia-smi -L prints
+// it) and `{uuid-prefix}` its first 12 characters (GPU- and 8 hex digits), as a worker fills them
+// (runner::worker::with_uuid). The runner gives the UUID in CUDA_CONFORMANCE_UUID; run by hand, the program asks
+// CUDA in a child process (this one must make no CUDA call before the case's CUDA_VISIBLE_DEVICES is set) for the
+// UUID of the case's device 0 (the first of --devices, else ordinal 0) as the environment it was started with shows
+// it, and passes it on in CUDA_CONFORMANCE_UUID to its own peers.
+
+constexpr const char* UUID_ENV = "CUDA_CONFORMANCE_UUID";
+// Set to 1 by the runner where the case's worker would make host waits block (see Run::block_host_waits).
+constexpr const char* BLOCKING_WAITS_ENV = "CUDA_CONFORMANCE_BLOCKING_WAITS";
+
+inline std::string uuid_text(const unsigned char* b) {
+    char s[48];
+    snprintf(s, sizeof s, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2],
+             b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+    return s;
+}
+
+// The UUID of `ordinal`, asked in a child process; empty when CUDA could not say.
+inline std::string device_uuid_in_child(int ordinal) {
+    int fds[2];
+    if (pipe(fds) != 0) return "";
+    fflush(nullptr);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return "";
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        cudaDeviceProp prop;
+        if (cudaGetDeviceProperties(&prop, ordinal) == cudaSuccess) {
+            std::string uuid = uuid_text((const unsigned char*)prop.uuid.bytes);
+            ssize_t written = write(fds[1], uuid.data(), uuid.size());
+            (void)written;
+        }
+        _exit(0);
+    }
+    close(fds[1]);
+    std::string uuid;
+    char chunk[64];
+    ssize_t n;
+    while ((n = read(fds[0], chunk, sizeof chunk)) > 0 || (n < 0 && errno == EINTR)) {
+        if (n > 0) uuid.append(chunk, (size_t)n);
+    }
+    close(fds[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    return uuid;
+}
+
+// The case device's UUID: the runner's, or asked once (see above) and kept for this process and its peers.
+inline std::string case_uuid(int argc, char** argv) {
+    if (const char* given = getenv(UUID_ENV)) return given;
+    int ordinal = 0;
+    for (int i = 1; i + 1 < argc; i++) {
+        if (strcmp(argv[i], "--devices") == 0) ordinal = atoi(argv[i + 1]);
+    }
+    std::string uuid = device_uuid_in_child(ordinal);
+    if (uuid.empty()) fprintf(stderr, "%s: could not read the UUID of device %d for the case's env:\n", argv[0], ordinal);
+    setenv(UUID_ENV, uuid.c_str(), 1);
+    return uuid;
+}
+
+// Sets `name` to `value` with its `{uuid}` and `{uuid-prefix}` filled.
+inline void setenv_with_uuid(int argc, char** argv, const char* name, const char* value) {
+    std::string uuid = case_uuid(argc, argv);
+    std::string filled = value;
+    auto fill = [&](const std::string& word, const std::string& by) {
+        for (size_t at = filled.find(word); at != std::string::npos; at = filled.find(word, at + by.size())) {
+            filled.replace(at, word.size(), by);
+        }
+    };
+    fill("{uuid-prefix}", uuid.substr(0, 12));
+    fill("{uuid}", uuid);
+    setenv(name, filled.c_str(), 1);
+}
+
+// ---- One script operation as it ran (harness::record::observations::OpRecord).
+
+struct OpInfo {
+    unsigned line;
+    const char* label;
+    const char* thread;
+    const char* text;
+    std::vector<const char*> acceptable;
+    unsigned repeat;
+};
+
+struct Op {
+    int index;
+    const OpInfo* info;
+    std::optional<std::string> code;
+    uint64_t start_ns = 0, end_ns = 0;
+    std::optional<std::string> value;  // the OpValue, as JSON
+    std::optional<std::string> not_run;
+
+    // Makes the call (`repeat N`: N times back to back, stopping at a failure) and records its code and host
+    // times; true if it returned cudaSuccess every time.
+    template <class F>
+    bool call(F f) {
+        start_ns = now_ns();
+        cudaError_t e = f();
+        for (unsigned i = 1; i < info->repeat && e == cudaSuccess; i++) e = f();
+        end_ns = now_ns();
+        code = code_name(e);
+        return e == cudaSuccess;
+    }
+    // A host-only operation (open, sleep): it cannot fail.
+    template <class F>
+    void host(F f) {
+        start_ns = now_ns();
+        f();
+        end_ns = now_ns();
+        code = "cudaSuccess";
+    }
+    bool ok() const { return code && *code == "cudaSuccess"; }
+    // The operation cannot run: `why` is recorded instead of a code.
+    void skip(const std::string& why) { not_run = why; }
+    template <class S>
+    bool need(const S& slot) {
+        if (slot.ready()) return true;
+        skip(slot.why());
+        return false;
+    }
+    bool need_graph(const Graph& g) {
+        if (g.usable()) return true;
+        skip(g.why());
+        return false;
+    }
+    bool need_exec(const Exec& e) {
+        if (e.usable()) return true;
+        skip(e.why());
+        return false;
+    }
+    bool need_condition(const Condition& c) {
+        if (c.created) return true;
+        skip(c.why());
+        return false;
+    }
+    bool need_gate(const Gate& g) {
+        if (g.created()) return true;
+        skip("gate " + g.name + " was not created");
+        return false;
+    }
+};
+
+// ---- The run: what the program observed, printed as one JSON line at the end.
+
+struct GraphRecord {
+    std::string name;
+    size_t end_capture_op;
+    std::string json;
+};
+
+struct Run {
+    std::string case_id;
+    std::vector<int> ordinals;  // the ordinal of each device of the case
+    const std::vector<OpInfo>& ops;
+    std::vector<std::string> decls;  // DeclRecord JSON
+    std::vector<Op> records;
+    std::vector<std::string> notes;
+    std::vector<Gate*> gates;
+    std::vector<Graph*> graphs;
+    std::vector<Exec*> execs;
+    std::vector<Stream*> streams;
+    std::vector<Pool*> pools;
+    cudaStream_t reader = nullptr;        // the stream `read` copies device buffers on
+    std::vector<void*> allocations;       // `malloc` operations
+    std::vector<std::pair<int, int>> peers_enabled;  // (current, peer) ordinals the script enabled
+    // Captures the script began: the stream (a declared one, or a built-in handle) and the thread that began it.
+    struct Begun {
+        Stream* named;
+        cudaStream_t builtin;
+        const char* thread;
+    };
+    std::vector<Begun> captures;
+    // Each thread's capture mode before its first exchange-capture-mode (`nullptr`: main), restored at the end.
+    std::vector<std::pair<const char*, cudaStreamCaptureMode>> original_modes;
+    std::map<std::string, CaseThread*> threads;
+    Nodes nodes;
+    Keeper keeper;
+    std::vector<GraphRecord> graph_records;
+    std::vector<std::unique_ptr<HostCall>> host_calls;
+    uint64_t* stamps = nullptr;        // two u64 per kernel launch operation (what kernels get)
+    uint64_t* stamps_host = nullptr;   // several devices: the host side of the mapped stamps
+    std::vector<int> stamp_owners;     // the launch operation of each slot
+    bool stamps_mapped = false;        // several devices: portable mapped host memory
+    uint64_t deadline_ms = DEFAULT_DEADLINE_MS;
+    std::optional<std::string> final_sync;
+    int multiprocessors = 1;
+    int priority_greatest = 0, priority_least = 0;
+    // `timing: events`: the origin, the before/after events of each timed operation, and those recorded.
+    cudaEvent_t timing_origin = nullptr;
+    cudaStream_t timing_stream = nullptr;
+    std::map<int, std::pair<cudaEvent_t, cudaEvent_t>> timing_pairs;
+    std::vector<int> timed;
+    // issue 20: IPC handles and mappings by label, user objects, `malloc-managed` memory (see above).
+    std::map<std::string, cudaIpcMemHandle_t> ipc_mem;
+    std::map<std::string, cudaIpcEventHandle_t> ipc_events;
+    std::map<std::string, void*> ipc_opened;
+    std::map<std::string, UserObject> user_objects;
+    std::vector<void*> managed;
+    // The case's other processes: in the main process, each one started; in a peer, its own name and pipes.
+    std::vector<std::string> processes;
+    std::map<std::string, PeerProcess> peers;
+    std::optional<std::string> peer_name;
+    int peer_in = -1, peer_out = -1;
+    std::string peer_pending;
+    std::string self;  // argv[0]
+    // `open G after D` waits D times this (--gate-delay-scale, at most 1): the runner's shortened delays, which it
+    // confirms at the written ones where a short delay may have decided the verdict. A person runs it as written.
+    double gate_delay_scale = 1.0;
+
+    Run(int argc, char** argv, const char* id, int device_count, const std::vector<OpInfo>& script)
+        : case_id(id), ops(script), self(argv[0]) {
+        case_start();
+        for (int i = 1; i < argc; i++) {
+            if (strcmp(argv[i], "--devices") == 0 && i + 1 < argc) {
+                std::string list = argv[++i];
+                size_t at = 0;
+                while (at <= list.size()) {
+                    size_t comma = list.find(',', at);
+                    if (comma == std::string::npos) comma = list.size();
+                    if (comma > at) ordinals.push_back(atoi(list.substr(at, comma - at).c_str()));
+                    at = comma + 1;
+                }
+            } else if (strcmp(argv[i], "--peer") == 0 && i + 3 < argc) {
+                // Started by the main process as its peer NAME (see start_peers): not a command for people.
+                peer_name = argv[++i];
+                sscanf(argv[++i], "%d,%d", &peer_in, &peer_out);
+                case_start() = std::chrono::steady_clock::time_point(
+                    std::chrono::steady_clock::duration(strtoll(argv[++i], nullptr, 10)));
+            } else if (strcmp(argv[i], "--gate-delay-scale") == 0 && i + 1 < argc) {
+                char* end = nullptr;
+                gate_delay_scale = strtod(argv[++i], &end);
+                if (end == argv[i] || *end != '\0' || !(gate_delay_scale > 0.0 && gate_delay_scale <= 1.0)) {
+                    fprintf(stderr, "%s: --gate-delay-scale takes a number in (0, 1], not %s\n", argv[0], argv[i]);
+                    exit(2);
+                }
+            } else {
+                fprintf(stderr, "usage: %s [--devices 0,1,...] [--gate-delay-scale X]\n", argv[0]);
+                exit(2);
+            }
+        }
+        for (int i = (int)ordinals.size(); i < device_count; i++) ordinals.push_back(i);
+        ordinals.resize(device_count);
+        if (const char* ms = getenv("CUDA_CONFORMANCE_DEADLINE_MS")) deadline_ms = strtoull(ms, nullptr, 10);
+        const char* block = getenv(BLOCKING_WAITS_ENV);
+        if (block != nullptr && strcmp(block, "1") == 0) block_host_waits();
+    }
+
+    // CUDA_CONFORMANCE_BLOCKING_WAITS=1 (the runner sets it where the Rust executor's worker for the case would
+    // block, its default `--host-waits block`): the host threads block while they wait for each device of the case
+    // (cudaDeviceScheduleBlockingSync) instead of cudart's default (spin with fewer contexts than cores), set as the
+    // worker sets it (runner::worker::block_host_waits), before the case's first CUDA call. Run by hand: the default.
+    void block_host_waits() {
+        for (int ordinal : ordinals) {
+            cudaError_t e = cudaSetDevice(ordinal);
+            if (e == cudaSuccess) e = cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync);
+            if (e != cudaSuccess) {
+                notes.push_back("cannot make device " + std::to_string(ordinal) + "'s waits block (cudaSetDeviceFlags): " +
+                                code_name(e));
+            }
+        }
+        cudaGetLastError();
+    }
+
+    // The delay of a written `open G after D` (D in nanoseconds), as this run waits it.
+    std::chrono::nanoseconds gate_delay(long long written_ns) const {
+        return std::chrono::nanoseconds((long long)((double)written_ns * gate_delay_scale));
+    }
+
+    int device(unsigned index) const { return index < ordinals.size() ? ordinals[index] : ordinals[0]; }
+    bool single() const { return ordinals.size() <= 1; }
+    // Runs `f` with device `ordinal` current, then makes the previous one current again (several devices only).
+    template <class F>
+    auto on(int ordinal, F f) -> decltype(f()) {
+        if (single()) return f();
+        int previous = -1;
+        bool known = cudaGetDevice(&previous) == cudaSuccess;
+        if (!known || previous != ordinal) cudaSetDevice(ordinal);
+        struct Restore {
+            bool known;
+            int previous, ordinal;
+            ~Restore() {
+                if (known && previous != ordinal) cudaSetDevice(previous);
+            }
+        } restore{known, previous, ordinal};
+        return f();
+    }
+
+    void decl(const char* name, const char* kind, unsigned line, std::optional<cudaError_t> code,
+              std::vector<std::string> acceptable = {"cudaSuccess"}) {
+        decls.push_back("{\"name\":" + json(name) + ",\"kind\":" + json(kind) + ",\"line\":" + std::to_string(line) +
+                        ",\"code\":" + (code ? json(code_name(*code)) : "null") +
+                        ",\"acceptable\":" + json_strings(acceptable) + "}");
+    }
+
+    uint64_t* stamp(int op_index) const {
+        if (stamps == nullptr) return nullptr;
+        for (size_t i = 0; i < stamp_owners.size(); i++) {
+            if (stamp_owners[i] == op_index) return stamps + 2 * i;
+        }
+        return nullptr;
+    }
+
+    // After a failed final synchronize: waits until every callback CUDA accepted has been called (CUDA owes them,
+    // with the error as their status, and the failed synchronize does not wait for them), or until the case
+    // deadline, noting those that were not. As the Rust executor (HostLog::wait_for).
+    void wait_for_owed_callbacks() {
+        std::vector<int> owed;
+        for (const Op& r : records) {
+            bool callback = false;
+            for (const auto& c : host_calls) callback = callback || (c->op_index == r.index && c->callback);
+            if (callback && r.ok()) owed.push_back(r.index);
+        }
+        auto missing = [&] {
+            std::vector<int> m;
+            std::lock_guard<std::mutex> lock(host_log_mutex());
+            for (int i : owed) {
+                bool ran = false;
+                for (const HostRecord& h : host_log()) ran = ran || h.op_index == i;
+                if (!ran) m.push_back(i);
+            }
+            return m;
+        };
+        std::vector<int> left = missing();
+        while (!left.empty() && now_ns() < deadline_ms * 1000000ull) {
+            std::this_thread::sleep_for(std::chrono::microseconds(100));
+            left = missing();
+        }
+        if (left.empty()) return;
+        std::string ops;
+        for (int i : left) ops += (ops.empty() ? "#" : ", #") + std::to_string(i);
+        notes.push_back("after the device error, the callbacks of operations " + ops +
+                        " had not run by the case deadline");
+    }
+
+    // Runs script operation `index` on its thread (main's, or the `@T` thread) and records it.
+    void step(int index, const std::function<void(Op&)>& body) {
+        Op op{index, &ops[index]};
+        const char* t = ops[index].thread;
+        if (peer_name) {
+            // A peer runs only its own operations, when the main process sends them.
+            if (t != nullptr && *peer_name == t) serve_op(op, body);
+            return;
+        }
+        if (t != nullptr && std::find(processes.begin(), processes.end(), t) != processes.end()) {
+            run_in_peer(op, t);
+        } else if (t == nullptr) {
+            body(op);
+        } else if (threads.count(t) != 0) {
+            threads[t]->run([&] { body(op); });
+        } else {
+            op.skip(std::string("thread ") + t + " is not running");
+        }
+        records.push_back(std::move(op));
+    }
+
+    // After an operation on a capturing stream: which node it made.
+    void learn(const Op& op, cudaStream_t s) {
+        if (!op.ok() || s == cudaStreamLegacy || s == nullptr) return;
+        nodes.learn(s, op.index);
+    }
+
+    // The node operation `label_op` made, or why the executor cannot name one.
+    bool node(Op& op, int label_op, const char* label, cudaGraphNode_t& out) {
+        auto it = nodes.by_op.find(label_op);
+        if (it == nodes.by_op.end()) {
+            op.skip(std::string(label) + " made no node the executor knows");
+            return false;
+        }
+        out = it->second;
+        return true;
+    }
+
+    // The label of the operation that made `n` (null for a null node, `?` for one nobody names).
+    std::string node_label(cudaGraphNode_t n) const {
+        if (n == nullptr) return "null";
+        auto op = nodes.op_of(std::nullopt, n);
+        if (op && ops[*op].label != nullptr) return json(ops[*op].label);
+        return json("?");
+    }
+
+    // `timing: events`: records the event before operation `index` on `s`, unless it is capturing.
+    bool timing_before(int index, cudaStream_t s) {
+        auto it = timing_pairs.find(index);
+        if (it == timing_pairs.end()) return false;
+        bool capturable = s != cudaStreamLegacy && s != nullptr;
+        if (capturable && capture_id(s)) return false;
+        return cudaEventRecord(it->second.first, s) == cudaSuccess;
+    }
+    void timing_after(int index, cudaStream_t s, bool bracketed) {
+        if (!bracketed) return;
+        if (cudaEventRecord(timing_pairs[index].second, s) == cudaSuccess) timed.push_back(index);
+    }
+
+    // The topology of graph `g`, as the report records it (nodes named by the operations that made them).
+    void record_graph(const std::string& name, size_t op_index, cudaGraph_t g,
+                      std::optional<unsigned long long> capture) {
+        std::string nodes_json = "[]", edges_json = "[]", error = "null";
+        if (g != nullptr) {
+            size_t count = 0;
+            cudaError_t code = quietly([&] { return cudaGraphGetNodes(g, nullptr, &count); });
+            std::vector<cudaGraphNode_t> handles(count);
+            if (code == cudaSuccess && count > 0) {
+                code = quietly([&] { return cudaGraphGetNodes(g, handles.data(), &count); });
+                handles.resize(count);
+            }
+            std::vector<std::string> items;
+            size_t edge_count = 0;
+            std::vector<cudaGraphNode_t> from, to;
+            if (code != cudaSuccess) {
+                error = json("cudaGraphGetNodes returned " + code_name(code));
+            } else {
+                for (size_t i = 0; i < handles.size(); i++) {
+                    cudaGraphNodeType type = cudaGraphNodeTypeCount;
+                    cudaError_t c = quietly([&] { return cudaGraphNodeGetType(handles[i], &type); });
+                    std::string kind =
+                        c == cudaSuccess ? node_type_name(type) : "cudaGraphNodeGetType returned " + code_name(c);
+                    auto op = nodes.op_of(capture, handles[i]);
+                    std::string label = op && ops[*op].label != nullptr ? json(ops[*op].label) : "null";
+                    items.push_back("{\"index\":" + std::to_string(i) + ",\"kind\":" + json(kind) +
+                                    ",\"op_index\":" + (op ? std::to_string(*op) : "null") + ",\"label\":" + label +
+                                    "}");
+                }
+                if (!handles.empty()) {
+                    code = quietly([&] { return cudaGraphGetEdges(g, nullptr, nullptr, nullptr, &edge_count); });
+                    if (code != cudaSuccess) error = json("cudaGraphGetEdges returned " + code_name(code));
+                }
+            }
+            std::vector<std::string> edges;
+            if (error == "null" && edge_count > 0) {
+                from.resize(edge_count);
+                to.resize(edge_count);
+                std::vector<cudaGraphEdgeData> data(edge_count);
+                code = quietly([&] { return cudaGraphGetEdges(g, from.data(), to.data(), data.data(), &edge_count); });
+                if (code != cudaSuccess) {
+                    error = json("cudaGraphGetEdges returned " + code_name(code));
+                } else {
+                    for (size_t e = 0; e < edge_count; e++) {
+                        auto a = std::find(handles.begin(), handles.end(), from[e]);
+                        auto b = std::find(handles.begin(), handles.end(), to[e]);
+                        if (a == handles.end() || b == handles.end()) {
+                            error = json("cudaGraphGetEdges named a node that cudaGraphGetNodes did not list");
+                            break;
+                        }
+                        edges.push_back("[" + std::to_string(a - handles.begin()) + "," +
+                                        std::to_string(b - handles.begin()) + "]");
+                    }
+                }
+            }
+            if (error == "null") {
+                nodes_json = json_list(items);
+                edges_json = json_list(edges);
+            }
+        }
+        std::string record = "{\"name\":" + json(name) + ",\"end_capture_op\":" + std::to_string(op_index) +
+                             ",\"null\":" + (g == nullptr ? "true" : "false") + ",\"nodes\":" + nodes_json +
+                             ",\"edges\":" + edges_json + ",\"error\":" + error + "}";
+        graph_records.erase(std::remove_if(graph_records.begin(), graph_records.end(),
+                                           [&](const GraphRecord& r) { return r.name == name; }),
+                            graph_records.end());
+        graph_records.push_back({name, op_index, record});
+    }
+
+    // The slot that owns graph `g`, if one does.
+    Graph* graph_owner(cudaGraph_t g) {
+        if (g == nullptr) return nullptr;
+        for (Graph* slot : graphs) {
+            if (slot->body == g) return slot;
+        }
+        for (Graph* slot : graphs) {
+            if (slot->state == READY && slot->h == g) return slot;
+        }
+        return nullptr;
+    }
+
+    HostCall* host_call(int op_index, bool callback, const void* snapshot = nullptr, size_t words = 0,
+                        const uint32_t* hold = nullptr) {
+        host_calls.push_back(std::make_unique<HostCall>(HostCall{op_index, callback, snapshot, words, hold}));
+        return host_calls.back().get();
+    }
+
+    // Runs `f` on case thread `t` (`nullptr`: here).
+    void on_thread(const char* t, const std::function<void()>& f) {
+        if (t == nullptr) {
+            f();
+        } else if (threads.count(t) != 0) {
+            threads[t]->run(f);
+        }
+    }
+
+    void begun(Stream* named, cudaStream_t builtin, const char* thread) {
+        for (auto& b : captures) {
+            if (b.named == named && b.builtin == builtin && (b.thread == thread || (b.thread && thread && strcmp(b.thread, thread) == 0))) return;
+        }
+        captures.push_back({named, builtin, thread});
+    }
+
+    void exchanged(const char* thread, cudaStreamCaptureMode previous) {
+        for (auto& m : original_modes) {
+            if (m.first == thread || (m.first && thread && strcmp(m.first, thread) == 0)) return;
+        }
+        original_modes.push_back({thread, previous});
+    }
+
+    // Ends every capture still open, on the thread that began it, and destroys its graph, so that the final
+    // synchronize is not refused by a capturing stream. Streams that joined a capture through an event wait come
+    // after (on main).
+    void end_open_captures() {
+        std::vector<Begun> list = captures;
+        for (Stream* s : streams) {
+            bool listed = false;
+            for (auto& b : list) listed = listed || b.named == s;
+            if (s->ready() && !listed) list.push_back({s, nullptr, nullptr});
+        }
+        for (auto& b : list) {
+            on_thread(b.thread, [&] {
+                if (b.named != nullptr && !b.named->ready()) return;
+                cudaStream_t s = b.named != nullptr ? b.named->h : b.builtin;
+                if (s == cudaStreamLegacy || s == nullptr) return;
+                cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+                if (quietly([&] { return cudaStreamIsCapturing(s, &status); }) != cudaSuccess ||
+                    status == cudaStreamCaptureStatusNone) {
+                    return;
+                }
+                cudaGraph_t g = nullptr;
+                cudaError_t ended = quietly([&] { return cudaStreamEndCapture(s, &g); });
+                if (g != nullptr) cudaGraphDestroy(g);
+                notes.push_back("the script left a capture on " + (b.named != nullptr ? b.named->name : std::string("a built-in stream")) +
+                                " (" + capture_status_name(status) + "); the executor ended it: cudaStreamEndCapture returned " + code_name(ended));
+            });
+        }
+    }
+
+    void restore_capture_modes() {
+        for (auto& m : original_modes) {
+            on_thread(m.first, [&] {
+                cudaStreamCaptureMode mode = m.second;
+                quietly([&] { return cudaThreadExchangeStreamCaptureMode(&mode); });
+            });
+        }
+    }
+
+    // Every graph a slot still holds, then the bodies of conditional nodes, read again (name order).
+    void record_live_graphs() {
+        std::vector<Graph*> sorted = graphs;
+        std::sort(sorted.begin(), sorted.end(), [](Graph* a, Graph* b) { return a->name < b->name; });
+        for (Graph* g : sorted) {
+            if (g->state == READY) record_graph(g->name, ops.size(), g->h, std::nullopt);
+        }
+        for (Graph* g : sorted) {
+            if (g->body != nullptr) record_graph(g->name, ops.size(), g->body, std::nullopt);
+        }
+    }
+
+    // ---- The case's other processes (see PeerProcess).
+
+    bool is_peer() const { return peer_name.has_value(); }
+
+    // Main process: starts one peer per `process` declaration and waits until each has made its objects. A peer
+    // only learns the names.
+    void start_peers(const std::vector<std::string>& names) {
+        processes = names;
+        if (peer_name) return;
+        std::string devices;
+        for (int o : ordinals) devices += (devices.empty() ? "" : ",") + std::to_string(o);
+        for (const std::string& name : names) {
+            int to[2], from[2];
+            if (pipe(to) != 0 || pipe(from) != 0) {
+                notes.push_back("process " + name + " did not start: cannot make pipes");
+                continue;
+            }
+            std::string fds = std::to_string(to[0]) + "," + std::to_string(from[1]);
+            std::string start = std::to_string(case_start().time_since_epoch().count());
+            fflush(stdout);
+            fflush(stderr);
+            pid_t pid = fork();
+            if (pid == 0) {
+                // The child only replaces itself with this program again: no CUDA call before exec.
+                close(to[1]);
+                close(from[0]);
+                execl("/proc/self/exe", self.c_str(), "--devices", devices.c_str(), "--peer", name.c_str(), fds.c_str(),
+                      start.c_str(), (char*)nullptr);
+                _exit(127);
+            }
+            close(to[0]);
+            close(from[1]);
+            if (pid < 0) {
+                close(to[1]);
+                close(from[0]);
+                notes.push_back("process " + name + " did not start: cannot start: fork failed");
+                continue;
+            }
+            PeerProcess p;
+            p.pid = pid;
+            p.to = to[1];
+            p.from = from[0];
+            fcntl(p.to, F_SETFD, FD_CLOEXEC);
+            fcntl(p.from, F_SETFD, FD_CLOEXEC);
+            std::string line, why;
+            if (!read_line(p.from, p.pending, line, deadline_ms, why) || line != "READY") {
+                if (why.empty()) why = "answered " + line;
+                notes.push_back("process " + name + " did not start: " + why);
+                kill(pid, SIGKILL);
+                waitpid(pid, nullptr, 0);
+                close(p.to);
+                close(p.from);
+                continue;
+            }
+            peers[name] = p;
+        }
+    }
+
+    // Peer: its objects exist; the main process may send operations. Setup notes are the main process's.
+    void peer_ready() {
+        if (!peer_name) return;
+        notes.clear();
+        if (!write_all(peer_out, "READY\n")) exit(3);
+    }
+
+    std::string handles_wire() const {
+        std::string out;
+        for (auto& h : ipc_mem) out += "M " + h.first + " " + hex(&h.second, sizeof h.second) + "\n";
+        for (auto& h : ipc_events) out += "E " + h.first + " " + hex(&h.second, sizeof h.second) + "\n";
+        return out + "END\n";
+    }
+    // Adds one handle line of another process (a label names one operation of the case: ours wins).
+    void merge_handle(const std::string& line) {
+        size_t sp = line.find(' ', 2);
+        if (line.size() < 3 || sp == std::string::npos) return;
+        std::string label = line.substr(2, sp - 2), bytes = line.substr(sp + 1);
+        if (line[0] == 'M' && ipc_mem.count(label) == 0) unhex(bytes, &ipc_mem[label], sizeof(cudaIpcMemHandle_t));
+        if (line[0] == 'E' && ipc_events.count(label) == 0) unhex(bytes, &ipc_events[label], sizeof(cudaIpcEventHandle_t));
+    }
+
+    // Main process: runs `op` in process `name` with the handles this process holds; its record and the handles
+    // the peer holds after it come back.
+    void run_in_peer(Op& op, const std::string& name) {
+        auto it = peers.find(name);
+        if (it == peers.end()) {
+            op.skip("process " + name + " is not running");
+            return;
+        }
+        PeerProcess& p = it->second;
+        if (!p.broken.empty()) {
+            op.skip(p.broken);
+            return;
+        }
+        auto fail = [&](const std::string& why) {
+            kill(p.pid, SIGKILL);
+            p.broken = why;
+            op.skip(why);
+        };
+        if (!write_all(p.to, "OP " + std::to_string(op.index) + "\n" + handles_wire())) return fail("cannot send: the process ended");
+        std::string line, why;
+        for (;;) {
+            if (!read_line(p.from, p.pending, line, deadline_ms, why)) return fail(why);
+            if (line == "END") break;
+            if (line.rfind("CODE ", 0) == 0) op.code = line.substr(5);
+            if (line.rfind("TIMES ", 0) == 0) sscanf(line.c_str() + 6, "%llu %llu", (unsigned long long*)&op.start_ns, (unsigned long long*)&op.end_ns);
+            if (line.rfind("VALUE ", 0) == 0) op.value = line.substr(6);
+            if (line.rfind("NOTRUN ", 0) == 0) op.not_run = line.substr(7);
+            if (line.rfind("M ", 0) == 0 || line.rfind("E ", 0) == 0) merge_handle(line);
+        }
+    }
+
+    // Peer: waits for the main process to send operation `op`, runs it and answers.
+    void serve_op(Op& op, const std::function<void(Op&)>& body) {
+        std::string line, why;
+        if (!read_line(peer_in, peer_pending, line, 86400000ull, why) || line != "OP " + std::to_string(op.index)) exit(3);
+        while (read_line(peer_in, peer_pending, line, 86400000ull, why) && line != "END") merge_handle(line);
+        body(op);
+        std::string reply;
+        if (op.code) reply += "CODE " + *op.code + "\n";
+        reply += "TIMES " + std::to_string(op.start_ns) + " " + std::to_string(op.end_ns) + "\n";
+        if (op.value) reply += "VALUE " + *op.value + "\n";
+        if (op.not_run) reply += "NOTRUN " + *op.not_run + "\n";
+        reply += handles_wire();
+        if (!write_all(peer_out, reply)) exit(3);
+    }
+
+    // Peer: after its script, until the main process says FINISH (its gates are open by then).
+    void peer_wait_finish() {
+        if (!peer_name) return;
+        std::string line, why;
+        while (read_line(peer_in, peer_pending, line, 86400000ull, why) && line != "FINISH") {
+        }
+    }
+
+    // Peer: its notes (prefixed `peer: `), after its final synchronize and release.
+    void peer_finished(cudaError_t sync) {
+        if (sync != cudaSuccess) notes.push_back("the peer's final cudaDeviceSynchronize returned " + code_name(sync));
+        std::string reply;
+        for (auto& n : notes) reply += "NOTE peer: " + n + "\n";
+        write_all(peer_out, reply + "FINISHED\n");
+    }
+
+    // Main process: tells every peer to finish (open its gates, synchronize, release) and collects its notes.
+    void finish_peers() {
+        for (auto& entry : peers) {
+            PeerProcess& p = entry.second;
+            if (p.broken.empty()) {
+                std::string line, why;
+                if (!write_all(p.to, "FINISH\n")) why = "cannot send: the process ended";
+                while (why.empty() && read_line(p.from, p.pending, line, deadline_ms, why) && line != "FINISHED") {
+                    if (line.rfind("NOTE ", 0) == 0) notes.push_back(line.substr(5));
+                }
+                if (!why.empty()) notes.push_back("process " + entry.first + ": " + why);
+            } else {
+                kill(p.pid, SIGKILL);
+            }
+            close(p.to);
+            close(p.from);
+            waitpid(p.pid, nullptr, 0);
+        }
+        peers.clear();
+    }
+
+    // Releases what the run itself holds and the graphs, executables, peer access and `malloc` memory of the
+    // script (the declared streams, events, buffers and pools are released in the .cu).
+    void release() {
+        for (auto& p : peers_enabled) on(p.first, [&] { return cudaDeviceDisablePeerAccess(p.second); });
+        // IPC mappings close before any memory is freed; the case's user-object references go back.
+        for (auto& m : ipc_opened) cudaIpcCloseMemHandle(m.second);
+        ipc_opened.clear();
+        for (auto& u : user_objects) {
+            if (u.second.owned > 0) cudaUserObjectRelease(u.second.h, u.second.owned);
+        }
+        user_objects.clear();
+        for (void* p : managed) cudaFree(p);
+        managed.clear();
+        for (Exec* e : execs) {
+            if (e->state == READY) cudaGraphExecDestroy(e->h);
+            for (auto r : e->retired) cudaGraphExecDestroy(r);
+        }
+        for (Graph* g : graphs) {
+            if (g->state == READY) cudaGraphDestroy(g->h);
+            for (auto r : g->retired) cudaGraphDestroy(r);
+        }
+        if (reader != nullptr) cudaStreamDestroy(reader);
+        for (void* p : allocations) cudaFree(p);
+        for (auto& pair : timing_pairs) {
+            cudaEventDestroy(pair.second.first);
+            cudaEventDestroy(pair.second.second);
+        }
+        if (timing_origin != nullptr) cudaEventDestroy(timing_origin);
+        if (timing_stream != nullptr) cudaStreamDestroy(timing_stream);
+        if (stamps != nullptr) {
+            if (stamps_mapped) {
+                cudaFreeHost(stamps_host);
+            } else {
+                cudaFree(stamps);
+            }
+        }
+    }
+
+    // The observations as one JSON line (harness::record::observations::Observations). Call before anything is
+    // released: it reads the stamps, the gates' timed-out words and the timing events.
+    std::string observations(const std::vector<std::string>& buffers) {
+        std::vector<std::string> op_items;
+        for (const Op& op : records) {
+            const OpInfo& i = *op.info;
+            std::vector<std::string> acceptable(i.acceptable.begin(), i.acceptable.end());
+            op_items.push_back("{\"index\":" + std::to_string(op.index) + ",\"line\":" + std::to_string(i.line) +
+                               ",\"label\":" + json(i.label) + ",\"thread\":" + json(i.thread) +
+                               ",\"text\":" + json(i.text) + ",\"code\":" + json(op.code) +
+                               ",\"acceptable\":" + json_strings(acceptable) +
+                               ",\"start_ns\":" + std::to_string(op.start_ns) +
+                               ",\"end_ns\":" + std::to_string(op.end_ns) +
+                               ",\"value\":" + (op.value ? *op.value : "null") + ",\"not_run\":" + json(op.not_run) +
+                               "}");
+        }
+        // Kernel stamps, relative to the earliest non-zero one.
+        std::vector<uint64_t> raw(2 * stamp_owners.size(), 0);
+        if (stamps != nullptr && !stamp_owners.empty()) {
+            if (stamps_mapped) {
+                raw = read_host64(stamps_host, raw.size());
+            } else if (cudaMemcpy(raw.data(), stamps, raw.size() * 8, cudaMemcpyDeviceToHost) != cudaSuccess) {
+                notes.push_back("reading the kernel stamps failed");
+                std::fill(raw.begin(), raw.end(), 0);
+            }
+        }
+        std::optional<uint64_t> origin;
+        for (uint64_t t : raw) {
+            if (t != 0 && (!origin || t < *origin)) origin = t;
+        }
+        std::vector<std::string> kernels;
+        for (size_t i = 0; i < stamp_owners.size(); i++) {
+            auto rel = [&](uint64_t t) { return t == 0 ? std::string("null") : std::to_string(t - *origin); };
+            kernels.push_back("{\"op_index\":" + std::to_string(stamp_owners[i]) +
+                              ",\"label\":" + json(ops[stamp_owners[i]].label) + ",\"entry_ns\":" + rel(raw[2 * i]) +
+                              ",\"exit_ns\":" + rel(raw[2 * i + 1]) + "}");
+        }
+        std::vector<std::string> gate_items;
+        for (Gate* g : gates) {
+            uint64_t opened = g->opened.load();
+            bool timed_out = g->host != nullptr && __atomic_load_n(&g->host[1], __ATOMIC_SEQ_CST) != 0;
+            gate_items.push_back(
+                "{\"name\":" + json(g->name) + ",\"opened_ns\":" +
+                (opened == UINT64_MAX ? "null" : std::to_string(opened)) + ",\"opened_by\":" +
+                (opened == UINT64_MAX ? "null" : json(opener_name(g->by.load()))) +
+                ",\"timed_out\":" + (timed_out ? "true" : "false") + "}");
+        }
+        std::vector<std::string> calls;
+        {
+            std::lock_guard<std::mutex> lock(host_log_mutex());
+            for (const HostRecord& r : host_log()) {
+                calls.push_back("{\"op_index\":" + std::to_string(r.op_index) +
+                                ",\"label\":" + json(ops[r.op_index].label) +
+                                ",\"kind\":" + json(r.callback ? "callback" : "host-func") +
+                                ",\"at_ns\":" + std::to_string(r.at_ns) +
+                                ",\"status\":" + (r.status ? json(code_name(*r.status)) : "null") +
+                                ",\"snapshot\":" + (r.snapshot ? contents(*r.snapshot) : "null") + "}");
+            }
+        }
+        std::vector<std::string> timed_items;
+        std::sort(timed.begin(), timed.end());
+        timed.erase(std::unique(timed.begin(), timed.end()), timed.end());
+        for (int index : timed) {
+            float a = 0, b = 0;
+            cudaError_t ca = cudaEventElapsedTime(&a, timing_origin, timing_pairs[index].first);
+            cudaError_t cb = cudaEventElapsedTime(&b, timing_origin, timing_pairs[index].second);
+            if (ca == cudaSuccess && cb == cudaSuccess) {
+                timed_items.push_back("{\"op_index\":" + std::to_string(index) +
+                                      ",\"label\":" + json(ops[index].label) + ",\"start_ms\":" + json_f64(a) +
+                                      ",\"end_ms\":" + json_f64(b) + "}");
+            } else {
+                notes.push_back("timing: cudaEventElapsedTime for operation #" + std::to_string(index) +
+                                " returned " + code_name(ca != cudaSuccess ? ca : cb));
+            }
+        }
+        std::vector<std::string> graph_items;
+        for (auto& r : graph_records) graph_items.push_back(r.json);
+        std::vector<std::string> device_items;
+        for (int o : ordinals) device_items.push_back(std::to_string(o));
+        std::string out = "{\"case_id\":" + json(case_id) + ",\"decls\":" + json_list(decls) +
+                          ",\"ops\":" + json_list(op_items) + ",\"kernels\":" + json_list(kernels) +
+                          ",\"stamp_origin_ns\":" + json(origin) + ",\"gates\":" + json_list(gate_items) +
+                          ",\"host_calls\":" + json_list(calls) + ",\"buffers\":" + json_list(buffers) +
+                          ",\"graphs\":" + json_list(graph_items) + ",\"final_sync\":" + json(final_sync) +
+                          ",\"devices\":" + json_list(device_items) + ",\"watchdog_fired_ns\":" +
+                          json(keeper.fired) + ",\"notes\":" + json_strings(notes) +
+                          ",\"wall_ns\":" + std::to_string(now_ns()) + ",\"timed\":" + json_list(timed_items) + "}";
+        return out;
+    }
+
+    // Prints the observations as the last line of stdout.
+    static void print(const std::string& observations) {
+        fflush(stderr);
+        printf("%s\n", observations.c_str());
+        fflush(stdout);
+    }
+
+    static std::vector<uint64_t> read_host64(const uint64_t* p, size_t n) {
+        std::vector<uint64_t> out(n);
+        const volatile uint64_t* v = p;
+        for (size_t i = 0; i < n; i++) out[i] = v[i];
+        return out;
+    }
+};
+
+// A buffer's final contents, as the report records it (`words`: read after the final synchronize).
+inline std::string buffer_record(const Buffer& b, const char* kind, uint64_t bytes, const std::vector<uint64_t>& probes,
+                                 cudaError_t read, const std::vector<uint32_t>& words, const std::string& not_ready) {
+    std::string c = "null", err = "null";
+    if (!not_ready.empty()) {
+        err = json(not_ready);
+    } else if (read != cudaSuccess) {
+        err = json("reading it back returned " + code_name(read));
+    } else {
+        c = contents(words, probes);
+    }
+    return "{\"name\":" + json(b.name) + ",\"kind\":" + json(kind) + ",\"bytes\":" + std::to_string(bytes) +
+           ",\"contents\":" + c + ",\"read_error\":" + err + "}";
+}
+
+}  // namespace cc
