@@ -138,7 +138,7 @@ impl<'a> DeviceRunner<'a> {
         }
     }
 
-    /// What this lane holds, for the schedule: the first pooled case whose process is ready (or that needs none),
+    /// What this lane holds, for the schedule: the first pooled case whose processes are ready (or that needs none),
     /// how many processes its pool holds, and how many of its processes are still creating their contexts. Looks
     /// without waiting.
     pub fn view(&mut self) -> LaneView {
@@ -154,9 +154,11 @@ impl<'a> DeviceRunner<'a> {
                 starting += 1;
             }
         }
+        // A case is ready when every process started for it is (its second run, for variant stability, would
+        // otherwise wait for its own inside the case).
         let ready = self.pooled.iter().find_map(|(index, id)| {
-            let first = self.warm.iter().find(|(warm_id, _)| warm_id == id);
-            first.is_none_or(|(_, w)| w.said_ready()).then_some(*index)
+            let mut its = self.warm.iter().filter(|(warm_id, _)| warm_id == id);
+            its.all(|(_, w)| w.said_ready()).then_some(*index)
         });
         LaneView { ready, pooled: self.warm.len(), starting }
     }

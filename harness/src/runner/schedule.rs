@@ -73,7 +73,7 @@ pub enum Step {
 /// What a lane tells the dispatcher of its processes when it asks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct LaneView {
-    /// An own-process case whose process is ready (the first in the pool's order).
+    /// An own-process case whose processes are all ready (the first such in the pool's order).
     pub ready: Option<usize>,
     /// Processes in its pool (started ahead, not yet used), ready or not.
     pub pooled: usize,
@@ -317,7 +317,11 @@ pub fn simulate(needs: &[Need], costs: &SimCosts, lanes: usize, figures: bool, e
             }
         });
         let view = |pool: &VecDeque<Pooled>| LaneView {
-            ready: pool.iter().find(|p| p.ready_at <= now).map(|p| p.case),
+            // A case whose every process is ready (a second run waits for none).
+            ready: pool
+                .iter()
+                .find(|p| pool.iter().filter(|q| q.case == p.case).all(|q| q.ready_at <= now))
+                .map(|p| p.case),
             pooled: pool.len(),
             starting: pool.iter().filter(|p| p.ready_at > now).count(),
         };
@@ -330,9 +334,14 @@ pub fn simulate(needs: &[Need], costs: &SimCosts, lanes: usize, figures: bool, e
         match d.next(lane, view(&pools[lane])) {
             Step::Run(task) => {
                 let ms = match task {
+                    // Each run in its own process: a second run (variant stability) waits for its process too.
                     Task::Own(i) => {
+                        let end = pools[lane]
+                            .iter()
+                            .filter(|p| p.case == i)
+                            .fold(now, |t, p| t.max(p.ready_at) + costs.case_ms[i]);
                         pools[lane].retain(|p| p.case != i);
-                        costs.case_ms[i] * needs[i].runs.max(1) as u64
+                        end - now
                     }
                     Task::Batch(i) | Task::Several(i) => costs.case_ms[i],
                     // A measuring own-process case starts its process cold, inside its measurement.
@@ -379,7 +388,9 @@ pub fn lower_bound(needs: &[Need], costs: &SimCosts, lanes: usize, figures: bool
     let measuring: u64 = (0..needs.len()).filter(|&i| needs[i].measures).map(run_ms).sum::<u64>()
         + if figures { costs.figures_ms } else { 0 };
     let several: u64 = (0..needs.len()).filter(|&i| needs[i].several).map(run_ms).sum();
-    let own: Vec<usize> = (0..needs.len()).filter(|&i| needs[i].own_process && !needs[i].several).collect();
+    // Own-process cases started ahead (one that measures starts its process cold, inside its measurement).
+    let own: Vec<usize> =
+        (0..needs.len()).filter(|&i| needs[i].own_process && !needs[i].several && !needs[i].measures).collect();
     let starts: u64 = own.iter().map(|&i| needs[i].runs.max(1) as u64).sum::<u64>() + lanes;
     let shortest_own = own.iter().map(|&i| run_ms(i)).min().unwrap_or(0);
     let longest = (0..needs.len()).map(run_ms).max().unwrap_or(0);
@@ -573,5 +584,57 @@ mod tests {
             .max()
             .unwrap_or(0);
         assert!(four.log.iter().all(|(lane, s, t)| !(matches!(t, Task::Own(_)) && *lane == 3 && *s <= last_measure)));
+    }
+}
+
+/// The schedule of the suite as a report recorded it, predicted on the simulated clock (a tool, not a check:
+/// `SCHEDULE_REPORT=full.json.gz cargo test -p cuda-conformance-harness --lib predict -- --ignored --nocapture`).
+/// Each case takes its recorded `wall_ms` (for an own-process case that includes its process's first-use costs,
+/// not its start); a process start takes `SCHEDULE_START_MS` (default 250) and the figures the report's
+/// `figures_s`.
+#[cfg(test)]
+mod predict {
+    use super::*;
+    use crate::runner::suite::needs_of;
+    use crate::runner::RunOptions;
+
+    #[test]
+    #[ignore = "a tool: needs SCHEDULE_REPORT"]
+    fn predict() {
+        let Ok(path) = std::env::var("SCHEDULE_REPORT") else { return };
+        let report = crate::record::Report::read(std::path::Path::new(&path)).unwrap_or_else(|e| panic!("{e}"));
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases");
+        let all = crate::case::suite::load_dir(&dir).unwrap_or_else(|d| panic!("{d:?}"));
+        let cases: Vec<&crate::case::ast::Case> =
+            report.cases.iter().filter_map(|r| all.iter().find(|c| c.id == r.id)).collect();
+        let walls: Vec<u64> = report
+            .cases
+            .iter()
+            .filter(|r| all.iter().any(|c| c.id == r.id))
+            .map(|r| r.wall_ms / r.attempts.len().max(1) as u64)
+            .collect();
+        let mut needs = needs_of(&cases, &RunOptions::default());
+        let start_ms = std::env::var("SCHEDULE_START_MS").ok().and_then(|v| v.parse().ok()).unwrap_or(250);
+        let figures_ms = report.run.as_ref().and_then(|r| r.phases.as_ref()).and_then(|p| p.figures_s).unwrap_or(0.0);
+        let costs = SimCosts { case_ms: walls, start_ms, figures_ms: (figures_ms * 1000.0) as u64 };
+        for lanes in [1, 2, 4, 8] {
+            // On one GPU the several-device cases are not-supported: no time.
+            let mut costs = costs.clone();
+            if lanes == 1 {
+                for (i, n) in needs.iter_mut().enumerate() {
+                    if n.several {
+                        costs.case_ms[i] = 0;
+                    }
+                }
+            }
+            let run = simulate(&needs, &costs, lanes, costs.figures_ms > 0, true);
+            let ideal = lower_bound(&needs, &costs, lanes, costs.figures_ms > 0);
+            println!(
+                "{lanes} GPUs: {:.1} s (least possible {:.1} s); lanes (busy, waiting, end ms, tasks): {:?}",
+                run.makespan_ms as f64 / 1000.0,
+                ideal as f64 / 1000.0,
+                run.lanes
+            );
+        }
     }
 }
