@@ -132,7 +132,9 @@ impl RunArgs {
         // Mock child mode (harness::runner::mock): no GPU; demos and the CI browser test make reports this way.
         if let Ok(spec) = std::env::var(runner::mock::MOCK_ENV) {
             opts.mock = Some(spec);
-            let devices = parse_devices(&self.devices, 2)?
+            // Two mock GPUs, or as many as CUDA_CONFORMANCE_MOCK_DEVICES says (to see the schedule of 4 or 8).
+            let count = std::env::var(runner::mock::MOCK_DEVICES_ENV).ok().and_then(|n| n.parse().ok()).unwrap_or(2);
+            let devices = parse_devices(&self.devices, count)?
                 .into_iter()
                 .map(|o| DeviceInfo { ordinal: o, uuid: format!("GPU-mock-{o}"), ..runner::mock::mock_device() })
                 .collect::<Vec<_>>();
