@@ -92,9 +92,15 @@ pub struct Dispatcher {
     measuring: VecDeque<usize>,
     ordinary: VecDeque<usize>,
     figures: bool,
-    /// A measurement or the several-device block is running (they exclude each other).
+    /// A measurement (or the figures) is running.
     exclusive: bool,
+    /// The lane running the several-device block.
     several_on: Option<usize>,
+    /// The several-device block's worker is starting (creating a context on every GPU): until its first case ends.
+    several_starting: bool,
+    /// The several-device cases use GPUs other than the measuring lane's: a measurement may run beside them, once
+    /// their worker has its contexts.
+    several_apart: bool,
     /// Lanes that may keep a pool (`--own-processes`): all, or the first only.
     pooling: Vec<bool>,
 }
@@ -114,6 +120,8 @@ impl Dispatcher {
             figures,
             exclusive: false,
             several_on: None,
+            several_starting: false,
+            several_apart: false,
             pooling: (0..lanes).map(|l| every_lane || l == 0).collect(),
         };
         for (i, n) in needs.iter().enumerate() {
@@ -128,6 +136,13 @@ impl Dispatcher {
             }
         }
         d
+    }
+
+    /// Tells the dispatcher that the several-device cases use none of the measuring lane's GPU (on a host with more
+    /// GPUs than they need): a measurement may then run while they do, though not while their worker starts.
+    pub fn several_apart_from_measuring(mut self, apart: bool) -> Dispatcher {
+        self.several_apart = apart && self.lanes > 1;
+        self
     }
 
     /// The lane that measures: the last (on one GPU, the only one).
@@ -187,7 +202,7 @@ impl Dispatcher {
                 Some(i) => Task::Several(i),
                 None => {
                     self.several_on = None;
-                    self.exclusive = false;
+                    self.several_starting = false;
                     Task::EndSeveral
                 }
             });
@@ -196,14 +211,16 @@ impl Dispatcher {
             return Step::Run(Task::Own(i));
         }
         if lane == Self::SEVERAL_LANE && !self.several.is_empty() && !self.exclusive {
-            self.exclusive = true;
             self.several_on = Some(lane);
+            self.several_starting = true;
             return self.next(lane, view);
         }
         let measures_here = lane == self.measuring_lane();
         // On one GPU, measurements wait until no own-process case is left to start a process for.
         let quiet = view.starting == 0 && (self.lanes > 1 || (self.own.is_empty() && view.pooled == 0));
-        if measures_here && self.measurements_left() && !self.exclusive && quiet {
+        let several_clear = self.several_on.is_none() || (self.several_apart && !self.several_starting);
+        let may_measure = !self.exclusive && several_clear && quiet;
+        if measures_here && self.measurements_left() && may_measure {
             self.exclusive = true;
             return Step::Run(match self.measuring.pop_front() {
                 Some(i) => Task::Measure(i),
@@ -214,8 +231,10 @@ impl Dispatcher {
             });
         }
         // The measuring lane of several GPUs keeps to its measurements while they last (a batch case would only
-        // delay them: they are the longest chain of such a run).
-        let holds_for_measuring = self.lanes > 1 && measures_here && self.measurements_left();
+        // delay them: they are the longest chain of such a run), unless another measurement or the several-device
+        // block keeps it from them: then it runs batch cases meanwhile.
+        let blocked = self.exclusive || !several_clear;
+        let holds_for_measuring = self.lanes > 1 && measures_here && self.measurements_left() && !blocked;
         if !holds_for_measuring {
             if let Some(i) = self.ordinary.pop_front() {
                 return Step::Run(Task::Batch(i));
@@ -226,17 +245,20 @@ impl Dispatcher {
         let more_several = lane == Self::SEVERAL_LANE && !self.several.is_empty();
         // A lane that may not pool now may later (the measuring lane once its measurements are done).
         let pool_later = self.pooling[lane] && !self.own.is_empty();
-        if more_own || more_measuring || more_several || pool_later || holds_for_measuring {
+        if more_own || more_measuring || more_several || pool_later {
             Step::Wait
         } else {
             Step::Finish
         }
     }
 
-    /// A measurement (or the figures) has ended: the next may start.
+    /// A measurement (or the figures) has ended: the next may start; or a case of the several-device block (its
+    /// worker has its contexts now).
     pub fn done(&mut self, task: Task) {
-        if matches!(task, Task::Measure(_) | Task::Figures) {
-            self.exclusive = false;
+        match task {
+            Task::Measure(_) | Task::Figures => self.exclusive = false,
+            Task::Several(_) => self.several_starting = false,
+            _ => {}
         }
     }
 
@@ -246,7 +268,7 @@ impl Dispatcher {
         self.pooling[lane] = false;
         if self.several_on == Some(lane) {
             self.several_on = None;
-            self.exclusive = false;
+            self.several_starting = false;
         }
     }
 }
@@ -275,6 +297,7 @@ pub struct SimRun {
 /// Runs the [`Dispatcher`] on a simulated clock: `lanes` lanes, process starts queued host-wide one at a time
 /// (each lane's batch worker first, then the pools' processes in the order asked), cases taking `costs`.
 /// Deterministic: ties go to the lower lane.
+/// The several-device cases are taken to use the first two GPUs (as the suite's do).
 pub fn simulate(needs: &[Need], costs: &SimCosts, lanes: usize, figures: bool, every_lane: bool) -> SimRun {
     #[derive(Clone)]
     struct Pooled {
@@ -282,7 +305,7 @@ pub fn simulate(needs: &[Need], costs: &SimCosts, lanes: usize, figures: bool, e
         ready_at: u64,
     }
     let lanes = lanes.max(1);
-    let mut d = Dispatcher::new(needs, lanes, figures, every_lane);
+    let mut d = Dispatcher::new(needs, lanes, figures, every_lane).several_apart_from_measuring(lanes > 2);
     // The host's context creator: when it is free next.
     let mut creator_free = 0u64;
     let mut create = |now: u64| {
@@ -353,7 +376,7 @@ pub fn simulate(needs: &[Need], costs: &SimCosts, lanes: usize, figures: bool, e
                 busy[lane] += ms;
                 count[lane] += 1;
                 free_at[lane] = now + ms;
-                if matches!(task, Task::Measure(_) | Task::Figures) {
+                if matches!(task, Task::Measure(_) | Task::Figures | Task::Several(_)) {
                     running.push((now + ms, lane, task));
                 }
             }
@@ -482,14 +505,20 @@ mod tests {
             .filter(|(_, _, t)| matches!(t, Task::Measure(_) | Task::Figures))
             .map(|(_, s, t)| span(t, *s))
             .collect();
-        let several: Vec<u64> = run
+        let several: Vec<(u64, Task)> = run
             .log
             .iter()
             .filter(|(_, _, t)| matches!(t, Task::Several(_) | Task::EndSeveral))
-            .map(|(_, s, _)| *s)
+            .map(|(_, s, t)| (*s, *t))
             .collect();
-        if let (Some(first), Some(last)) = (several.first(), several.last()) {
-            exclusive.push((*first, *last));
+        if let (Some((first, task)), Some((last, _))) = (several.first(), several.last()) {
+            // With more GPUs than the several-device cases use, only their worker's start (their first case)
+            // excludes a measurement; else the whole block.
+            let first_case = match task {
+                Task::Several(i) => costs.case_ms[*i],
+                _ => 0,
+            };
+            exclusive.push((*first, if lanes > 2 { first + first_case } else { *last }));
         }
         exclusive.sort();
         for pair in exclusive.windows(2) {

@@ -82,6 +82,7 @@ pub fn run_suite_measuring(
     let every_lane = opts.own_processes == OwnProcessLanes::EveryDevice;
     let dispatcher = Dispatcher::new(&needs, devices.len(), measurement.is_some(), every_lane);
     let measuring_lane = dispatcher.measuring_lane();
+    let dispatcher = dispatcher.several_apart_from_measuring(several_apart(cases, devices, measuring_lane));
     let any_measuring = needs.iter().any(|n| n.measures && !n.several);
     let shared = Shared {
         dispatcher: Mutex::new(dispatcher),
@@ -142,6 +143,22 @@ pub fn run_suite_measuring(
         })
         .collect();
     (results, stats)
+}
+
+/// Whether the several-device cases use none of the measuring lane's GPU: they count their devices from the first
+/// lane's, wrapping over the host's GPUs (`DeviceInfo::case_device`).
+fn several_apart(cases: &[&Case], devices: &[DeviceInfo], measuring_lane: usize) -> bool {
+    let (Some(first), Some(measuring)) = (devices.first(), devices.get(measuring_lane)) else { return false };
+    if measuring_lane == 0 {
+        return false;
+    }
+    let reach = cases
+        .iter()
+        .filter(|c| needs_all_devices(c))
+        .map(|c| c.device_count().max(c.devices_required()))
+        .max()
+        .unwrap_or(0);
+    (0..reach).all(|i| first.case_device(i).is_some_and(|o| o != measuring.ordinal))
 }
 
 /// What the lanes of a run share.
@@ -212,7 +229,10 @@ fn run_lane(
                     in_several = true;
                     shared.disturbance.begin();
                 }
-                (i, lane.run_case(cases[i]))
+                let result = lane.run_case(cases[i]);
+                shared.dispatcher().done(task);
+                shared.changed.notify_all();
+                (i, result)
             }
             Task::EndSeveral => {
                 lane.end_several_device_phase();
@@ -313,5 +333,34 @@ mod tests {
         let needs = needs_of(&refs, &RunOptions::default());
         assert!(needs.iter().any(|n| n.measures), "the suite has measuring cases");
         assert!(needs.iter().any(|n| n.own_process) && needs.iter().any(|n| n.several));
+    }
+}
+
+#[cfg(test)]
+mod apart_tests {
+    use super::*;
+
+    #[test]
+    fn several_device_cases_are_apart_from_the_measuring_gpu_only_where_they_cannot_reach_it() {
+        let text = "case a/two\n  rule: r\n  source: s\n  requires: devices >= 2\n  stream s blocking\n  \
+                    k: sync s\n  expect k returned cudaSuccess\nend\n";
+        let file = crate::case::parse_file("a.case", text).unwrap_or_else(|d| panic!("{d:?}"));
+        let cases: Vec<&Case> = file.cases.iter().collect();
+        let host = |ordinals: &[i32], count: u32| -> Vec<DeviceInfo> {
+            ordinals
+                .iter()
+                .map(|&o| DeviceInfo { ordinal: o, device_count: count, ..crate::runner::mock::mock_device() })
+                .collect()
+        };
+        // Four GPUs: the cases use 0 and 1, the measuring lane is GPU 3.
+        assert!(several_apart(&cases, &host(&[0, 1, 2, 3], 4), 3));
+        // Two: the measuring lane is the cases' second GPU.
+        assert!(!several_apart(&cases, &host(&[0, 1], 2), 1));
+        // `--devices 2,3` of four: counted from GPU 2, the second is GPU 3, the measuring one.
+        assert!(!several_apart(&cases, &host(&[2, 3], 4), 1));
+        // `--devices 0,3` of four: GPUs 0 and 1, not 3.
+        assert!(several_apart(&cases, &host(&[0, 3], 4), 1));
+        // One GPU: its lane measures and runs the block.
+        assert!(!several_apart(&cases, &host(&[0], 1), 0));
     }
 }
