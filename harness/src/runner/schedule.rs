@@ -25,9 +25,9 @@
 
 use std::collections::VecDeque;
 
-/// Processes a lane keeps started ahead for its next own-process cases (the earlier runner started four ahead on
-/// the first GPU: with four creators a busy host gave them twice the CPU share of two; see `WARM_AHEAD` history in
-/// results/2026-11-26_load-claims_h100).
+/// Processes a lane keeps started ahead for its next own-process cases. Four, as the earlier runner started ahead on
+/// its first GPU: on one H100 with 4 busy loops per core, four creators got twice the CPU share of two (89.9 s
+/// against 105.6 s, context waits 6.6 s against 18.4 s; results/2026-11-26_load-claims_h100/README.md).
 pub const POOL_PER_LANE: usize = 4;
 
 /// What the schedule needs to know of a case.
