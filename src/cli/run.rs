@@ -1,6 +1,6 @@
 //! `run` and `bench`, and how the cases run (the flags both share with `seeds`).
 
-use super::measure::measure_figures;
+use super::measure::measure_figures_quietly;
 use super::output::emit;
 use super::status::{Outcome, Status};
 use super::{cases, now_rfc3339};
@@ -57,9 +57,10 @@ pub struct RunArgs {
     /// than the host has cores).
     #[arg(long, value_enum, default_value_t = HostWaitsName::Block)]
     host_waits: HostWaitsName,
-    /// With several `--devices`: which devices' runners take the cases that need a process of their own:
-    /// `first-device` (the others start on the batch cases meanwhile) or `every-device` (spread, balanced by runs).
-    #[arg(long, value_enum, default_value_t = OwnProcessesName::FirstDevice)]
+    /// With several `--devices`: which devices' lanes start processes ahead for the cases that need a process of
+    /// their own and run them, between batch cases: `every-device` (each lane as its pool empties) or
+    /// `first-device` (the first lane only).
+    #[arg(long, value_enum, default_value_t = OwnProcessesName::EveryDevice)]
     own_processes: OwnProcessesName,
 }
 
@@ -132,7 +133,9 @@ impl RunArgs {
         // Mock child mode (harness::runner::mock): no GPU; demos and the CI browser test make reports this way.
         if let Ok(spec) = std::env::var(runner::mock::MOCK_ENV) {
             opts.mock = Some(spec);
-            let devices = parse_devices(&self.devices, 2)?
+            // Two mock GPUs, or as many as CUDA_CONFORMANCE_MOCK_DEVICES says (to see the schedule of 4 or 8).
+            let count = std::env::var(runner::mock::MOCK_DEVICES_ENV).ok().and_then(|n| n.parse().ok()).unwrap_or(2);
+            let devices = parse_devices(&self.devices, count)?
                 .into_iter()
                 .map(|o| DeviceInfo { ordinal: o, uuid: format!("GPU-mock-{o}"), ..runner::mock::mock_device() })
                 .collect::<Vec<_>>();
@@ -145,8 +148,10 @@ impl RunArgs {
             .iter()
             .map(|&o| gpu::probe(o).map_err(|e| format!("cannot run the suite on device {o}: {e}")))
             .collect::<Result<Vec<_>, _>>()?;
-        // A single device as given keeps the environment's visibility; several get one GPU each.
-        opts.restrict_visibility = devices.len() > 1;
+        // Several devices get one GPU each; so does a single one on a host with more (a process that sees every
+        // GPU initialises them all: on a 4 x H100 host each own-process case and IPC peer paid for it). A single
+        // device of a host with one (or a MIG instance) keeps the environment's visibility.
+        opts.restrict_visibility = devices.len() > 1 || devices.iter().any(|d| d.device_count > 1);
         Ok(Prepared { devices, opts, shard })
     }
 }
@@ -289,7 +294,22 @@ impl RunCmd {
             Ok(path) => path,
             Err(e) => return could_not_run(e, Some(d)),
         };
-        let mut report = session.run(&selected, &devices, &opts, &path, |result, error| {
+        // The figures (recorded, never asserted: they change neither a verdict nor the exit status) are measured
+        // in worker processes of their own on the measuring lane, as a measurement: on several GPUs while the
+        // other lanes run cases, on one after the cases.
+        let figures_out: std::sync::Mutex<Option<(Vec<harness::record::figures::SeriesFigure>, f64)>> =
+            std::sync::Mutex::new(None);
+        let measurement: Option<harness::runner::suite::Measurement> =
+            session.wants_figures(!self.no_figures, &opts, shard).then(|| {
+                let figure_filter = self.filter.as_deref().filter(|f| !f.is_empty());
+                let (deadline, out) = (opts.case_deadline, &figures_out);
+                Box::new(move |device: &DeviceInfo| {
+                    let started = std::time::Instant::now();
+                    let staging = measure_figures_quietly(device, figure_filter, deadline);
+                    *out.lock().unwrap_or_else(|p| p.into_inner()) = Some((staging, started.elapsed().as_secs_f64()));
+                }) as harness::runner::suite::Measurement
+            });
+        let mut report = session.run_measuring(&selected, &devices, &opts, &path, measurement, |result, error| {
             bar.set_message(result.id.clone());
             if result.verdict.kind.is_failure() || result.verdict.kind == harness::record::verdict::VerdictKind::Flake {
                 bar.println(format!("{} {}", result.verdict.kind, result.id));
@@ -306,15 +326,10 @@ impl RunCmd {
             bar.inc(1);
         });
         bar.finish_and_clear();
-        // The figures come after the cases (whose report is already written), in worker processes of their own:
-        // they are recorded, never asserted, so they change neither a verdict nor the exit status.
-        if session.wants_figures(!self.no_figures, &opts, shard) {
-            let figure_filter = self.filter.as_deref().filter(|f| !f.is_empty());
-            let started = std::time::Instant::now();
-            let staging = measure_figures(d, figure_filter, opts.case_deadline);
+        if let Some((staging, seconds)) = figures_out.into_inner().unwrap_or_else(|p| p.into_inner()) {
             report.figures = (!staging.is_empty()).then_some(Figures { staging });
             if let Some(phases) = report.run.as_mut().and_then(|r| r.phases.as_mut()) {
-                phases.figures_s = Some(started.elapsed().as_secs_f64());
+                phases.figures_s = Some(seconds);
             }
         }
         let report = session.conclude(report, &[]);

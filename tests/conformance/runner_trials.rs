@@ -115,6 +115,7 @@ pub fn trials(fx: &Arc<LazyFixture>) -> Vec<Trial> {
         ("runner/expectations-skip-flake-and-expected-fail", expectations),
         ("runner/devices-share-the-cases-and-each-result-names-its-device", devices),
         ("runner/own-processes-every-device-runs-own-process-cases-on-each-gpu", own_everywhere),
+        ("runner/the-schedule-gives-the-same-verdicts-on-1-2-and-4-gpus-and-spreads-the-work", scaling),
         ("runner/the-report-is-rewritten-after-each-case", rewrites),
         ("runner/process-per-case-gives-each-case-a-process", per_case),
         ("runner/executor-cxx-runs-each-case-s-reproducer-and-both-compares", executors),
@@ -391,33 +392,106 @@ fn devices(fx: &Fixture) -> Result<(), Failed> {
     expect(ids == want && stats.processes_started == 2, || format!("{ids:?} {stats:?}"))
 }
 
-/// `--own-processes every-device`: the cases that need a process of their own run on both devices, each in a
-/// process of its own, and every case still has its result; with the default they all run on the first.
+/// `--own-processes every-device` (the default): the cases that need a process of their own run on both devices,
+/// each in a process of its own started ahead, and every case still has its result; with `first-device` they all
+/// run on the first.
 fn own_everywhere(fx: &Fixture) -> Result<(), Failed> {
     let own: Vec<&Case> = fx
         .cases
         .iter()
-        .filter(|c| needs_own_process(c) && !needs_all_devices(c) && c.poisons.is_empty())
-        .take(4)
+        .filter(|c| needs_own_process(c) && !needs_all_devices(c) && c.poisons.is_empty() && !measures(c))
+        .take(10)
         .collect();
+    expect(own.len() == 10, || "fewer than 10 own-process cases".into())?;
     let mut c = fx.plain(2);
     c.extend(&own);
     let mut second = mock_device();
     second.ordinal = 1;
     second.uuid = "GPU-mock-1".into();
-    let mut o = fx.opts(&[]);
+    // As long as real ones, so that neither lane can take every case before the other starts.
+    let slow: Vec<(&Case, &str)> = c.iter().map(|c| (*c, "slow")).collect();
+    let mut o = fx.opts(&slow);
     o.restrict_visibility = true;
     let own_devices = |o: &RunOptions| {
         let (r, _) = run_suite(&c, &[mock_device(), second.clone()], o, |_, _| {});
         let ids: Vec<&str> = r.iter().map(|r| r.id.as_str()).collect();
         let want: Vec<&str> = c.iter().map(|c| c.id.as_str()).collect();
-        (ids == want, r[2..].iter().map(|r| r.device).collect::<Vec<_>>())
+        let warm = r[2..].iter().all(|r| r.verdict.messages[0].contains(", warm)"));
+        (ids == want && warm, r[2..].iter().map(|r| r.device).collect::<Vec<_>>())
     };
+    o.own_processes = harness::runner::OwnProcessLanes::FirstDevice;
     let (complete, first) = own_devices(&o);
     expect(complete && first.iter().all(|d| *d == Some(0)), || format!("first-device: {first:?}"))?;
     o.own_processes = harness::runner::OwnProcessLanes::EveryDevice;
     let (complete, every) = own_devices(&o);
     expect(complete && every.contains(&Some(0)) && every.contains(&Some(1)), || format!("every-device: {every:?}"))
+}
+
+/// The schedule end to end, in mock child mode on 1, 2 and 4 simulated GPUs: plain, own-process, measuring and
+/// several-device cases (each taking 100 ms, as real ones do), one failing. Every case gets the same verdict on
+/// each, measurements run on the last GPU and the several-device cases on the first, and the wall time shrinks
+/// with the GPUs within generous bounds (a loaded 2-core machine starts processes slowly): at most the serial
+/// work divided by the GPUs, twice over, plus 4 s.
+fn scaling(fx: &Fixture) -> Result<(), Failed> {
+    let plain = fx.plain(24);
+    let own: Vec<&Case> = fx
+        .cases
+        .iter()
+        .filter(|c| needs_own_process(c) && !needs_all_devices(c) && !measures(c) && c.env.is_empty())
+        .take(6)
+        .collect();
+    let measuring: Vec<&Case> =
+        fx.cases.iter().filter(|c| measures(c) && !needs_own_process(c) && !needs_all_devices(c)).take(3).collect();
+    let several: Vec<&Case> =
+        fx.cases.iter().filter(|c| needs_all_devices(c) && !needs_own_process(c)).take(3).collect();
+    expect(own.len() == 6 && measuring.len() == 3 && several.len() == 3, || "too few cases of a kind".into())?;
+    let mut c: Vec<&Case> = Vec::new();
+    for (i, p) in plain.iter().enumerate() {
+        c.push(p);
+        if i % 4 == 0 {
+            c.push(own[i / 4]);
+        }
+    }
+    c.extend(&measuring);
+    c.extend(&several);
+    let mut behaviours: Vec<(&Case, &str)> = c.iter().map(|c| (*c, "slow")).collect();
+    behaviours[3].1 = "fail";
+    let serial_s = 0.1 * (c.len() - 1) as f64;
+    let mut verdicts = Vec::new();
+    for n in [1usize, 2, 4] {
+        let devices: Vec<_> = (0..n)
+            .map(|o| harness::device::gpu::DeviceInfo {
+                ordinal: o as i32,
+                uuid: format!("GPU-mock-{o}"),
+                device_count: n as u32,
+                ..mock_device()
+            })
+            .collect();
+        let mut o = fx.opts(&behaviours);
+        o.restrict_visibility = n > 1;
+        let started = std::time::Instant::now();
+        let (r, stats) = run_suite(&c, &devices, &o, |_, _| {});
+        let wall = started.elapsed().as_secs_f64();
+        let bound = 2.0 * serial_s / n as f64 + 4.0;
+        expect(wall <= bound, || format!("{n} GPUs: {wall:.2} s, bound {bound:.2} s; {:?}", stats.lanes))?;
+        let on = |r: &CaseResult| r.device.unwrap_or(-1);
+        let is = |r: &CaseResult, of: &[&Case]| of.iter().any(|x| x.id == r.id);
+        expect(r.iter().filter(|r| is(r, &measuring)).all(|r| on(r) == n as i32 - 1), || format!("{n}: measuring"))?;
+        expect(r.iter().filter(|r| is(r, &several)).all(|r| on(r) == 0), || format!("{n}: several"))?;
+        let used: std::collections::BTreeSet<i32> = r.iter().map(on).collect();
+        expect(used.len() == n, || format!("{n} GPUs, cases ran on {used:?}"))?;
+        expect(stats.lanes.len() == n, || format!("{:?}", stats.lanes))?;
+        verdicts.push(r.iter().map(|r| (r.id.clone(), r.outcome())).collect::<Vec<_>>());
+    }
+    // Apart from the several-device cases, not-supported on one GPU, with the reason.
+    let one_gpu: Vec<&(String, String)> =
+        verdicts[0].iter().filter(|(id, _)| several.iter().any(|c| c.id == *id)).collect();
+    expect(one_gpu.iter().all(|(_, o)| o == "not-supported"), || format!("{one_gpu:?}"))?;
+    let others = |v: &[(String, String)]| -> Vec<(String, String)> {
+        v.iter().filter(|(id, _)| !several.iter().any(|c| c.id == *id)).cloned().collect()
+    };
+    expect(others(&verdicts[0]) == others(&verdicts[1]) && verdicts[1] == verdicts[2], || format!("{verdicts:?}"))?;
+    expect(verdicts[0].iter().filter(|(_, o)| o == "fail").count() == 1, || format!("{:?}", verdicts[0]))
 }
 
 fn rewrites(fx: &Fixture) -> Result<(), Failed> {

@@ -198,7 +198,7 @@ fn start_run(
     }
 
     // The case's other processes start first, so their contexts are made while ours is.
-    let (mut peers, notes) = peer::Peers::start(case, device.ordinal, opts, clock);
+    let (mut peers, notes) = peer::Peers::start(case, device, devices.ordinals(), opts, clock);
     obs.notes.extend(notes);
     let (state, gates, decls) = objects::create(case, device, &devices, clock);
     obs.decls = decls;
@@ -414,7 +414,7 @@ impl Kept {
         }
         obs.notes.extend(self.held.resources.stamps.clear());
         // No `process` declarations (see `samples::why_not_shared`): no peers.
-        let (mut peers, notes) = peer::Peers::start(case, device.ordinal, opts, clock);
+        let (mut peers, notes) = peer::Peers::start(case, device, self.held.devices.ordinals(), opts, clock);
         obs.notes.extend(notes);
         let held = &mut self.held;
         let healthy = run_script(
@@ -476,6 +476,12 @@ fn prepare_host_thread(ordinal: i32) -> Vec<String> {
 
 /// Loads every probe kernel now. With lazy module loading the first launch would load it, and a load inside a
 /// global-mode capture can fail for reasons that have nothing to do with the rule under test.
+/// Loads the probe kernels' module in the current context, as the executor does before each case's script: for a
+/// process started ahead of its case ([`crate::runner::worker`]), so that its case does not wait for it.
+pub fn preload_kernels(kernels: &KernelTable) -> Vec<String> {
+    load_kernels(kernels)
+}
+
 fn load_kernels(kernels: &KernelTable) -> Vec<String> {
     let mut notes = Vec::new();
     // Not lazy-spin: its first launch in a case must be the one that loads it.

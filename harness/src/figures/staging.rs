@@ -251,10 +251,12 @@ fn measure_series(
         }
     };
     // The suite's worker, at the written delays: a point is a case like any other, sent as its text.
+    // Seeing only its GPU where the host has more (a process that sees every GPU initialises them all).
+    let visible = (device.device_count > 1 && !device.uuid.is_empty()).then(|| device.uuid.clone());
     let spec = ChildSpec {
         exe,
-        ordinal: device.ordinal,
-        visible: None,
+        ordinal: if visible.is_some() { 0 } else { device.ordinal },
+        visible,
         mock: None,
         all_devices: false,
         sanitizer: None,

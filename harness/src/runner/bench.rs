@@ -4,7 +4,7 @@
 //! printed, never asserted.
 
 use super::protocol::Ready;
-use super::stats::LaneTimes;
+use super::stats::{critical_lane, LaneTimes};
 use super::suite::run_suite;
 use super::{RunOptions, WRITTEN_GATE_DELAY};
 use crate::case::ast::Case;
@@ -169,16 +169,24 @@ pub fn table(figures: &[Figure]) -> String {
         for l in &f.lanes {
             let _ = writeln!(
                 out,
-                "\n{} on GPU {}: {} cases ({} in processes of their own, done at {:.2} s, {:.2} s of it waiting for \
-                 contexts), batch cases from {:.2} s, last case ended at {:.2} s",
+                "\n{} on GPU {}: {} cases ({} in processes of their own or the several-device block), ended at \
+                 {:.2} s: {}",
                 f.mode.word(),
                 l.device,
                 l.cases,
                 l.own_cases,
-                l.own_phase_end_s,
-                l.own_ready_wait_s,
-                l.batch_start_s,
-                l.end_s
+                l.end_s,
+                l.breakdown()
+            );
+        }
+        if let Some(critical) = critical_lane(&f.lanes).filter(|_| f.lanes.len() > 1) {
+            let _ = writeln!(
+                out,
+                "{}: the critical path is GPU {} (ended last, at {:.2} s; the first lane to end ended at {:.2} s)",
+                f.mode.word(),
+                critical.device,
+                critical.end_s,
+                f.lanes.iter().map(|l| l.end_s).fold(f64::INFINITY, f64::min)
             );
         }
         let (n, init, context) = f.contexts;

@@ -7,6 +7,7 @@ use super::policy::{
     expected_runs, has_delayed_open, make_flake, measures, must_reproduce, needs_all_devices, needs_own_process,
     needs_written_delays, short_delay_can_decide,
 };
+use super::schedule::LaneView;
 use super::stats::{Disturbance, SuiteStats};
 use super::worker::{ChildSpec, Worker};
 use super::{Executors, HostWaits, RunOptions, WRITTEN_GATE_DELAY};
@@ -24,13 +25,6 @@ use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-/// How many processes a device's runner starts ahead for the cases that need their own, each creating its context
-/// while the cases before it run. Four, not two: on a busy host a context creation is CPU work that competes with
-/// everything else, and four creators get twice the CPU share of two. Measured on one H100 (560 cases, 75 of them
-/// in processes of their own, interleaved runs of one build each way): idle 45.4 s with 2 against 44.7 s with 4
-/// (context waits 8.2 s against 5.1 s); with 4 busy loops per core 105.6 s against 89.9 s (2.32x against 2.01x of
-/// idle; waits 18.4 s against 6.6 s), the same verdicts (results/2026-11-26_load-claims_h100/README.md).
-pub const WARM_AHEAD: usize = 4;
 /// Device memory a case may leave allocated before its worker counts as dirty: the driver grows its own pools on
 /// first use (module loads, graph and stream resources), in 2 MiB pages; a case's own leak shows in the object
 /// count first.
@@ -44,12 +38,11 @@ pub struct DeviceRunner<'a> {
     opts: &'a RunOptions,
     batch: Worker,
     spec: ChildSpec,
-    /// Processes started ahead for own-process cases: (case id, process), in the order the cases will run.
+    /// Processes started ahead for own-process cases (the lane's pool): (case id, process), in the order the
+    /// cases will run.
     warm: VecDeque<(String, Worker)>,
-    /// How many of the planned own-process runs have a process started (the next one to start is this).
-    warmed: usize,
-    /// The batch worker has been started ahead.
-    batch_started: bool,
+    /// The own-process cases given to the pool and not run yet, in order: (the case's index in the run, its id).
+    pooled: VecDeque<(usize, String)>,
     /// The worker of the cases that need several devices (it sees them all).
     several: Worker,
     /// Where the host threads of the other workers block while they wait ([`HostWaits::Block`]): the worker of the
@@ -96,8 +89,7 @@ impl<'a> DeviceRunner<'a> {
             batch: Worker::new(spec.clone()),
             spec,
             warm: VecDeque::new(),
-            warmed: 0,
-            batch_started: false,
+            pooled: VecDeque::new(),
             exiting: Vec::new(),
             stats: SuiteStats::default(),
             configuration: std::sync::OnceLock::new(),
@@ -116,72 +108,107 @@ impl<'a> DeviceRunner<'a> {
         self.measuring_expected = any;
     }
 
-    /// Starts the processes this runner will need soon: the batch worker (and the several-device worker), and the
-    /// next own-process
-    /// runs of `own` (this runner's own-process cases, in order) up to [`WARM_AHEAD`] ahead. Call it before the
-    /// first case and after each own-process case; not during batch cases (a context created on the device
-    /// during a case would make it look dirty).
-    pub fn start_processes(&mut self, own: &[&Case], several: bool) {
+    /// Starts the batch worker ahead (and the measuring worker, when this lane's cases measure), so that its context
+    /// is created while nothing else waits for it.
+    pub fn start_workers(&mut self) {
         if self.opts.process_per_case || !self.opts.executors.runs_workers() {
             return;
         }
-        let runs: Vec<&Case> = own
-            .iter()
-            .filter(|c| unmet_requirement(c, self.device).is_none())
-            .flat_map(|c| std::iter::repeat_n(*c, expected_runs(c)))
-            .collect();
-        while self.warm.len() < WARM_AHEAD && self.warmed < runs.len() {
-            let case = runs[self.warmed];
-            let mut worker = Worker::new(self.own_spec(case));
-            worker.start_warm(&case.env);
-            self.warm.push_back((case.id.clone(), worker));
-            self.warmed += 1;
-        }
-        // The batch worker comes last in the pipeline: started with the last own-process ones, it does not compete
-        // with the first cases' context creations.
-        if self.warmed == runs.len() && !self.batch_started {
-            self.batch_started = true;
+        if !self.batch.is_running() {
             self.batch.start_warm(&[]);
-            if self.measuring_expected {
-                if let Some(measuring) = &mut self.measuring {
-                    measuring.start_warm(&[]);
-                }
-            }
-            if several {
-                self.several.start_warm(&[]);
+        }
+        if self.measuring_expected {
+            if let Some(measuring) = self.measuring.as_mut().filter(|m| !m.is_running()) {
+                measuring.start_warm(&[]);
             }
         }
     }
 
-    /// Waits until the process started for `case`'s next run (if any) has its context, and returns how long that
-    /// took: the part of a case's time that the warm pipeline did not hide (the benchmark reports it).
-    pub fn await_own_ready(&mut self, case: &Case) -> Duration {
+    /// Puts own-process case `index` (`case`) in this lane's pool: a process started now for each run it is
+    /// expected to take ([`expected_runs`]), creating its context while other cases run. A case whose
+    /// requirements this device does not meet, or a run without worker processes, gets none (it is ready at once).
+    pub fn pool_own(&mut self, index: usize, case: &Case) {
+        self.pooled.push_back((index, case.id.clone()));
+        if self.opts.process_per_case
+            || !self.opts.executors.runs_workers()
+            || unmet_requirement(case, self.device).is_some()
+        {
+            return;
+        }
+        for _ in 0..expected_runs(case) {
+            let mut worker = Worker::new(self.own_spec(case));
+            worker.start_warm(&case.env);
+            self.warm.push_back((case.id.clone(), worker));
+        }
+    }
+
+    /// What this lane holds, for the schedule: the first pooled case whose processes are ready (or that needs none),
+    /// how many processes its pool holds, and how many of its processes are still creating their contexts. Looks
+    /// without waiting.
+    pub fn view(&mut self) -> LaneView {
+        let deadline = self.opts.case_deadline;
+        let mut starting = 0;
+        for (_, worker) in &mut self.warm {
+            if !worker.poll_ready(Duration::ZERO, deadline) {
+                starting += 1;
+            }
+        }
+        for worker in [Some(&mut self.batch), self.measuring.as_mut()].into_iter().flatten() {
+            if !worker.poll_ready(Duration::ZERO, deadline) {
+                starting += 1;
+            }
+        }
+        // A case is ready when every process started for it is (its second run, for variant stability, would
+        // otherwise wait for its own inside the case).
+        let ready = self.pooled.iter().find_map(|(index, id)| {
+            let mut its = self.warm.iter().filter(|(warm_id, _)| warm_id == id);
+            its.all(|(_, w)| w.said_ready()).then_some(*index)
+        });
+        LaneView { ready, pooled: self.warm.len(), starting }
+    }
+
+    /// Waits up to `at_most` for the first process of this lane still creating its context; returns how long it
+    /// waited (none when nothing is starting).
+    pub fn await_any_ready(&mut self, at_most: Duration) -> Duration {
         let start = Instant::now();
         let deadline = self.opts.case_deadline;
-        if let Some((_, worker)) = self.warm.iter_mut().find(|(id, _)| *id == case.id) {
-            worker.await_ready(deadline);
+        let pending = self.warm.iter_mut().map(|(_, w)| w).find(|w| !w.said_ready() && w.is_running());
+        if let Some(worker) = pending {
+            worker.poll_ready(at_most, deadline);
         }
         start.elapsed()
     }
 
-    /// Ends the processes started for own-process runs that did not happen, and waits until the batch worker has
-    /// its context: from here on no context is created on this device while a case runs.
-    pub fn begin_batch_phase(&mut self) {
-        self.end_own_phase();
-        let deadline = self.opts.case_deadline;
-        if !self.batch_started {
-            self.start_processes(&[], false);
+    /// Runs the pooled own-process case `case` (its process ready), then ends the processes started for runs it did
+    /// not need.
+    pub fn run_pooled(&mut self, case: &Case) -> CaseResult {
+        let result = self.run_case(case);
+        self.pooled.retain(|(_, id)| *id != case.id);
+        let (unused, kept): (VecDeque<_>, VecDeque<_>) =
+            std::mem::take(&mut self.warm).into_iter().partition(|(id, _)| *id == case.id);
+        self.warm = kept;
+        for (_, mut worker) in unused {
+            self.exiting.extend(worker.kill_in_background());
+            self.count(&worker);
         }
-        if self.batch.is_running() {
-            self.batch.await_ready(deadline);
-        }
-        if let Some(measuring) = self.measuring.as_mut().filter(|w| w.is_running()) {
-            measuring.await_ready(deadline);
-        }
+        result
     }
 
-    /// Kills the processes started for own-process runs that did not happen (they may still be creating their
-    /// contexts, which must not go on while batch cases run).
+    /// True when no process of this lane is creating a context now (pool, batch and measuring workers): a device
+    /// memory check of a case that begins now is then the case's alone, as far as this lane goes.
+    fn quiet(&mut self) -> bool {
+        let deadline = self.opts.case_deadline;
+        let mut quiet = true;
+        for (_, worker) in &mut self.warm {
+            quiet &= worker.poll_ready(Duration::ZERO, deadline);
+        }
+        for worker in [Some(&mut self.batch), self.measuring.as_mut()].into_iter().flatten() {
+            quiet &= worker.poll_ready(Duration::ZERO, deadline);
+        }
+        quiet
+    }
+
+    /// Kills the processes started for own-process runs that did not happen.
     fn end_own_phase(&mut self) {
         for (_, mut worker) in std::mem::take(&mut self.warm) {
             self.exiting.extend(worker.kill_in_background());
@@ -212,6 +239,10 @@ impl<'a> DeviceRunner<'a> {
     fn run_shared(&mut self, case: &Case, scale: f64) -> CaseResult {
         let deadline = self.opts.case_deadline;
         let several = needs_all_devices(case);
+        // The worker's own context first (it was started ahead): the case could not begin before it anyway.
+        self.shared_worker(case).poll_ready(deadline, deadline);
+        // A process of this lane creating its context during the case would take device memory from it.
+        let quiet = self.quiet();
         let before = self.disturbance.map(Disturbance::snapshot);
         let worker = self.shared_worker(case);
         let mut result = worker.run(case, scale, deadline);
@@ -220,9 +251,9 @@ impl<'a> DeviceRunner<'a> {
         // The several-device worker's own device is this runner's alone; the others are shared with the other
         // runners. A batch worker's device is disturbed while several-device work goes on.
         let (own_trusted, others_trusted) = if several {
-            (true, self.lanes == 1)
+            (quiet, self.lanes == 1)
         } else {
-            (before == after && before.is_none_or(|(active, _)| active == 0), false)
+            (quiet && before == after && before.is_none_or(|(active, _)| active == 0), false)
         };
         let judged = [(own_trusted, loss.own_device_mib), (others_trusted, loss.other_devices_mib)];
         if judged.iter().any(|(trusted, mib)| !trusted && *mib > 0) {

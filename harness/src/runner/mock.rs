@@ -28,6 +28,8 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 pub const MOCK_ENV: &str = "CUDA_CONFORMANCE_MOCK";
+/// How many GPUs the command line's mock mode pretends to have (default 2).
+pub const MOCK_DEVICES_ENV: &str = "CUDA_CONFORMANCE_MOCK_DEVICES";
 
 pub struct Mock {
     behaviours: HashMap<String, String>,

@@ -5,8 +5,9 @@
 //! How the pieces fit, from the top down:
 //!
 //! - [`session::run_to_report`]: [`suite::run_suite`], with the report rewritten after every case.
-//! - [`suite`]: plans which device's runner takes which case, and runs one [`device_runner::DeviceRunner`] per device
-//!   on a thread, the batch cases on a shared queue.
+//! - [`suite`]: runs one [`device_runner::DeviceRunner`] per device on a thread (a lane), each asking the
+//!   [`schedule::Dispatcher`] what to run next; [`schedule`] holds the rules as pure code, with a simulated clock
+//!   that tests them for 1 to 8 GPUs.
 //! - [`device_runner`]: one device's processes (its batch worker, the warm processes of the cases that need their
 //!   own, the several-device worker) and every run of a case (the first; at the written delays; for variant
 //!   stability; reruns) that [`policy`] asks for.
@@ -34,15 +35,20 @@
 //! - **Flakes.** An unexpected result (a failure, or with a baseline anything it does not expect) is run again
 //!   [`RunOptions::reruns`] times: if any run differs it is a `flake`, so a fail must reproduce. A `variant` runs
 //!   twice and must name the same variant both times, else it is a `flake`.
-//! - **Devices.** One worker per device, each seeing only its GPU; cases go to whichever device is free next.
-//! - **Warm processes.** A new process's CUDA context costs about 210 ms of a resource the driver serialises across
-//!   the whole host (measured on the 2-GPU H200 host: 8 processes starting at once take 1.7 s, on one GPU or on
-//!   two). So the cases that need a process of their own all go to the first device's runner, which runs them
-//!   before its other cases, each in a process started ahead ([`device_runner::WARM_AHEAD`] at a time) that
-//!   created its context while the case before it ran; its batch worker warms up last. Such a case whose pick a short gate delay could
-//!   decide starts at the written delays (it would be confirmed there anyway, in one more process). The other
-//!   devices start on the shared queue of batch cases at once.
-//! - **Measurements.** Cases that `measure` run one at a time across the devices (see `suite::BatchQueue`).
+//! - **Devices.** One worker per device, each seeing only its GPU (also a single device of a host with several:
+//!   a process that sees every GPU initialises them all); a lane runs one case at a time (two contexts on one GPU
+//!   time-slice: concurrency there buys no time).
+//! - **Processes started ahead.** A new process's CUDA context costs about 430 ms, created at a host-wide rate
+//!   (measured on 2 x H100: spreading context creations over two GPUs made none quicker). So each lane keeps a pool
+//!   of processes started ahead for its next own-process cases ([`schedule::POOL_PER_LANE`]), each creating its
+//!   context (and loading the probe kernels) while the lane runs batch cases, and runs an own-process case when its
+//!   process is ready: the GPU does not wait for a context while batch work is left. A batch case during which a
+//!   process of its lane was still starting has its device-memory check skipped (and counted). Such a case whose
+//!   pick a short gate delay could decide starts at the written delays (it would be confirmed there anyway, in one
+//!   more process).
+//! - **Measurements.** Cases that `measure`, and the figures, run one at a time host-wide with nothing else on their
+//!   GPU: on several GPUs the last lane takes them first (starting no process ahead meanwhile) while the others run
+//!   cases; on one GPU they come once no process is starting, after the last own-process case.
 //! - **Host waits.** Workers block on a primitive while they wait for the device ([`HostWaits::Block`]) instead of
 //!   spinning (cudart's default with fewer contexts than cores): on a host whose cores are busy with other work, a
 //!   spinning waiter sees the device finish only when the scheduler next runs it. What a call returns, and whether
@@ -50,7 +56,7 @@
 //!   that `measure` run in a worker of their own with cudart's default waits, as the seeds' programs they stand
 //!   for do.
 //! - **Several devices.** Cases that need several devices share one worker of their own that sees every GPU
-//!   (with a context on each from the start), on the first device's runner, after its own-process cases.
+//!   (with a context on each from the start), on the first lane, as one block that no measurement overlaps.
 //! - **Device memory.** A worker reports how much less device memory was free after a case than before; only the
 //!   parent knows whether another process of the run could have allocated on that device meanwhile (a
 //!   several-device case touching it), so the parent judges: a loss of more than
@@ -66,6 +72,7 @@ pub mod policy;
 mod process;
 pub mod protocol;
 pub mod sanitizer;
+pub mod schedule;
 pub mod select;
 pub mod session;
 pub mod stats;
@@ -105,19 +112,18 @@ impl HostWaits {
     }
 }
 
-/// Which devices' runners take the cases that need a process of their own (`run --own-processes`), when a run uses
-/// several GPUs. Such a case pays for a process start and a context creation (about 430 ms on an H100 host, most of
-/// a suite's own-process phase), and the batch cases cannot start on a device until its own-process cases are done.
+/// Which devices' lanes take the cases that need a process of their own (`run --own-processes`), when a run uses
+/// several GPUs. Such a case pays for a process start and a context creation (about 430 ms on an H100 host), which a
+/// lane hides by starting the process ahead, in its pool, while it runs batch cases ([`schedule`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum OwnProcessLanes {
-    /// All on the first device's runner, while the others start on the batch cases: best when the host creates
-    /// contexts one at a time whatever the device, so that spread out they would hold up every runner.
-    #[default]
+    /// Only the first device's lane keeps a pool and runs them (the old default, when they ran before any batch
+    /// case: on a 2 x H100 host spreading them was slower then, 24.1-25.0 s against 22.0-22.7 s,
+    /// results/2026-11-26_two-gpus_h100x2/README.md).
     FirstDevice,
-    /// Spread over every device's runner, each case to the one with the fewest runs planned so far: best when
-    /// context creations on different devices overlap. (Cases that need several devices stay on the first.) On a
-    /// 2 x H100 host (driver 580.159.04, 560 cases) they did not: 24.1-25.0 s against 22.0-22.7 s with the default
-    /// (results/2026-11-26_two-gpus_h100x2/README.md).
+    /// Every lane keeps a pool (the measuring lane once its measurements are done) and takes the next own-process
+    /// cases as its pool empties.
+    #[default]
     EveryDevice,
 }
 

@@ -14,7 +14,7 @@
 use super::mock::mock_device;
 use super::select::Tier;
 use super::stats::SuiteStats;
-use super::suite::run_suite;
+use super::suite::{run_suite_measuring, Measurement};
 use super::{RunOptions, WRITTEN_GATE_DELAY};
 use crate::case::ast::Case;
 use crate::device::gpu::DeviceInfo;
@@ -44,11 +44,24 @@ pub fn run_to_report(
     opts: &RunOptions,
     header: &ReportHeader,
     path: Option<&Path>,
+    on_result: impl FnMut(&CaseResult, Option<std::io::Error>),
+) -> Report {
+    run_to_report_measuring(cases, devices, opts, header, path, None, on_result)
+}
+
+/// [`run_to_report`], with `measurement` (the figures) run where the schedule puts it (see [`run_suite_measuring`]).
+pub fn run_to_report_measuring(
+    cases: &[&Case],
+    devices: &[DeviceInfo],
+    opts: &RunOptions,
+    header: &ReportHeader,
+    path: Option<&Path>,
+    measurement: Option<Measurement<'_>>,
     mut on_result: impl FnMut(&CaseResult, Option<std::io::Error>),
 ) -> Report {
     let start = Instant::now();
     let mut done: Vec<(usize, CaseResult)> = Vec::new();
-    let (results, stats) = run_suite(cases, devices, opts, |index, result| {
+    let (results, stats) = run_suite_measuring(cases, devices, opts, measurement, |index, result| {
         // Kept as the rewrites write it: a passing case's trace, which they leave out, is not copied into each of
         // them (twice: once into the report, once more to leave it out), which made the rewrites quadratic in the
         // traces. The report returned is made from the full results.
@@ -104,7 +117,7 @@ pub fn report_of(
         host_waits: Some(opts.host_waits.word().to_owned()),
         own_processes: (opts.own_processes != super::OwnProcessLanes::default() && devices.len() > 1)
             .then(|| opts.own_processes.word().to_owned()),
-        phases: stats.lanes.first().map(|l| RunPhases {
+        phases: super::stats::critical_lane(&stats.lanes).map(|l| RunPhases {
             own_phase_end_s: l.own_phase_end_s,
             own_ready_wait_s: l.own_ready_wait_s,
             batch_start_s: l.batch_start_s,
@@ -213,6 +226,19 @@ impl Session {
         on_result: impl FnMut(&CaseResult, Option<std::io::Error>),
     ) -> Report {
         run_to_report(cases, devices, opts, &self.header, Some(path), on_result)
+    }
+
+    /// [`Session::run`], with `measurement` (the figures) run on the measuring lane as the schedule allows.
+    pub fn run_measuring(
+        &self,
+        cases: &[&Case],
+        devices: &[DeviceInfo],
+        opts: &RunOptions,
+        path: &Path,
+        measurement: Option<Measurement<'_>>,
+        on_result: impl FnMut(&CaseResult, Option<std::io::Error>),
+    ) -> Report {
+        run_to_report_measuring(cases, devices, opts, &self.header, Some(path), measurement, on_result)
     }
 
     /// Whether the figures (measured, never asserted) follow the cases: when asked for, on the full tier, on a GPU

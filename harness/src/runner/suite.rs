@@ -1,10 +1,10 @@
-//! A suite run: which device's runner takes which case ([`Plan`]), the shared queue of batch cases
-//! ([`BatchQueue`]), and [`run_suite`], which runs one [`DeviceRunner`] per device on a thread and gathers the
-//! results in the order of the cases.
+//! A suite run: one [`DeviceRunner`] per device on a thread (a lane), each asking the [`Dispatcher`] what to run
+//! next (the schedule's rules are in [`super::schedule`]), and the results gathered in the order of the cases.
 
 use super::device_runner::DeviceRunner;
 use super::one_case::verdict_of;
 use super::policy::{expected_runs, measures, needs_all_devices, needs_own_process};
+use super::schedule::{Dispatcher, Need, Step, Task};
 use super::stats::{Disturbance, LaneTimes, SuiteStats};
 use super::{OwnProcessLanes, RunOptions};
 use crate::case::ast::Case;
@@ -13,9 +13,16 @@ use crate::record::verdict::VerdictKind;
 use crate::record::CaseResult;
 use crate::report::baseline::Key;
 use crate::report::expectations::{skipped_verdict, Action};
-use std::collections::VecDeque;
-use std::sync::{mpsc, Arc, Condvar, Mutex};
+use std::sync::{mpsc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
+
+/// Work of a run that is not a case but measures like one (the figures): the measuring lane runs it on its device,
+/// with nothing else on that GPU and no other measurement anywhere.
+pub type Measurement<'f> = Box<dyn FnOnce(&DeviceInfo) + Send + 'f>;
+
+/// How long a lane with nothing to run looks again: a process of its own may become ready meanwhile (it is also
+/// woken at once when another lane ends a measurement or the several-device block).
+const IDLE_LOOK: Duration = Duration::from_millis(20);
 
 /// Runs `cases` on `devices` (probed already), calling `on_result` with each result as it comes (in completion
 /// order, with its index in `cases`), and returns every result in the order of `cases`. Requirements a device does
@@ -25,6 +32,37 @@ pub fn run_suite(
     cases: &[&Case],
     devices: &[DeviceInfo],
     opts: &RunOptions,
+    on_result: impl FnMut(usize, &CaseResult),
+) -> (Vec<CaseResult>, SuiteStats) {
+    run_suite_measuring(cases, devices, opts, None, on_result)
+}
+
+/// What the schedule needs to know of each case of a run with `opts`.
+pub fn needs_of(cases: &[&Case], opts: &RunOptions) -> Vec<Need> {
+    cases
+        .iter()
+        .map(|c| {
+            if opts.process_per_case {
+                // Every case starts its own process when it runs: nothing to start ahead, no shared worker.
+                Need { measures: measures(c), runs: 1, ..Need::default() }
+            } else {
+                Need {
+                    own_process: needs_own_process(c),
+                    measures: measures(c),
+                    several: needs_all_devices(c),
+                    runs: expected_runs(c),
+                }
+            }
+        })
+        .collect()
+}
+
+/// [`run_suite`], with `measurement` (the figures) run on the measuring lane as the schedule allows.
+pub fn run_suite_measuring(
+    cases: &[&Case],
+    devices: &[DeviceInfo],
+    opts: &RunOptions,
+    measurement: Option<Measurement<'_>>,
     mut on_result: impl FnMut(usize, &CaseResult),
 ) -> (Vec<CaseResult>, SuiteStats) {
     let configurations: Vec<Key> =
@@ -32,7 +70,7 @@ pub fn run_suite(
     let mut slots: Vec<Option<CaseResult>> =
         cases.iter().map(|case| skipped_by_expectation(case, &configurations, opts)).collect();
     if slots.iter().all(Option::is_none) {
-        return run_cases(cases, devices, opts, on_result);
+        return run_cases(cases, devices, opts, measurement, on_result);
     }
     for (index, skipped) in slots.iter().enumerate() {
         if let Some(result) = skipped {
@@ -41,7 +79,7 @@ pub fn run_suite(
     }
     let runnable: Vec<usize> = (0..cases.len()).filter(|&i| slots[i].is_none()).collect();
     let to_run: Vec<&Case> = runnable.iter().map(|&i| cases[i]).collect();
-    let (ran, stats) = run_cases(&to_run, devices, opts, |j, result| on_result(runnable[j], result));
+    let (ran, stats) = run_cases(&to_run, devices, opts, measurement, |j, result| on_result(runnable[j], result));
     for (j, result) in ran.into_iter().enumerate() {
         slots[runnable[j]] = Some(result);
     }
@@ -70,6 +108,7 @@ fn run_cases(
     cases: &[&Case],
     devices: &[DeviceInfo],
     opts: &RunOptions,
+    measurement: Option<Measurement<'_>>,
     mut on_result: impl FnMut(usize, &CaseResult),
 ) -> (Vec<CaseResult>, SuiteStats) {
     let exe = match opts.exe.clone().map_or_else(std::env::current_exe, Ok) {
@@ -88,11 +127,20 @@ fn run_cases(
             return (results, SuiteStats::default());
         }
     };
-    let plan = Plan::new(cases, devices.len(), opts.process_per_case, opts.own_processes);
-    let queue = Arc::new(BatchQueue::new(cases, &plan.shared));
-    let disturbance = Disturbance::default();
-    let (plan, disturbance) = (&plan, &disturbance);
-    let run_start = Instant::now();
+    let needs = needs_of(cases, opts);
+    let every_lane = opts.own_processes == OwnProcessLanes::EveryDevice;
+    let dispatcher = Dispatcher::new(&needs, devices.len(), measurement.is_some(), every_lane);
+    let measuring_lane = dispatcher.measuring_lane();
+    let dispatcher = dispatcher.several_apart_from_measuring(several_apart(cases, devices, measuring_lane));
+    let any_measuring = needs.iter().any(|n| n.measures && !n.several);
+    let shared = Shared {
+        dispatcher: Mutex::new(dispatcher),
+        changed: Condvar::new(),
+        measurement: Mutex::new(measurement),
+        disturbance: Disturbance::default(),
+        run_start: Instant::now(),
+    };
+    let shared = &shared;
     let (sender, receiver) = mpsc::channel::<(usize, CaseResult)>();
     let mut slots: Vec<Option<CaseResult>> = vec![None; cases.len()];
     let mut stats = SuiteStats::default();
@@ -101,61 +149,16 @@ fn run_cases(
             .iter()
             .enumerate()
             .map(|(lane_index, device)| {
-                let (queue, sender, exe) = (Arc::clone(&queue), sender.clone(), exe.clone());
+                let (sender, exe) = (sender.clone(), exe.clone());
                 scope.spawn(move || {
                     let mut lane = DeviceRunner::new(device, opts, exe);
-                    lane.share_devices(devices.len(), disturbance);
-                    lane.expect_measuring(plan.shared.iter().any(|&i| measures(cases[i])));
-                    let own: Vec<&Case> = plan.own[lane_index].iter().map(|&i| cases[i]).collect();
-                    let several: Vec<&Case> = plan.several[lane_index].iter().map(|&i| cases[i]).collect();
-                    let touches_all = several.iter().chain(&own).any(|c| needs_all_devices(c));
-                    if touches_all {
-                        disturbance.begin();
+                    lane.share_devices(devices.len(), &shared.disturbance);
+                    lane.expect_measuring(lane_index == measuring_lane && any_measuring);
+                    // A lane that begins with the several-device block starts its workers after it (see there).
+                    if !shared.dispatcher().begins_with_several(lane_index) {
+                        lane.start_workers();
                     }
-                    lane.start_processes(&own, !several.is_empty());
-                    let mut sent_all = true;
-                    let mut ready_wait = Duration::ZERO;
-                    for (&index, case) in plan.own[lane_index].iter().zip(&own) {
-                        ready_wait += lane.await_own_ready(case);
-                        let result = lane.run_case(case);
-                        lane.start_processes(&own, !several.is_empty());
-                        if sender.send((index, result)).is_err() {
-                            sent_all = false;
-                            break;
-                        }
-                    }
-                    for (&index, case) in plan.several[lane_index].iter().zip(&several) {
-                        if !sent_all {
-                            break;
-                        }
-                        let result = lane.run_case(case);
-                        sent_all = sender.send((index, result)).is_ok();
-                    }
-                    lane.end_several_device_phase();
-                    if touches_all {
-                        disturbance.end();
-                    }
-                    let mut times = LaneTimes {
-                        device: device.ordinal,
-                        own_cases: own.len() + several.len(),
-                        ..LaneTimes::default()
-                    };
-                    times.own_phase_end_s = run_start.elapsed().as_secs_f64();
-                    times.own_ready_wait_s = ready_wait.as_secs_f64();
-                    lane.begin_batch_phase();
-                    times.batch_start_s = run_start.elapsed().as_secs_f64();
-                    let mut batch_cases = 0;
-                    while sent_all {
-                        let Some((index, measures)) = queue.next() else { break };
-                        let result = lane.run_case(cases[index]);
-                        if measures {
-                            queue.measured();
-                        }
-                        batch_cases += 1;
-                        sent_all = sender.send((index, result)).is_ok();
-                    }
-                    times.end_s = run_start.elapsed().as_secs_f64();
-                    times.cases = own.len() + several.len() + batch_cases;
+                    let times = run_lane(lane_index, &mut lane, device, cases, shared, &sender);
                     let mut stats = lane.finish();
                     stats.lanes.push(times);
                     stats
@@ -177,6 +180,7 @@ fn run_cases(
             }
         }
     });
+    stats.lanes.sort_by_key(|l| l.device);
     let results = slots
         .into_iter()
         .zip(cases)
@@ -190,95 +194,147 @@ fn run_cases(
     (results, stats)
 }
 
-/// The shared queue of batch cases. Cases that `measure` (bandwidths, kernel and launch times: figures the seeds'
-/// claims are judged on) run one at a time across the devices, so that no measurement shares the host's memory
-/// bandwidth or PCIe links with another; they come first, while the first device's runner is busy with its
-/// own-process cases, and the other runners take ordinary cases while one measures.
-struct BatchQueue<'c> {
-    cases: &'c [&'c Case],
-    /// The cases not taken yet, in the order they are handed out, and whether a runner is measuring now.
-    state: Mutex<(VecDeque<usize>, bool)>,
-    /// Signalled when a measurement ends or a case is taken: a runner waiting in [`BatchQueue::next`] sleeps on it
-    /// (it used to wake every 2 ms to look, which on a busy host is a wake-up to schedule each time, and a
-    /// measurement's end noticed only at the next one).
+/// Whether the several-device cases use none of the measuring lane's GPU: they count their devices from the first
+/// lane's, wrapping over the host's GPUs (`DeviceInfo::case_device`).
+fn several_apart(cases: &[&Case], devices: &[DeviceInfo], measuring_lane: usize) -> bool {
+    let (Some(first), Some(measuring)) = (devices.first(), devices.get(measuring_lane)) else { return false };
+    if measuring_lane == 0 {
+        return false;
+    }
+    let reach = cases
+        .iter()
+        .filter(|c| needs_all_devices(c))
+        .map(|c| c.device_count().max(c.devices_required()))
+        .max()
+        .unwrap_or(0);
+    (0..reach).all(|i| first.case_device(i).is_some_and(|o| o != measuring.ordinal))
+}
+
+/// What the lanes of a run share.
+struct Shared<'f> {
+    dispatcher: Mutex<Dispatcher>,
+    /// Signalled when a measurement or the several-device block ends (a lane may be waiting for it).
     changed: Condvar,
+    measurement: Mutex<Option<Measurement<'f>>>,
+    disturbance: Disturbance,
+    run_start: Instant,
 }
 
-impl<'c> BatchQueue<'c> {
-    fn new(cases: &'c [&'c Case], shared: &[usize]) -> Self {
-        let (measuring, ordinary): (Vec<usize>, Vec<usize>) = shared.iter().copied().partition(|&i| measures(cases[i]));
-        let order: VecDeque<usize> = measuring.into_iter().chain(ordinary).collect();
-        BatchQueue { cases, state: Mutex::new((order, false)), changed: Condvar::new() }
+impl Shared<'_> {
+    fn dispatcher(&self) -> MutexGuard<'_, Dispatcher> {
+        self.dispatcher.lock().unwrap_or_else(|p| p.into_inner())
     }
+}
 
-    /// The next case this runner may take, and whether it measures (then call [`BatchQueue::measured`] after it);
-    /// none when the queue is empty. Waits while only measuring cases are left and another runner is measuring.
-    fn next(&self) -> Option<(usize, bool)> {
-        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
-        loop {
-            let busy = state.1;
-            let pick = state.0.iter().position(|&i| !busy || !measures(self.cases[i]));
-            match pick {
-                Some(at) => {
-                    let index = state.0.remove(at)?;
-                    let measuring = measures(self.cases[index]);
-                    state.1 |= measuring;
-                    // Whoever waits may now find the queue empty and be done.
-                    self.changed.notify_all();
-                    return Some((index, measuring));
+/// One lane's loop: asks the dispatcher for work until there is none, sends each result, and returns where its
+/// time went.
+fn run_lane(
+    lane_index: usize,
+    lane: &mut DeviceRunner<'_>,
+    device: &DeviceInfo,
+    cases: &[&Case],
+    shared: &Shared<'_>,
+    sender: &mpsc::Sender<(usize, CaseResult)>,
+) -> LaneTimes {
+    let mut times = LaneTimes { device: device.ordinal, ..LaneTimes::default() };
+    let mut in_several = false;
+    let since_start = || shared.run_start.elapsed().as_secs_f64();
+    loop {
+        let view = lane.view();
+        let starts = shared.dispatcher().to_start(lane_index, view);
+        for index in starts {
+            lane.pool_own(index, cases[index]);
+        }
+        let view = lane.view();
+        let step = shared.dispatcher().next(lane_index, view);
+        let began = Instant::now();
+        let task = match step {
+            Step::Finish => break,
+            Step::Run(task) => task,
+            Step::Wait if view.starting > 0 => {
+                if lane.await_any_ready(IDLE_LOOK).is_zero() {
+                    std::thread::sleep(Duration::from_millis(2));
                 }
-                None if state.0.is_empty() => return None,
-                None => state = self.changed.wait(state).unwrap_or_else(|p| p.into_inner()),
+                times.own_ready_wait_s += began.elapsed().as_secs_f64();
+                continue;
             }
-        }
-    }
-
-    fn measured(&self) {
-        self.state.lock().unwrap_or_else(|p| p.into_inner()).1 = false;
-        self.changed.notify_all();
-    }
-}
-
-/// Which runner takes which case: the cases that need several devices go to the first device's runner, and so do
-/// those that need a process of their own unless [`OwnProcessLanes::EveryDevice`] spreads them (see there for why
-/// either); the batch cases wait in one queue for whichever device is free next.
-struct Plan {
-    /// Per device: the indices of its own-process cases, in order.
-    own: Vec<Vec<usize>>,
-    /// Per device: the indices of the cases it runs in its several-device worker.
-    several: Vec<Vec<usize>>,
-    /// The batch cases (every case, with one process per case).
-    shared: Vec<usize>,
-}
-
-impl Plan {
-    fn new(cases: &[&Case], lanes: usize, process_per_case: bool, own_lanes: OwnProcessLanes) -> Plan {
-        let lanes = lanes.max(1);
-        let (mut own, mut several) = (vec![Vec::new(); lanes], vec![Vec::new(); lanes]);
-        if process_per_case {
-            return Plan { own, several, shared: (0..cases.len()).collect() };
-        }
-        // Runs planned per lane (a case that can pick a variant is expected to run twice), to balance the spread.
-        let mut planned_runs = vec![0usize; lanes];
-        let mut shared = Vec::new();
-        for (i, case) in cases.iter().enumerate() {
-            if needs_own_process(case) {
-                let lane = match own_lanes {
-                    OwnProcessLanes::EveryDevice if !needs_all_devices(case) => {
-                        (0..lanes).min_by_key(|&l| (planned_runs[l], l)).unwrap_or(0)
-                    }
-                    _ => 0,
-                };
-                planned_runs[lane] += expected_runs(case);
-                own[lane].push(i);
-            } else if needs_all_devices(case) {
-                several[0].push(i);
-            } else {
-                shared.push(i);
+            Step::Wait => {
+                let guard = shared.dispatcher();
+                drop(shared.changed.wait_timeout(guard, IDLE_LOOK));
+                times.other_wait_s += began.elapsed().as_secs_f64();
+                continue;
             }
+        };
+        let (index, result) = match task {
+            Task::Own(i) => (i, lane.run_pooled(cases[i])),
+            Task::Batch(i) | Task::Measure(i) => {
+                if matches!(task, Task::Batch(_)) && times.batch_s == 0.0 {
+                    times.batch_start_s = since_start();
+                }
+                (i, lane.run_case(cases[i]))
+            }
+            Task::Several(i) => {
+                if !in_several {
+                    in_several = true;
+                    shared.disturbance.begin();
+                }
+                let result = lane.run_case(cases[i]);
+                shared.dispatcher().done(task);
+                shared.changed.notify_all();
+                (i, result)
+            }
+            Task::EndSeveral => {
+                lane.end_several_device_phase();
+                if std::mem::take(&mut in_several) {
+                    shared.disturbance.end();
+                }
+                lane.start_workers();
+                times.several_s += began.elapsed().as_secs_f64();
+                shared.changed.notify_all();
+                continue;
+            }
+            Task::Figures => {
+                let measurement = shared.measurement.lock().unwrap_or_else(|p| p.into_inner()).take();
+                if let Some(measure) = measurement {
+                    measure(device);
+                }
+                times.figures_s += began.elapsed().as_secs_f64();
+                shared.dispatcher().done(task);
+                shared.changed.notify_all();
+                continue;
+            }
+        };
+        let took = began.elapsed().as_secs_f64();
+        times.cases += 1;
+        match task {
+            Task::Own(_) | Task::Several(_) => {
+                times.own_cases += 1;
+                times.own_phase_end_s = since_start();
+                if matches!(task, Task::Own(_)) {
+                    times.own_s += took;
+                } else {
+                    times.several_s += took;
+                }
+            }
+            Task::Measure(_) => {
+                times.measuring_s += took;
+                shared.dispatcher().done(task);
+                shared.changed.notify_all();
+            }
+            _ => times.batch_s += took,
         }
-        Plan { own, several, shared }
+        if sender.send((index, result)).is_err() {
+            break;
+        }
     }
+    if in_several {
+        lane.end_several_device_phase();
+        shared.disturbance.end();
+    }
+    shared.dispatcher().lane_gone(lane_index);
+    shared.changed.notify_all();
+    times.end_s = since_start();
+    times
 }
 
 #[cfg(test)]
@@ -298,91 +354,62 @@ mod tests {
     }
 
     #[test]
-    fn own_process_and_several_device_cases_go_to_the_first_device() {
+    fn the_schedule_is_told_what_each_case_needs() {
         let cases = [
             case("a/plain", ""),
             case("a/env", "  env: CUDA_MODULE_LOADING=EAGER"),
             case("a/two", "  requires: devices >= 2"),
-            case("a/poison", "  poisons-context: cudaErrorIllegalAddress"),
-            case("a/plain-2", ""),
-        ];
-        let refs: Vec<&Case> = cases.iter().collect();
-        let plan = Plan::new(&refs, 2, false, OwnProcessLanes::FirstDevice);
-        assert_eq!(plan.own, vec![vec![1, 3], vec![]]);
-        assert_eq!(plan.several, vec![vec![2], vec![]]);
-        assert_eq!(plan.shared, vec![0, 4]);
-        let isolated = Plan::new(&refs, 2, true, OwnProcessLanes::EveryDevice);
-        assert_eq!((isolated.own, isolated.several), (vec![vec![], vec![]], vec![vec![], vec![]]));
-        assert_eq!(isolated.shared, vec![0, 1, 2, 3, 4]);
-    }
-
-    #[test]
-    fn every_device_spreads_own_process_cases_by_planned_runs() {
-        let cases = [
-            // Picks a variant: expected to run twice.
             case_claiming(
-                "a/env-variant",
-                "  env: CUDA_MODULE_LOADING=EAGER",
+                "a/poison-variant",
+                "  poisons-context: cudaErrorIllegalAddress",
                 "variant x: k returned cudaSuccess | y: k returned cudaErrorInvalidValue",
             ),
-            case("a/poison", "  poisons-context: cudaErrorIllegalAddress"),
-            case("a/env", "  env: CUDA_MODULE_LOADING=LAZY"),
-            case("a/two-own", "  requires: devices >= 2\n  poisons-context: cudaErrorIllegalAddress"),
-            case("a/plain", ""),
         ];
         let refs: Vec<&Case> = cases.iter().collect();
-        let plan = Plan::new(&refs, 2, false, OwnProcessLanes::EveryDevice);
-        // The first (2 runs) to lane 0, the next two to lane 1 (0 then 1 run against 2), and the case that needs
-        // every device to the first lane whatever its count.
-        assert_eq!(plan.own, vec![vec![0, 3], vec![1, 2]]);
-        assert_eq!(plan.shared, vec![4]);
-        // One device: everything on it, as with the default.
-        let one = Plan::new(&refs, 1, false, OwnProcessLanes::EveryDevice);
-        assert_eq!(one.own, vec![vec![0, 1, 2, 3]]);
-    }
-
-    #[test]
-    fn measuring_cases_come_first_and_one_at_a_time() {
+        let needs = needs_of(&refs, &RunOptions::default());
+        assert_eq!(needs[0], Need { runs: 1, ..Need::default() });
+        assert_eq!(needs[1], Need { own_process: true, runs: 1, ..Need::default() });
+        assert_eq!(needs[2], Need { several: true, runs: 1, ..Need::default() });
+        // A case that can pick a variant runs twice: two processes started ahead.
+        assert_eq!(needs[3], Need { own_process: true, runs: 2, ..Need::default() });
+        // One process per case: nothing started ahead, no several-device worker.
+        let isolated = needs_of(&refs, &RunOptions { process_per_case: true, ..RunOptions::default() });
+        assert!(isolated.iter().all(|n| !n.own_process && !n.several && n.runs == 1));
+        // The suite's cases that measure are told apart.
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases");
         let all = crate::case::suite::load_dir(&dir).unwrap_or_else(|d| panic!("{d:?}"));
-        let measuring: Vec<&Case> = all.iter().filter(|c| measures(c)).take(2).collect();
-        let ordinary = all.iter().find(|c| !measures(c)).unwrap_or_else(|| panic!("no ordinary case"));
-        assert_eq!(measuring.len(), 2, "the suite has measuring cases");
-        let cases = [ordinary, measuring[0], measuring[1]];
-        let queue = BatchQueue::new(&cases, &[0, 1, 2]);
-        assert_eq!(queue.next(), Some((1, true)));
-        // Another runner may not measure now: it gets the ordinary case, though it is queued last.
-        assert_eq!(queue.next(), Some((0, false)));
-        queue.measured();
-        assert_eq!(queue.next(), Some((2, true)));
-        queue.measured();
-        assert_eq!(queue.next(), None);
+        let refs: Vec<&Case> = all.iter().collect();
+        let needs = needs_of(&refs, &RunOptions::default());
+        assert!(needs.iter().any(|n| n.measures), "the suite has measuring cases");
+        assert!(needs.iter().any(|n| n.own_process) && needs.iter().any(|n| n.several));
     }
+}
 
-    /// A runner left with only measuring cases while another measures sleeps until that measurement ends, and then
-    /// takes the next one; with nothing left, a runner is told so at once, measurement or not.
+#[cfg(test)]
+mod apart_tests {
+    use super::*;
+
     #[test]
-    fn a_runner_waiting_to_measure_is_woken_when_the_measurement_ends() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases");
-        let all = crate::case::suite::load_dir(&dir).unwrap_or_else(|d| panic!("{d:?}"));
-        let measuring: Vec<&Case> = all.iter().filter(|c| measures(c)).take(2).collect();
-        let queue = BatchQueue::new(&measuring, &[0, 1]);
-        assert_eq!(queue.next(), Some((0, true)));
-        let ended = std::sync::atomic::AtomicBool::new(false);
-        std::thread::scope(|scope| {
-            let waiter = scope.spawn(|| {
-                let got = queue.next();
-                (got, ended.load(std::sync::atomic::Ordering::SeqCst))
-            });
-            std::thread::sleep(Duration::from_millis(50));
-            ended.store(true, std::sync::atomic::Ordering::SeqCst);
-            queue.measured();
-            let (got, after_the_end) = waiter.join().unwrap();
-            assert_eq!(got, Some((1, true)));
-            assert!(after_the_end, "it took the second measuring case only after the first measurement ended");
-        });
-        assert_eq!(queue.next(), None, "while the last measurement runs");
-        queue.measured();
-        assert_eq!(queue.next(), None);
+    fn several_device_cases_are_apart_from_the_measuring_gpu_only_where_they_cannot_reach_it() {
+        let text = "case a/two\n  rule: r\n  source: s\n  requires: devices >= 2\n  stream s blocking\n  \
+                    k: sync s\n  expect k returned cudaSuccess\nend\n";
+        let file = crate::case::parse_file("a.case", text).unwrap_or_else(|d| panic!("{d:?}"));
+        let cases: Vec<&Case> = file.cases.iter().collect();
+        let host = |ordinals: &[i32], count: u32| -> Vec<DeviceInfo> {
+            ordinals
+                .iter()
+                .map(|&o| DeviceInfo { ordinal: o, device_count: count, ..crate::runner::mock::mock_device() })
+                .collect()
+        };
+        // Four GPUs: the cases use 0 and 1, the measuring lane is GPU 3.
+        assert!(several_apart(&cases, &host(&[0, 1, 2, 3], 4), 3));
+        // Two: the measuring lane is the cases' second GPU.
+        assert!(!several_apart(&cases, &host(&[0, 1], 2), 1));
+        // `--devices 2,3` of four: counted from GPU 2, the second is GPU 3, the measuring one.
+        assert!(!several_apart(&cases, &host(&[2, 3], 4), 1));
+        // `--devices 0,3` of four: GPUs 0 and 1, not 3.
+        assert!(several_apart(&cases, &host(&[0, 3], 4), 1));
+        // One GPU: its lane measures and runs the block.
+        assert!(!several_apart(&cases, &host(&[0], 1), 0));
     }
 }

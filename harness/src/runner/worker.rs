@@ -26,6 +26,7 @@ use cuda_sys as sys;
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
 use std::process::Command;
+use std::sync::mpsc::RecvTimeoutError;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -84,6 +85,12 @@ fn serve(ordinal: i32, kernels: impl FnOnce() -> KernelTable, mock: Option<Mock>
             let code = unsafe { sys::cudaFree(std::ptr::null_mut()) };
             if code != sys::cudaError::cudaSuccess {
                 return Err(format!("cannot create the CUDA context: cudaFree(NULL) returned {code}"));
+            }
+            // The probe kernels' module too: the executor loads it before every case's script anyway (so a case
+            // sees the same state), and a process started ahead pays for it while other cases run. A failure here
+            // is the case's to report, when its own load fails the same way.
+            if let Some((_, kernels)) = &gpu {
+                let _ = exec::preload_kernels(kernels);
             }
         }
         let ready = Ready { init_ms: ms(initialised), context_ms: ms(started.elapsed() - initialised) };
@@ -344,6 +351,8 @@ pub struct Worker {
     pub last_memory_loss: MemoryLoss,
     /// Under `--sanitizer`: the running process's log file, and how much of it earlier cases accounted for.
     log: Option<(PathBuf, u64)>,
+    /// When the running process was started warm and has not said it is ready yet.
+    starting_since: Option<Instant>,
 }
 
 impl Worker {
@@ -356,6 +365,7 @@ impl Worker {
             ready: Vec::new(),
             last_memory_loss: MemoryLoss::default(),
             log: None,
+            starting_since: None,
         }
     }
 
@@ -390,6 +400,8 @@ impl Worker {
     fn run_unsanitized(&mut self, case: &Case, scale: f64, deadline: Duration) -> CaseResult {
         let started = Instant::now();
         self.last_memory_loss = MemoryLoss::default();
+        // A process that had not said it was ready is asked all the same: its answer comes after its context.
+        self.starting_since = None;
         let running = match self.running.take().map_or_else(|| self.spawn(&case.env), Ok) {
             Ok(running) => running,
             Err(why) => return failed(case, VerdictKind::Crash, why, started),
@@ -430,24 +442,43 @@ impl Worker {
     pub fn start_warm(&mut self, env: &[(String, String)]) {
         if self.running.is_none() {
             self.running = self.spawn_with(env, true).ok();
+            self.starting_since = self.running.is_some().then(Instant::now);
         }
     }
 
     /// Waits until a warm process has its context (true), or ends it if it dies or takes longer than `deadline`.
     pub fn await_ready(&mut self, deadline: Duration) -> bool {
-        let Some(running) = self.running.as_ref() else { return false };
-        match running.line_with(READY_PREFIX, Instant::now() + deadline) {
+        self.poll_ready(deadline, deadline) && self.running.is_some()
+    }
+
+    /// Waits up to `wait` for a process started warm to say it has its context: true when nothing is being
+    /// started any more (it said so, it died, no process runs, or it was not started warm). A process still not
+    /// ready `deadline` after its start is killed (the case that needed it starts a fresh one).
+    pub fn poll_ready(&mut self, wait: Duration, deadline: Duration) -> bool {
+        let (Some(since), Some(running)) = (self.starting_since, self.running.as_ref()) else {
+            self.starting_since = None;
+            return true;
+        };
+        match running.line_with(READY_PREFIX, Instant::now() + wait) {
             Ok(said) => {
                 self.ready.push(serde_json::from_str(said.trim()).unwrap_or_default());
+                self.starting_since = None;
                 true
             }
+            Err(RecvTimeoutError::Timeout) if since.elapsed() < deadline => false,
             Err(_) => {
+                self.starting_since = None;
                 if let Some(r) = self.running.take() {
                     r.stop();
                 }
-                false
+                true
             }
         }
+    }
+
+    /// True unless a process started warm has not said it is ready yet (as far as the last look saw).
+    pub fn said_ready(&self) -> bool {
+        self.starting_since.is_none() || self.running.is_none()
     }
 
     /// True while a process is up (started, and not ended by its last case).
