@@ -51,9 +51,15 @@ fn run(case: &harness::case::ast::Case) -> Result<(), Failed> {
             return Err(format!("line {line}: a no-driver case may only `call` (no objects, no kernels)").into());
         };
         let code = harness::exec::call_bare(call).map_err(|e| format!("line {line}: {e}"))?.to_string();
-        let accepted: Vec<&str> = if op.expect.is_empty() { vec!["cudaSuccess"] } else { op.expect.iter().map(String::as_str).collect() };
+        let accepted: Vec<&str> =
+            if op.expect.is_empty() { vec!["cudaSuccess"] } else { op.expect.iter().map(String::as_str).collect() };
         if !accepted.contains(&"any") && !accepted.contains(&code.as_str()) {
-            return Err(format!("line {line}: `call {}` returned {code}, expected {}", call.text(), accepted.join(" | ")).into());
+            return Err(format!(
+                "line {line}: `call {}` returned {code}, expected {}",
+                call.text(),
+                accepted.join(" | ")
+            )
+            .into());
         }
         println!("{}: line {line}: {} returned {code}", case.id, call.function);
     }

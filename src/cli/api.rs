@@ -27,7 +27,10 @@ impl ApiCmd {
             let platform = f.platform.map(|p| format!(" [needs {p}]")).unwrap_or_default();
             println!("{} ({}){platform}", f.name, f.group);
             println!("    ({})", params.join(", "));
-            println!("    returns {}", if f.doc_gap { "(no usable \\return list)".to_owned() } else { f.documented.join(" ") });
+            println!(
+                "    returns {}",
+                if f.doc_gap { "(no usable \\return list)".to_owned() } else { f.documented.join(" ") }
+            );
             if !f.notes.is_empty() {
                 println!("    notes {}", f.notes.join(" "));
             }

@@ -8,7 +8,6 @@ use harness::record::Report;
 use harness::report::coverage::{coverage, coverage_of_table, html, markdown, parse_unreachable};
 use std::path::{Path, PathBuf};
 
-
 #[derive(clap::Args)]
 pub struct CoverageCmd {
     /// Reports of runs whose returned codes count as seen (besides the codes the cases assert).
@@ -35,7 +34,10 @@ impl CoverageCmd {
             // Another header: its own functions and return lists, without the platform dispositions.
             Some(header) => {
                 let text = std::fs::read_to_string(header).map_err(|e| {
-                    format!("{}: cannot read the header: {e} (name a cuda_runtime_api.h with --header)", header.display())
+                    format!(
+                        "{}: cannot read the header: {e} (name a cuda_runtime_api.h with --header)",
+                        header.display()
+                    )
                 })?;
                 let c = coverage(&cases, &text, &reports);
                 if c.functions.iter().all(|f| !f.in_header) {

@@ -1,9 +1,9 @@
 //! The command line: [`Cli`] and its [`Command`]s, one module per family, each command an `Args` struct with its
 //! own `exec`. Every command ends in a [`Status`] (see [`status`] for what each means per command).
 
+mod api;
 mod baseline;
 mod cases;
-mod api;
 mod coverage;
 mod findings;
 mod info;

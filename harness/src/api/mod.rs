@@ -390,7 +390,8 @@ pub fn output_varies(function: &str, param: &str, rust_type: &str) -> bool {
 /// Whether an output pointer of this type (`*mut cudaStream_t`, `*mut *mut c_void`) receives an address or a
 /// handle, which no two runs share, rather than a number.
 pub fn is_address(rust_type: &str) -> bool {
-    let pointee = rust_type.strip_prefix("*mut ").or_else(|| rust_type.strip_prefix("*const ")).unwrap_or(rust_type).trim();
+    let pointee =
+        rust_type.strip_prefix("*mut ").or_else(|| rust_type.strip_prefix("*const ")).unwrap_or(rust_type).trim();
     pointee.starts_with('*')
         || HANDLES.contains(&pointee)
         || pointee.starts_with("::std::option::Option<")

@@ -560,7 +560,8 @@ impl<'f> CaseParser<'f> {
                 return Err(diag(self.file, cur.line, col, format!("parameter `{name}` named twice")));
             }
             cur.expect("=")?;
-            let rust_type = row.callable.and_then(|g| g.params.iter().find(|p| p.name == name)).map_or("", |p| p.rust_type);
+            let rust_type =
+                row.callable.and_then(|g| g.params.iter().find(|p| p.name == name)).map_or("", |p| p.rust_type);
             let value = self.arg_value(cur, &param.class, rust_type)?;
             args.push(CallArg { name: name.to_owned(), value });
         }
@@ -589,7 +590,8 @@ impl<'f> CaseParser<'f> {
         }
         let col = cur.col();
         let word = cur.peek().ok_or_else(|| cur.error("expected an argument value, found end of line".into()))?;
-        if let Some(w) = ArgWord::from_word(word) {
+        // A declared name comes first: a buffer may be called `out` or `count` (the words are not reserved).
+        if let Some(w) = ArgWord::from_word(word).filter(|_| !self.names.contains_key(word)) {
             cur.pos += 1;
             return Ok(ArgValue::Word(w));
         }

@@ -59,7 +59,12 @@ pub(super) fn expand(path: &str, block: &[(u32, &str)]) -> Result<Vec<Case>, Dia
             let rest = rest.trim();
             each = if rest == "observe" { "=> any".to_owned() } else { rest.to_owned() };
             if each.ends_with("where documented") && !each.starts_with("=>") {
-                return Err(diag(path, number, 1, "expected `each => CODE [| CODE ...] [where documented]` or `each observe`".into()));
+                return Err(diag(
+                    path,
+                    number,
+                    1,
+                    "expected `each => CODE [| CODE ...] [where documented]` or `each observe`".into(),
+                ));
             }
         } else if let Some(rest) = line.strip_prefix("row ") {
             rows.push((number, rest.trim().to_owned()));
@@ -120,17 +125,30 @@ pub(super) fn expand(path: &str, block: &[(u32, &str)]) -> Result<Vec<Case>, Dia
                         .find(|p| p.class.word() == *class || p.class.word().starts_with(&format!("{class}:"))),
                 };
                 let Some(param) = param else {
-                    return Err(diag(path, number, 1, format!("`{function}` has no parameter of class `{class}` to mutate (line {mline})")));
+                    return Err(diag(
+                        path,
+                        number,
+                        1,
+                        format!("`{function}` has no parameter of class `{class}` to mutate (line {mline})"),
+                    ));
                 };
                 if args.iter().any(|a| a.starts_with(&format!("{}=", param.name))) {
-                    return Err(diag(path, number, 1, format!("the row names `{}`, which the sweep mutates", param.name)));
+                    return Err(diag(
+                        path,
+                        number,
+                        1,
+                        format!("the row names `{}`, which the sweep mutates", param.name),
+                    ));
                 }
                 args.push(format!("{}={value}", param.name));
                 if target.is_some() || api_row.params.iter().filter(|p| p.class == param.class).count() > 1 {
                     suffix.push_str(&format!("/{}", kebab(param.name)));
                 }
                 if all.len() > 1 {
-                    suffix.push_str(&format!("/{}", value.trim_start_matches('-').replace(|c: char| !c.is_ascii_alphanumeric(), "-")));
+                    suffix.push_str(&format!(
+                        "/{}",
+                        value.trim_start_matches('-').replace(|c: char| !c.is_ascii_alphanumeric(), "-")
+                    ));
                     if value.starts_with('-') {
                         suffix.push_str("-negative");
                     }
@@ -145,7 +163,11 @@ pub(super) fn expand(path: &str, block: &[(u32, &str)]) -> Result<Vec<Case>, Dia
                         .split('|')
                         .map(str::trim)
                         .all(|c| c == "cudaSuccess" || api_row.documented.iter().any(|d| d == c));
-                    if all_documented { listed.to_owned() } else { "=> any".to_owned() }
+                    if all_documented {
+                        listed.to_owned()
+                    } else {
+                        "=> any".to_owned()
+                    }
                 }
                 None => codes.clone(),
             };

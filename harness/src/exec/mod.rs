@@ -37,6 +37,30 @@ mod host_calls;
 mod interpret;
 /// A generic call with no case around it: the `no-driver` sweep on a host without a driver (tests/no_driver.rs).
 pub use interpret::call_bare;
+
+/// Runs a case that declares nothing and only `call`s, in a process that sees no device (`env:
+/// CUDA_VISIBLE_DEVICES=-1`: the `no-device` sweep): each call through [`call_bare`], its code and host times
+/// recorded as any operation's. An operation that is not such a call is recorded as not run, with the reason.
+pub fn run_bare(case: &Case) -> Observations {
+    let clock = CaseClock::start();
+    let mut ops = Vec::new();
+    for (index, op) in case.script.iter().enumerate() {
+        let mut record = interpret::new_record(case, index);
+        match &op.kind {
+            OpKind::Call(call) if case.decls.is_empty() => {
+                record.start_ns = clock.now_ns();
+                match call_bare(call) {
+                    Ok(code) => record.code = Some(code.to_string()),
+                    Err(why) => record.not_run = Some(why),
+                }
+                record.end_ns = clock.now_ns();
+            }
+            _ => record.not_run = Some("no device is visible: only calls with no declared objects can run".into()),
+        }
+        ops.push(record);
+    }
+    Observations { case_id: case.id.clone(), ops, final_sync: Some("cudaSuccess".into()), ..Observations::default() }
+}
 mod objects;
 // The second process of a case
 pub mod peer;
@@ -54,7 +78,7 @@ mod tests;
 mod threads;
 mod timing;
 
-use crate::case::ast::{Case, Decl};
+use crate::case::ast::{Case, Decl, OpKind};
 use crate::case::words::{KernelWord, Word};
 use crate::device::gpu::DeviceInfo;
 use crate::device::kernels::KernelTable;

@@ -218,11 +218,9 @@ fn coverage_of(
         for code in open {
             let rule = rules.iter().find(|u| (u.function == d.name || u.function == "*") && u.code == code);
             match (platform, rule) {
-                (_, Some(u)) => r.unreachable.push(Unreachable {
-                    code,
-                    platform: u.platform.clone(),
-                    reason: u.reason.clone(),
-                }),
+                (_, Some(u)) => {
+                    r.unreachable.push(Unreachable { code, platform: u.platform.clone(), reason: u.reason.clone() })
+                }
                 (Some(p), None) if r.cases.is_empty() => r.unreachable.push(Unreachable {
                     code,
                     platform: p.clone(),

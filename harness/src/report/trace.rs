@@ -125,10 +125,17 @@ fn value_text(v: &OpValue) -> String {
         }
         OpValue::Address(a) => format!("address {a:#x}"),
         OpValue::Outputs(outputs) => {
-            let each: Vec<String> = outputs
-                .iter()
-                .map(|o| if o.varies { format!("{} {:#x}", o.param, o.value) } else { format!("{} {}", o.param, o.value) })
-                .collect();
+            let each: Vec<String> =
+                outputs
+                    .iter()
+                    .map(|o| {
+                        if o.varies {
+                            format!("{} {:#x}", o.param, o.value)
+                        } else {
+                            format!("{} {}", o.param, o.value)
+                        }
+                    })
+                    .collect();
             format!("outputs {}", each.join(", "))
         }
         OpValue::Result { result, error_node, error_from } => format!(

@@ -203,8 +203,8 @@ fn set_fields(x: &Step, code: &mut Code, base: &str, ty: &str, fields: &[CallArg
 fn c_field(name: &str) -> &str {
     const RUST_KEYWORDS: &[&str] = &[
         "as", "box", "break", "const", "continue", "crate", "dyn", "else", "enum", "extern", "fn", "for", "if", "impl",
-        "in", "let", "loop", "match", "mod", "move", "mut", "priv", "pub", "ref", "return", "self", "static",
-        "struct", "super", "trait", "type", "unsafe", "use", "where", "while", "async", "await", "yield",
+        "in", "let", "loop", "match", "mod", "move", "mut", "priv", "pub", "ref", "return", "self", "static", "struct",
+        "super", "trait", "type", "unsafe", "use", "where", "while", "async", "await", "yield",
     ];
     match name.strip_suffix('_') {
         Some(c) if RUST_KEYWORDS.contains(&c) => c,

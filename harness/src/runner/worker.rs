@@ -65,10 +65,18 @@ fn serve(ordinal: i32, kernels: impl FnOnce() -> KernelTable, mock: Option<Mock>
         let _ = unsafe { sys::cudaGetDeviceCount(&mut count) };
     }
     let initialised = started.elapsed();
+    // A case whose `env:` hides every device (CUDA_VISIBLE_DEVICES=-1: the no-device sweep) has no device to
+    // probe: its calls run bare (`exec::run_bare`), and so does every case this process is asked for.
+    let hides_every_device = std::env::var("CUDA_VISIBLE_DEVICES").is_ok_and(|v| v.trim().starts_with('-'));
     let mut gpu = match &mock {
         Some(_) => None,
-        None => Some((gpu::probe(ordinal).map_err(|e| e.to_string())?, kernels())),
+        None => match gpu::probe(ordinal) {
+            Ok(device) => Some((device, kernels())),
+            Err(_) if hides_every_device => None,
+            Err(e) => return Err(e.to_string()),
+        },
     };
+    let bare = mock.is_none() && gpu.is_none();
     if gpu.is_some() && std::env::var_os(CHILD_BLOCKING_WAITS).is_some() {
         // Not fatal: the cases run as well with spinning waits, only slower on a busy host.
         if let Err(why) = block_host_waits(ordinal, std::env::var_os(CHILD_ALL_DEVICES).is_some()) {
@@ -112,6 +120,11 @@ fn serve(ordinal: i32, kernels: impl FnOnce() -> KernelTable, mock: Option<Mock>
             (Some(mock), _) => mock.run(&case, request.gate_delay_scale),
             (None, Some((device, kernels))) => {
                 run_watched(&case, kernels, device, request.gate_delay_scale, all_devices)
+            }
+            (None, None) if bare => {
+                let start = Instant::now();
+                let result = super::one_case::read(&case, exec::run_bare(&case), || None, start);
+                Reply { result, dirty: None, memory: Default::default() }
             }
             (None, None) => return Err("no device and no mock".into()),
         };

@@ -63,7 +63,12 @@ pub(super) fn call(x: Step, call: &Call) -> Result<(), String> {
             None => default(&operands, &target, &mut scratch),
         };
         if matches!(given, None | Some(ArgValue::Word(ArgWord::Out))) && target.class == ParamClass::Out {
-            outputs.push((param.name, pointer_of(&value), param.pointee_size, api::output_varies(&row.name, param.name, target.rust_type)));
+            outputs.push((
+                param.name,
+                pointer_of(&value),
+                param.pointee_size,
+                api::output_varies(&row.name, param.name, target.rust_type),
+            ));
         }
         args.bytes.push(value);
     }
@@ -150,7 +155,12 @@ impl Operands for CaseOperands<'_, '_> {
         Ok(graph_api::dependencies(self.ctx.case, self.st, &[label.to_owned()])?[0].cast())
     }
     fn output(&self, key: &str) -> Result<Vec<u8>, String> {
-        self.st.handles.call_outputs.get(key).cloned().ok_or_else(|| format!("{key} was not written (its call failed or did not run)"))
+        self.st
+            .handles
+            .call_outputs
+            .get(key)
+            .cloned()
+            .ok_or_else(|| format!("{key} was not written (its call failed or did not run)"))
     }
 }
 
@@ -214,7 +224,9 @@ fn default(operands: &impl Operands, target: &Target, scratch: &mut Scratch) -> 
         ParamClass::Out => ptr_bytes(scratch.block(OUT_BYTES), target.size),
         ParamClass::InStruct(_) => ptr_bytes(scratch.block(target.pointee_size.max(1)), target.size),
         ParamClass::Device => int_bytes(i128::from(operands.device(0)), target.size),
-        ParamClass::Function => operands.kernel(KernelWord::Spin).map_or(vec![0; target.size], |k| ptr_bytes(k, target.size)),
+        ParamClass::Function => {
+            operands.kernel(KernelWord::Spin).map_or(vec![0; target.size], |k| ptr_bytes(k, target.size))
+        }
         _ => vec![0; target.size],
     }
 }
@@ -260,9 +272,9 @@ fn bytes(
             _ => {
                 let ty = match &target.class {
                     ParamClass::InStruct(ty) => ty.as_str(),
-                    _ => api::pointee_struct(target.rust_type).map(|s| s.name).ok_or_else(|| {
-                        format!("a struct value for a {} parameter", target.class.word())
-                    })?,
+                    _ => api::pointee_struct(target.rust_type)
+                        .map(|s| s.name)
+                        .ok_or_else(|| format!("a struct value for a {} parameter", target.class.word()))?,
                 };
                 let value = struct_bytes(operands, ty, fields, scratch)?;
                 ptr_bytes(scratch.block_with(&value), size)
