@@ -16,7 +16,7 @@ W=/tmp/round3; mkdir -p "$W"
       for tool in none synccheck; do
         [ $tool = none ] && pre="" || pre="$CS --tool $tool"
         echo "--- $g $k under $tool"
-        timeout 60 $pre "$B/sanitizer/suite_image" $g $k 2>&1 | grep -v "^=========     \|Host Frame\|Device Frame" | sort | uniq -c | sort -rn | head -8
+        timeout 30 $pre "$B/sanitizer/suite_image" $g $k 2>&1 | grep -v "^=========     \|Host Frame\|Device Frame" | sort | uniq -c | sort -rn | head -8
         echo "rc=${PIPESTATUS[0]}"
       done
     done

@@ -21,6 +21,7 @@ use crate::case::ast::{
     Case, ConditionalKind, Decl, Expectation, Fault, HostWait, InstantiateFlag, KernelCall, NodeKernel, NodeSpec,
     OpKind, Predicate, StreamRef,
 };
+use crate::case::words::KernelWord;
 use std::collections::HashMap;
 
 /// Set by `run --sanitizer TOOL` in its workers' environment: the compute-sanitizer tool they run under.
@@ -256,6 +257,16 @@ pub fn tool_limitation(case: &Case, tool: Option<&str>) -> Option<String> {
                 .to_owned(),
         );
     }
+    if let Some(exec) = device_launched_with_barrier(case).filter(|_| is("synccheck")) {
+        return Some(format!(
+            "synccheck reports every thread of a kernel that waits at a block barrier (__syncthreads) in a graph \
+             launched from the device as \"Barrier error detected. Divergent thread(s) in warp\", and the kernel \
+             fails (cudaErrorLaunchFailure); {exec} is such a graph. A plain program (scripts/sanitizer/suite_image.cu \
+             `devtail`) gets 256 such errors for the transform's 256 threads and cudaErrorLaunchFailure, with the \
+             suite's kernel image and with an nvcc-built copy alike, while the same graph launched from the host \
+             (`devhost`) and the copy without its barrier launched from the device are clean: the tool's (issue 34)"
+        ));
+    }
     // Executables instantiated for device launch that the script launches (from the host).
     let device_launchable: Vec<&str> = case
         .script
@@ -281,6 +292,70 @@ pub fn tool_limitation(case: &Case, tool: Option<&str>) -> Option<String> {
         );
     }
     None
+}
+
+/// Whether `kernel` waits at a block barrier (`__syncthreads`): the data and timing kernels do, in their exit stamp
+/// (kernels/probes.cu `stamp_exit`, `sampled_exit`, `spin_body`) or around a shared total (`cc_compare`); the
+/// gate, the fault and the one-thread kernels of conditional.cu and device_launch.cu do not.
+fn waits_at_block_barrier(kernel: KernelWord) -> bool {
+    match kernel {
+        KernelWord::Spin
+        | KernelWord::LazySpin
+        | KernelWord::Fill
+        | KernelWord::Transform
+        | KernelWord::Compare
+        | KernelWord::VecAdd
+        | KernelWord::SinCos
+        | KernelWord::Sleep => true,
+        KernelWord::Gate
+        | KernelWord::Fault
+        | KernelWord::SetCondition
+        | KernelWord::Countdown
+        | KernelWord::DeviceLaunch
+        | KernelWord::RelaunchSelf
+        | KernelWord::CurrentGraph => false,
+    }
+}
+
+/// The first executable that `case` launches from the device (a `device-launch` kernel captured into a graph: a
+/// device graph is launched from another graph) and whose graph, instantiated for device launch or updated from,
+/// has a kernel that waits at a block barrier, if there is one.
+fn device_launched_with_barrier(case: &Case) -> Option<&str> {
+    // Graphs with such a kernel: kernel nodes added to them, kernels captured into them, and their clones.
+    let mut with_barrier: Vec<&str> = Vec::new();
+    let mut capturing: HashMap<&StreamRef, bool> = HashMap::new(); // capturing stream -> a barrier kernel captured
+    let mut launched_from_device: Vec<&str> = Vec::new();
+    let mut graphs_of: Vec<(&str, &str)> = Vec::new(); // (exec, graph it was instantiated for device launch or updated from)
+    for op in &case.script {
+        match &op.kind {
+            OpKind::BeginCapture { stream, .. } | OpKind::BeginCaptureToGraph { stream, .. } => {
+                capturing.insert(stream, false);
+            }
+            OpKind::EndCapture { stream, graph } => {
+                if capturing.remove(stream) == Some(true) {
+                    with_barrier.push(graph);
+                }
+            }
+            OpKind::Launch { kernel, stream } => {
+                if let Some(seen) = capturing.get_mut(stream) {
+                    *seen |= waits_at_block_barrier(kernel.word());
+                    if let KernelCall::DeviceLaunch { exec, .. } = kernel {
+                        launched_from_device.push(exec);
+                    }
+                }
+            }
+            OpKind::AddNode { graph, node: NodeSpec::Kernel(k), .. } if waits_at_block_barrier(k.word()) => {
+                with_barrier.push(graph);
+            }
+            OpKind::Clone { copy, graph } if with_barrier.contains(&graph.as_str()) => with_barrier.push(copy),
+            OpKind::Instantiate { exec, graph, flags, .. } if flags.contains(&InstantiateFlag::DeviceLaunch) => {
+                graphs_of.push((exec, graph));
+            }
+            OpKind::Update { exec, graph } => graphs_of.push((exec, graph)),
+            _ => {}
+        }
+    }
+    launched_from_device.into_iter().find(|exec| graphs_of.iter().any(|(e, g)| e == exec && with_barrier.contains(g)))
 }
 
 /// The most launches a `queue-depth` of `case` makes for real (outside a stream capture, where launches only add
@@ -433,6 +508,34 @@ mod tests {
         assert!(queue.contains(&"launch-queue/scaled-down-queue-still-blocks"), "{queue:?}");
         assert!(queue.contains(&"launch-queue/scaled-up-queue-still-blocks"), "{queue:?}");
         assert!(!queue.contains(&"launch-queue/captured-launches-never-block"), "{queue:?}");
+        let barrier: Vec<&str> = cases
+            .iter()
+            .filter(|c| tool_limitation(c, Some("synccheck")).is_some_and(|why| why.contains("block barrier")))
+            .map(|c| c.id.as_str())
+            .collect();
+        eprintln!("device-launched graphs with a block barrier under synccheck: {barrier:#?}");
+        assert!(barrier.contains(&"device-graph-launch/tail/runs-after-the-launching-graph"), "{barrier:?}");
+        assert!(!barrier.contains(&"device-graph-launch/current-graph/set-in-a-device-graph"), "{barrier:?}");
+    }
+
+    #[test]
+    fn synccheck_rules_out_device_launched_graphs_with_a_block_barrier_only() {
+        let launched = |child: &str, flag: &str| {
+            case(&format!(
+                "  stream s\n  graph gc\n  graph gp\n  exec ec\n  exec ep\n  buffer x device 4\n  buffer code device 4\n  \
+                 begin-capture s\n  {child}\n  end-capture s into gc\n  instantiate ec from gc{flag}\n  \
+                 upload ec on s\n  begin-capture s\n  launch device-launch ec tail into code on s\n  \
+                 end-capture s into gp\n  instantiate ep from gp\n  launch-graph ep on s\n  sync s\n"
+            ))
+        };
+        let with_barrier = launched("launch transform x mul 10 add 1 on s", " device-launch");
+        assert!(tool_limitation(&with_barrier, Some("synccheck")).unwrap().contains("ec is such a graph"));
+        assert_eq!(tool_limitation(&with_barrier, Some("racecheck")), None);
+        let one_thread = launched("launch current-graph into x on s", " device-launch");
+        assert_eq!(tool_limitation(&one_thread, Some("synccheck")), None);
+        // A host graph launched from the device: refused (or a fault), its kernel never runs as a device graph's.
+        let host_graph = launched("launch transform x mul 10 add 1 on s", "");
+        assert_eq!(tool_limitation(&host_graph, Some("synccheck")), None);
     }
 
     #[test]
