@@ -5,7 +5,9 @@
 # here with the host's nvcc while the tests run; with FULL=1 also the full suite (`run`, a report); then the whole
 # suite under compute-sanitizer (scripts/sanitizer/suite-gpu.sh, the tools one after another, each tool's totals
 # printed): memcheck and synccheck by default, all four with SANITIZERS=all (racecheck and initcheck in 4 shards
-# each), none with SANITIZERS=none. Logs and reports go to $OUT/verify.tar.gz.
+# each), none with SANITIZERS=none (on an H100: synccheck 55 s, memcheck about 90 s; the device's 10-minute command
+# limit may call for the sanitizers in a command of their own: docs/running.md). Logs and reports go to
+# $OUT/verify.tar.gz.
 set -u
 root=$(pwd); C=$root/bundle/bin/cuda-conformance; W=/tmp/verify; R=$W/out
 mkdir -p "$R"; cd bundle

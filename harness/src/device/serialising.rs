@@ -332,7 +332,9 @@ fn device_launched_with_barrier(case: &Case) -> Option<&str> {
                 capturing.insert(stream, false);
             }
             OpKind::EndCapture { stream, graph } => {
-                if capturing.remove(stream) == Some(true) {
+                // The capture ends whether or not it took a barrier kernel.
+                let took_barrier = capturing.remove(stream) == Some(true);
+                if took_barrier {
                     with_barrier.push(graph);
                 }
             }
