@@ -2,8 +2,12 @@
 # One GPU host's check of a commit, from the bundle's parent folder (the repository root on the device machine):
 # the `cargo test` binaries on the GPU (bundle/run-tests.sh: the smoke test, every case as a trial, the random
 # programs), and the areas in $BOTH_AREAS (default host-functions/) by both executors, their reproducers compiled
-# here with the host's nvcc while the tests run; with FULL=1 also the full suite (`run`, a report). Logs and
-# reports go to $OUT/verify.tar.gz.
+# here with the host's nvcc while the tests run; with FULL=1 also the full suite (`run`, a report); then the whole
+# suite under compute-sanitizer (scripts/sanitizer/suite-gpu.sh, the tools one after another, each tool's totals
+# printed): memcheck and synccheck by default, all four with SANITIZERS=all (racecheck and initcheck in 4 shards
+# each), none with SANITIZERS=none (on an H100: synccheck 55 s, memcheck about 90 s; the device's 10-minute command
+# limit may call for the sanitizers in a command of their own: docs/running.md). Logs and reports go to
+# $OUT/verify.tar.gz.
 set -u
 root=$(pwd); C=$root/bundle/bin/cuda-conformance; W=/tmp/verify; R=$W/out
 mkdir -p "$R"; cd bundle
@@ -24,5 +28,18 @@ done
 if [ "${FULL:-0}" = 1 ]; then
   t0=$(date +%s); timeout 170 "$C" run --report "$R/full.json.gz" > "$R/full.log" 2>&1
   echo "full run rc=$? $(( $(date +%s) - t0 )) s: $(grep -a 'cases on' "$R/full.log" | head -1 | cut -c1-40)"
+fi
+case "${SANITIZERS:-default}" in
+  default) tools="memcheck synccheck" ;;
+  all) tools="memcheck synccheck racecheck:4 initcheck:4" ;;
+  none) tools="" ;;
+  *) tools=$SANITIZERS ;; # e.g. SANITIZERS="racecheck:4"
+esac
+if [ -n "$tools" ]; then
+  # shellcheck disable=SC2086 # one argument per tool
+  bash "$root/scripts/sanitizer/suite-gpu.sh" "$root/bundle" "$R/sanitizers" \
+    "$root/baselines" $tools
+  echo "sanitizers rc=$?"
+  gzip -f "$R"/sanitizers/report-*.json
 fi
 tar czf "$OUT/verify.tar.gz" -C "$W" out

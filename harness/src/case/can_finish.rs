@@ -117,7 +117,9 @@ impl Checker<'_, '_> {
     }
 }
 
-fn case_stream_non_blocking(case: &Case, name: &str) -> bool {
+/// Whether `name` is a stream the case declares non-blocking (`non-blocking`, or raw flags with
+/// cudaStreamNonBlocking): the legacy stream does not wait for it.
+pub(crate) fn case_stream_non_blocking(case: &Case, name: &str) -> bool {
     case.decls.iter().any(|d| match d {
         Decl::Stream { name: n, non_blocking, raw_flags, .. } if n == name => {
             *non_blocking || raw_flags.is_some_and(|f| f & 1 != 0)

@@ -19,6 +19,7 @@ pub mod words;
 #[cfg(test)]
 pub(crate) mod tests;
 
+pub(crate) use can_finish::case_stream_non_blocking;
 pub use diagnostic::Diagnostic;
 pub use lint::{lint, Warning};
 pub use parse::{parse_file, parse_file_at};

@@ -18,8 +18,11 @@
 //! `run --sanitizer TOOL` names the tool to its workers through [`SANITIZER_TOOL_VAR`], so the report says which.
 
 use crate::case::ast::{
-    Case, ConditionalKind, Expectation, Fault, InstantiateFlag, KernelCall, NodeKernel, NodeSpec, OpKind, Predicate,
+    Case, ConditionalKind, Decl, Expectation, Fault, HostWait, InstantiateFlag, KernelCall, NodeKernel, NodeSpec,
+    OpKind, Predicate, StreamRef,
 };
+use crate::case::words::KernelWord;
+use std::collections::HashMap;
 
 /// Set by `run --sanitizer TOOL` in its workers' environment: the compute-sanitizer tool they run under.
 pub const SANITIZER_TOOL_VAR: &str = "CUDA_CONFORMANCE_SANITIZER";
@@ -93,7 +96,111 @@ pub fn needs_asynchrony(case: &Case) -> Option<String> {
         let label = op.label.as_deref().unwrap_or("an operation");
         return Some(format!("{label} must return cudaErrorNotReady: device work still running when it is called"));
     }
+    held_behind_gate(case)
+}
+
+/// Why `case` would wait on its gate's in-kernel timeout when kernels run one at a time, if it would: the main
+/// thread waits on the host (a stream or event synchronize, a device synchronize, a synchronous copy ...) for a
+/// kernel launched after a gate kernel that the host opens only later in the script. Without a tool that kernel
+/// runs beside the held gate; under one it queues behind the gate's kernel, which ends only at its timeout
+/// (measured: `managed-memory/access-coherent-during-pending-prefetch` under memcheck, "gate g timed out inside its
+/// kernel", issue 34). The validator's can-finish check ([`crate::case::validate`]) is the same walk without
+/// serialisation: there only work on the gate's own stream (or behind it by an event) waits for it.
+fn held_behind_gate(case: &Case) -> Option<String> {
+    // Gates held by graph kernel nodes: any graph launch may launch them (as the can-finish check counts them).
+    let graph_gates: Vec<&str> = case
+        .script
+        .iter()
+        .filter_map(|op| match &op.kind {
+            OpKind::AddNode { node: NodeSpec::Kernel(NodeKernel::Gate { gate }), .. }
+            | OpKind::SetNode { spec: NodeSpec::Kernel(NodeKernel::Gate { gate }), .. } => Some(gate.as_str()),
+            _ => None,
+        })
+        .collect();
+    let mut closed: Vec<&str> = Vec::new(); // gate kernels launched for real, not yet opened (nor scheduled to be)
+    let mut opened: Vec<&str> = Vec::new();
+    let mut capturing: Vec<&StreamRef> = Vec::new();
+    let mut behind: HashMap<&StreamRef, &str> = HashMap::new(); // stream -> the gate its latest kernel queues behind
+    let mut events_behind: HashMap<&str, &str> = HashMap::new(); // event -> the gate the work before it queues behind
+    let still_closed = |closed: &Vec<&str>, g: &str| closed.contains(&g);
+    for (i, op) in case.script.iter().enumerate() {
+        let label = || op.label.clone().unwrap_or_else(|| format!("operation {}", i + 1));
+        match &op.kind {
+            OpKind::BeginCapture { stream, .. } | OpKind::BeginCaptureToGraph { stream, .. } => capturing.push(stream),
+            OpKind::EndCapture { stream, .. } => capturing.retain(|s| *s != stream),
+            OpKind::Open { gate, .. } => {
+                closed.retain(|g| g != gate);
+                opened.push(gate);
+            }
+            OpKind::Launch { kernel: KernelCall::Gate { gate }, stream } if !capturing.contains(&stream) => {
+                closed.push(gate);
+            }
+            OpKind::Record { event, stream, .. } => {
+                match behind.get(stream).filter(|g| still_closed(&closed, g)) {
+                    Some(g) => events_behind.insert(event, g),
+                    None => events_behind.remove(event.as_str()),
+                };
+            }
+            OpKind::Wait { stream, event, .. } => {
+                if let Some(g) = events_behind.get(event.as_str()).filter(|g| still_closed(&closed, g)) {
+                    behind.insert(stream, g);
+                }
+            }
+            kind => {
+                // A kernel this launches now (not into a capture) queues behind every gate kernel still held.
+                let kernel_stream = match kind {
+                    OpKind::Launch { stream, .. }
+                    | OpKind::LaunchGraph { stream, .. }
+                    | OpKind::QueueDepth { stream, .. } => Some(stream),
+                    _ => None,
+                };
+                if let OpKind::LaunchGraph { stream, .. } = kind {
+                    if !capturing.contains(&stream) {
+                        closed.extend(graph_gates.iter().filter(|g| !opened.contains(g)));
+                    }
+                }
+                if let Some(stream) = kernel_stream.filter(|s| !capturing.contains(s)) {
+                    if let Some(g) = closed.last() {
+                        behind.insert(stream, g);
+                    }
+                }
+                if op.thread.is_some() {
+                    continue; // another host thread may wait; the main thread goes on to open the gate
+                }
+                let held = |s: &StreamRef| behind.get(s).copied().filter(|g| still_closed(&closed, g));
+                let legacy_waits = || {
+                    behind.keys().find_map(|s| match s {
+                        StreamRef::Named(n) if crate::case::case_stream_non_blocking(case, n) => None,
+                        _ => held(s),
+                    })
+                };
+                let any = || behind.keys().find_map(|s| held(s));
+                let waits_for = match kind.facts().waits {
+                    HostWait::Nothing => None,
+                    HostWait::Device => any(),
+                    HostWait::Destroy(name) if is_buffer(case, name) => any(),
+                    HostWait::Destroy(_) => None,
+                    HostWait::LegacyStream => legacy_waits(),
+                    HostWait::Stream(StreamRef::Legacy | StreamRef::Null) => legacy_waits(),
+                    HostWait::Stream(s) => held(s),
+                    HostWait::Event(e) => events_behind.get(e).copied().filter(|g| still_closed(&closed, g)),
+                };
+                if let Some(gate) = waits_for {
+                    return Some(format!(
+                        "{} waits on the host for a kernel launched behind gate {gate}, which the script opens only \
+                         later: run one at a time, that kernel queues behind the gate's kernel, which ends only at \
+                         its in-kernel timeout",
+                        label()
+                    ));
+                }
+            }
+        }
+    }
     None
+}
+
+fn is_buffer(case: &Case, name: &str) -> bool {
+    case.decls.iter().any(|d| matches!(d, Decl::Buffer { name: n, .. } if n == name))
 }
 
 /// Why `case` cannot be observed under compute-sanitizer's `tool` (`None`: the tool is not known, so every
@@ -117,6 +224,13 @@ pub fn tool_limitation(case: &Case, tool: Option<&str>) -> Option<String> {
              until its in-kernel timeout (measured: 9 gate timeouts under initcheck, none under the other tools)"
                 .to_owned(),
         );
+    }
+    if let Some(max) = queue_depth_launched(case).filter(|_| is("racecheck")) {
+        return Some(format!(
+            "racecheck instruments every one of the {max} spin launches with which `queue-depth` fills the launch \
+             queue: measured, launch-queue/scaled-down-queue-still-blocks and scaled-up-queue-still-blocks (50 000 \
+             and 100 000 launches) each ran into the 60 s deadline (issue 34)"
+        ));
     }
     let graph_allocates =
         case.script.iter().any(|op| matches!(&op.kind, OpKind::AddNode { node: NodeSpec::MemAlloc { .. }, .. }));
@@ -143,6 +257,16 @@ pub fn tool_limitation(case: &Case, tool: Option<&str>) -> Option<String> {
                 .to_owned(),
         );
     }
+    if let Some(exec) = device_launched_with_barrier(case).filter(|_| is("synccheck")) {
+        return Some(format!(
+            "synccheck reports every thread of a kernel that waits at a block barrier (__syncthreads) in a graph \
+             launched from the device as \"Barrier error detected. Divergent thread(s) in warp\", and the kernel \
+             fails (cudaErrorLaunchFailure); {exec} is such a graph. A plain program (scripts/sanitizer/suite_image.cu \
+             `devtail`) gets 256 such errors for the transform's 256 threads and cudaErrorLaunchFailure, with the \
+             suite's kernel image and with an nvcc-built copy alike, while the same graph launched from the host \
+             (`devhost`) and the copy without its barrier launched from the device are clean: the tool's (issue 34)"
+        ));
+    }
     // Executables instantiated for device launch that the script launches (from the host).
     let device_launchable: Vec<&str> = case
         .script
@@ -168,6 +292,90 @@ pub fn tool_limitation(case: &Case, tool: Option<&str>) -> Option<String> {
         );
     }
     None
+}
+
+/// Whether `kernel` waits at a block barrier (`__syncthreads`): the data and timing kernels do, in their exit stamp
+/// (kernels/probes.cu `stamp_exit`, `sampled_exit`, `spin_body`) or around a shared total (`cc_compare`); the
+/// gate, the fault and the one-thread kernels of conditional.cu and device_launch.cu do not.
+fn waits_at_block_barrier(kernel: KernelWord) -> bool {
+    match kernel {
+        KernelWord::Spin
+        | KernelWord::LazySpin
+        | KernelWord::Fill
+        | KernelWord::Transform
+        | KernelWord::Compare
+        | KernelWord::VecAdd
+        | KernelWord::SinCos
+        | KernelWord::Sleep => true,
+        KernelWord::Gate
+        | KernelWord::Fault
+        | KernelWord::SetCondition
+        | KernelWord::Countdown
+        | KernelWord::DeviceLaunch
+        | KernelWord::RelaunchSelf
+        | KernelWord::CurrentGraph => false,
+    }
+}
+
+/// The first executable that `case` launches from the device (a `device-launch` kernel captured into a graph: a
+/// device graph is launched from another graph) and whose graph, instantiated for device launch or updated from,
+/// has a kernel that waits at a block barrier, if there is one.
+fn device_launched_with_barrier(case: &Case) -> Option<&str> {
+    // Graphs with such a kernel: kernel nodes added to them, kernels captured into them, and their clones.
+    let mut with_barrier: Vec<&str> = Vec::new();
+    let mut capturing: HashMap<&StreamRef, bool> = HashMap::new(); // capturing stream -> a barrier kernel captured
+    let mut launched_from_device: Vec<&str> = Vec::new();
+    let mut graphs_of: Vec<(&str, &str)> = Vec::new(); // (exec, graph it was instantiated for device launch or updated from)
+    for op in &case.script {
+        match &op.kind {
+            OpKind::BeginCapture { stream, .. } | OpKind::BeginCaptureToGraph { stream, .. } => {
+                capturing.insert(stream, false);
+            }
+            OpKind::EndCapture { stream, graph } => {
+                // The capture ends whether or not it took a barrier kernel.
+                let took_barrier = capturing.remove(stream) == Some(true);
+                if took_barrier {
+                    with_barrier.push(graph);
+                }
+            }
+            OpKind::Launch { kernel, stream } => {
+                if let Some(seen) = capturing.get_mut(stream) {
+                    *seen |= waits_at_block_barrier(kernel.word());
+                    if let KernelCall::DeviceLaunch { exec, .. } = kernel {
+                        launched_from_device.push(exec);
+                    }
+                }
+            }
+            OpKind::AddNode { graph, node: NodeSpec::Kernel(k), .. } if waits_at_block_barrier(k.word()) => {
+                with_barrier.push(graph);
+            }
+            OpKind::Clone { copy, graph } if with_barrier.contains(&graph.as_str()) => with_barrier.push(copy),
+            OpKind::Instantiate { exec, graph, flags, .. } if flags.contains(&InstantiateFlag::DeviceLaunch) => {
+                graphs_of.push((exec, graph));
+            }
+            OpKind::Update { exec, graph } => graphs_of.push((exec, graph)),
+            _ => {}
+        }
+    }
+    launched_from_device.into_iter().find(|exec| graphs_of.iter().any(|(e, g)| e == exec && with_barrier.contains(g)))
+}
+
+/// The most launches a `queue-depth` of `case` makes for real (outside a stream capture, where launches only add
+/// nodes), if it has one.
+fn queue_depth_launched(case: &Case) -> Option<u32> {
+    let mut capturing: Vec<&StreamRef> = Vec::new();
+    let mut most = None;
+    for op in &case.script {
+        match &op.kind {
+            OpKind::BeginCapture { stream, .. } | OpKind::BeginCaptureToGraph { stream, .. } => capturing.push(stream),
+            OpKind::EndCapture { stream, .. } => capturing.retain(|s| *s != stream),
+            OpKind::QueueDepth { stream, max, .. } if !capturing.contains(&stream) => {
+                most = most.max(Some(max.saturating_mul(op.repeat.max(1))));
+            }
+            _ => {}
+        }
+    }
+    most
 }
 
 /// The compute-sanitizer tool this process runs under, when it is one and it is known (`run --sanitizer` says
@@ -252,6 +460,98 @@ mod tests {
         assert!(tool_limitation(&waits, Some("initcheck")).unwrap().contains("gate"));
         assert_eq!(tool_limitation(&waits, Some("memcheck")), None);
         assert!(tool_limitation(&waits, None).is_some(), "an unknown tool: every tool's limits apply");
+    }
+
+    #[test]
+    fn a_host_wait_for_a_kernel_behind_a_held_gate_cannot_finish_when_kernels_run_one_at_a_time() {
+        let decls =
+            "  stream s non-blocking\n  stream t non-blocking\n  event e\n  graph gr\n  buffer m device 4KiB\n  gate g\n";
+        let held = |script: &str| case(&format!("{decls}  h: launch gate g on s\n{script}  sync s\n  expect m == 9\n"));
+        // The kernel on t queues behind the gate's kernel; the host waits for it before it opens the gate.
+        let waits = held("  w: launch fill m 9 on t\n  ws: sync t\n  open g\n");
+        assert!(needs_asynchrony(&waits).unwrap().contains("ws waits on the host for a kernel launched behind gate g"));
+        let by_event = held("  launch fill m 9 on t\n  record e on t\n  we: sync e\n  open g\n");
+        assert!(needs_asynchrony(&by_event).unwrap().contains("we waits"));
+        let by_device = held("  launch fill m 9 on t\n  wd: device-sync\n  open g\n");
+        assert!(needs_asynchrony(&by_device).is_some(), "a device synchronize waits for the gate itself too");
+        // Opened (or scheduled to open) first, launched before the gate, or only captured: nothing waits for it.
+        assert_eq!(needs_asynchrony(&held("  open g after 300ms\n  launch fill m 9 on t\n  sync t\n")), None);
+        assert_eq!(needs_asynchrony(&held("  launch fill m 9 on t\n  open g\n  sync t\n")), None);
+        let before = case(&format!(
+            "{decls}  launch fill m 9 on t\n  h: launch gate g on s\n  sync t\n  open g\n  sync s\n  expect m == 9\n"
+        ));
+        assert_eq!(needs_asynchrony(&before), None);
+        let captured = held(
+            "  begin-capture t\n  launch fill m 9 on t\n  end-capture t into gr\n  sync t\n  open g\n  \
+             launch fill m 9 on t\n",
+        );
+        assert_eq!(needs_asynchrony(&captured), None);
+    }
+
+    /// The suite's cases that a serialising tool would hold on a gate (issue 34 measured one under memcheck), and the
+    /// launch-queue cases racecheck would run past the deadline: each named, so a new case that joins them is seen.
+    #[test]
+    fn the_suites_cases_held_behind_a_gate_under_serialisation() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases");
+        let cases = crate::case::suite::load_dir(&dir).unwrap();
+        let held: Vec<&str> = cases
+            .iter()
+            .filter(|c| needs_asynchrony(c).is_some_and(|why| why.contains("behind gate")))
+            .map(|c| c.id.as_str())
+            .collect();
+        eprintln!("held behind a gate under serialisation: {held:#?}");
+        assert!(held.contains(&"managed-memory/access-coherent-during-pending-prefetch"), "{held:?}");
+        let queue: Vec<&str> = cases
+            .iter()
+            .filter(|c| tool_limitation(c, Some("racecheck")).is_some_and(|why| why.contains("queue-depth")))
+            .map(|c| c.id.as_str())
+            .collect();
+        eprintln!("queue-depth under racecheck: {queue:#?}");
+        assert!(queue.contains(&"launch-queue/scaled-down-queue-still-blocks"), "{queue:?}");
+        assert!(queue.contains(&"launch-queue/scaled-up-queue-still-blocks"), "{queue:?}");
+        assert!(!queue.contains(&"launch-queue/captured-launches-never-block"), "{queue:?}");
+        let barrier: Vec<&str> = cases
+            .iter()
+            .filter(|c| tool_limitation(c, Some("synccheck")).is_some_and(|why| why.contains("block barrier")))
+            .map(|c| c.id.as_str())
+            .collect();
+        eprintln!("device-launched graphs with a block barrier under synccheck: {barrier:#?}");
+        assert!(barrier.contains(&"device-graph-launch/tail/runs-after-the-launching-graph"), "{barrier:?}");
+        assert!(!barrier.contains(&"device-graph-launch/current-graph/set-in-a-device-graph"), "{barrier:?}");
+    }
+
+    #[test]
+    fn synccheck_rules_out_device_launched_graphs_with_a_block_barrier_only() {
+        let launched = |child: &str, flag: &str| {
+            case(&format!(
+                "  stream s\n  graph gc\n  graph gp\n  exec ec\n  exec ep\n  buffer x device 4\n  buffer code device 4\n  \
+                 begin-capture s\n  {child}\n  end-capture s into gc\n  instantiate ec from gc{flag}\n  \
+                 upload ec on s\n  begin-capture s\n  launch device-launch ec tail into code on s\n  \
+                 end-capture s into gp\n  instantiate ep from gp\n  launch-graph ep on s\n  sync s\n"
+            ))
+        };
+        let with_barrier = launched("launch transform x mul 10 add 1 on s", " device-launch");
+        assert!(tool_limitation(&with_barrier, Some("synccheck")).unwrap().contains("ec is such a graph"));
+        assert_eq!(tool_limitation(&with_barrier, Some("racecheck")), None);
+        let one_thread = launched("launch current-graph into x on s", " device-launch");
+        assert_eq!(tool_limitation(&one_thread, Some("synccheck")), None);
+        // A host graph launched from the device: refused (or a fault), its kernel never runs as a device graph's.
+        let host_graph = launched("launch transform x mul 10 add 1 on s", "");
+        assert_eq!(tool_limitation(&host_graph, Some("synccheck")), None);
+    }
+
+    #[test]
+    fn racecheck_rules_out_queue_depth_launches_but_not_captured_ones() {
+        let queue = "  stream s\n  gate g\n  held: launch gate g on s\n  open g after 1s\n  \
+                     q: queue-depth s behind g max 50000\n  sync s\n  expect q waited-for g\n";
+        let launched = case(queue);
+        assert!(tool_limitation(&launched, Some("racecheck")).unwrap().contains("50000 spin launches"));
+        assert_eq!(tool_limitation(&launched, Some("memcheck")), None);
+        let captured = case(
+            "  stream s\n  gate g\n  graph gr\n  begin-capture s\n  q: queue-depth s behind g max 5000\n  \
+             end-capture s into gr\n  open g\n  expect q value == 5000\n",
+        );
+        assert_eq!(tool_limitation(&captured, Some("racecheck")), None);
     }
 
     #[test]

@@ -390,6 +390,19 @@ pub struct Kept {
     first_end_ns: u64,
 }
 
+/// How many times `case`'s script runs: its `samples:` (1 without), or once in a process whose device work a tool
+/// serialises (compute-sanitizer, Nsight Compute, CUDA_LAUNCH_BLOCKING=1; [`crate::device::serialising::detect`]).
+/// The extra samples are for the figures only, which such a tool makes its own; the first run alone decides the
+/// verdict. Measured (issue 34): `performance/seed004-launch-cost` (9 samples of about 1,000 kernels each) ran into
+/// the 60 s deadline under racecheck, beside other sanitizer runs on the same GPU.
+pub fn samples_to_run(case: &Case) -> u32 {
+    if crate::device::serialising::detect().is_some() {
+        1
+    } else {
+        case.samples.max(1)
+    }
+}
+
 /// Runs `case` as [`run_case`] does; when the case has more samples to run and they may run on these objects
 /// ([`samples::why_not_shared`]), and the run ended well (no watchdog, a clean final synchronize), keeps its objects
 /// for them instead of releasing them: the caller runs the samples with [`Kept::sample`] and then calls
@@ -400,7 +413,7 @@ pub fn run_case_keeping(
     device: &DeviceInfo,
     opts: &ExecOptions,
 ) -> (Observations, Option<Kept>) {
-    if case.samples <= 1 || samples::why_not_shared(case).is_some() {
+    if samples_to_run(case) <= 1 || samples::why_not_shared(case).is_some() {
         return (run_case(case, kernels, device, opts), None);
     }
     let (obs, held, clock) = start_run(case, kernels, device, opts, BufferReads::All);

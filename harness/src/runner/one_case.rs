@@ -47,7 +47,9 @@ pub fn read(
     let mut measures = measure::compute(case, &observations);
     // `samples: N`: the same script N − 1 more times, for the figures only. A run whose verdict differs from the
     // first's is not the same measurement (its figures are dropped); the first run alone decides the verdict.
-    if case.samples > 1 && verdict.kind == VerdictKind::Pass && !measures.is_empty() {
+    // Under a tool that serialises device work the figures would be the tool's, so the script runs once
+    // ([`crate::exec::samples_to_run`]).
+    if crate::exec::samples_to_run(case) > 1 && verdict.kind == VerdictKind::Pass && !measures.is_empty() {
         for _ in 1..case.samples {
             let Some(more) = again() else { continue };
             if verdict::judge(case, &more).kind == verdict.kind {

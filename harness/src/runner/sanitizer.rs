@@ -6,12 +6,14 @@
 //!   reading its result (and a short grace after, for a report the tool's front end prints late) is that case's.
 //! - **Intended errors.** An API error whose code the case's text names (an operation's `=> CODE`, `returned CODE`,
 //!   `callback L status CODE`, `poisons-context: CODE`) is what the case asks for, not an error. A device error
-//!   (memcheck's `Invalid __global__ write`, ...) is intended only in a case that launches a fault kernel and says
-//!   so in its header with `poisons-context:`. Anything else is unintended and fails the case.
+//!   (memcheck's `Invalid __global__ write`, `Warp illegal address`, ...) is intended only in a case that faults
+//!   the device on purpose and says so in its header: `poisons-context:` naming a fault's code (a fault kernel, or
+//!   a call the driver answers with a context fault, such as a device-side launch of a host graph). Anything else
+//!   is unintended and fails the case.
 //! - **Serialisation.** The workers see the tool's injection ([`crate::device::serialising`]) and make the cases
 //!   that need asynchrony *not-supported*.
 
-use crate::case::ast::{Case, KernelCall, OpKind};
+use crate::case::ast::Case;
 use crate::device::serialising::SANITIZER_TOOL_VAR;
 use crate::record::verdict::VerdictKind;
 use crate::record::{CaseResult, SanitizerError};
@@ -129,10 +131,12 @@ fn expected_codes(case: &Case) -> Vec<&str> {
     codes
 }
 
-/// Whether `case` launches a fault kernel and declares the fault in its header (`poisons-context:`).
+/// Whether `case` declares in its header that it faults the device on purpose: `poisons-context:` naming a code
+/// other than `cudaSuccess` (the sticky error a fault leaves). A fault kernel is one way; a call the driver answers
+/// by faulting the context is another (`device-graph-launch/host-graph-cannot-be-launched-from-the-device`: the
+/// device runtime's own code takes the illegal address, which memcheck reports as `Warp illegal address`).
 fn declares_fault(case: &Case) -> bool {
-    !case.poisons.is_empty()
-        && case.script.iter().any(|op| matches!(op.kind, OpKind::Launch { kernel: KernelCall::Fault { .. }, .. }))
+    case.poisons.iter().any(|code| code != "cudaSuccess")
 }
 
 /// `errors` judged for `case`.
@@ -145,7 +149,7 @@ pub fn judge(case: &Case, tool: &str, errors: Vec<(String, Vec<String>)>) -> Vec
                 Some(code) if codes.contains(&code) => (true, format!("the case expects {code}")),
                 Some(code) => (false, format!("an API error the case does not expect ({code})")),
                 None if declares_fault(case) => {
-                    (true, "the case launches a fault kernel on purpose (its header: poisons-context)".to_owned())
+                    (true, "the case faults the device on purpose (its header: poisons-context)".to_owned())
                 }
                 None => (false, format!("a {tool} error in a case that provokes none")),
             };
@@ -220,6 +224,17 @@ mod tests {
         let judged = judge(&faulting, "memcheck", parse(OUTPUT));
         assert!(!judged[0].intended, "a code the case does not name: {judged:?}");
         assert!(judged[1].intended, "{judged:?}");
+        // No fault kernel: a call the driver may answer by faulting the context, declared in the header.
+        let declared = |poisons: &str| {
+            case(&format!(
+                "case area/d\n  rule: r\n  source: s\n  poisons-context: {poisons}\n  stream s blocking\n  \
+                 k: sync s => cudaSuccess | cudaErrorIllegalAddress\nend\n"
+            ))
+        };
+        let judged = judge(&declared("cudaSuccess | cudaErrorIllegalAddress"), "memcheck", parse(OUTPUT));
+        assert!(judged[1].intended && judged[1].why.contains("poisons-context"), "{judged:?}");
+        let judged = judge(&declared("cudaSuccess"), "memcheck", parse(OUTPUT));
+        assert!(!judged[1].intended, "a clean context declares no fault: {judged:?}");
     }
 
     #[test]
