@@ -14,6 +14,10 @@
 #pragma once
 
 #include <cuda_runtime.h>
+// The profiler's two functions (cuda_profiler_api.h, which the pinned toolkit subset lacks), as that header
+// declares them; libcudart exports both.
+extern "C" cudaError_t CUDARTAPI cudaProfilerStart(void);
+extern "C" cudaError_t CUDARTAPI cudaProfilerStop(void);
 
 #include <algorithm>
 #include <atomic>
