@@ -672,3 +672,73 @@ fn graph_launching_kernels_need_a_word_per_code() {
     );
     assert_eq!(KernelCall::CurrentGraph { into: "c".into() }.short_codes_buffer(0), None);
 }
+
+#[test]
+fn a_sweep_is_a_case_per_row_and_value_with_the_row_line() {
+    let text = "\
+sweep api/t
+  rule: r
+  source: s
+  buffer h pinned 4096
+  mutate: device=-1 | count
+  each => cudaErrorInvalidDevice where documented
+  row cudaSetDevice
+  row cudaDeviceGetAttribute attr=cudaDevAttrWarpSize => cudaErrorInvalidDevice | cudaErrorInvalidValue
+  row cudaMemcpyPeer srcDevice dst=h src=h dstDevice=0 count=4 observe
+end
+";
+    let file = super::parse::parse_file("t.case", text).unwrap_or_else(|d| panic!("{d:?}"));
+    let ids: Vec<&str> = file.cases.iter().map(|c| c.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        [
+            "api/t/cudaSetDevice/1-negative",
+            "api/t/cudaSetDevice/count",
+            "api/t/cudaDeviceGetAttribute/1-negative",
+            "api/t/cudaDeviceGetAttribute/count",
+            "api/t/cudaMemcpyPeer/src-device/1-negative",
+            "api/t/cudaMemcpyPeer/src-device/count",
+        ]
+    );
+    // The row's call has the row's line, the mutation, and the codes (each's, the row's, or any).
+    let row = |i: usize| (&file.cases[i].script.last().unwrap().kind, file.cases[i].positions.op_lines.last().copied());
+    let (OpKind::Call(call), Some(7)) = row(0) else { panic!("{:?}", row(0)) };
+    assert_eq!(call.text(), "cudaSetDevice device=-1");
+    assert_eq!(file.cases[0].script.last().unwrap().expect, ["cudaErrorInvalidDevice"]);
+    assert_eq!(file.cases[2].script.last().unwrap().expect, ["cudaErrorInvalidDevice", "cudaErrorInvalidValue"]);
+    assert_eq!(file.cases[5].script.last().unwrap().expect, ["any"]);
+    let (OpKind::Call(call), _) = row(5) else { panic!() };
+    assert_eq!(call.text(), "cudaMemcpyPeer dst=h src=h dstDevice=0 count=4 srcDevice=count");
+}
+
+#[test]
+fn a_sweep_row_naming_a_parameter_the_sweep_mutates_or_no_function_is_an_error_at_its_line() {
+    let text = "sweep api/t\n  rule: r\n  source: s\n  mutate: out=null\n  each observe\n  row cudaGetDevic\nend\n";
+    let errors = super::parse::parse_file("t.case", text).unwrap_err();
+    assert_eq!((errors[0].line, errors[0].message.contains("did you mean `cudaGetDevice`")), (6, true), "{errors:?}");
+    let text = "sweep api/t\n  rule: r\n  source: s\n  mutate: out=null\n  each observe\n  row cudaGetDevice device=out\nend\n";
+    let errors = super::parse::parse_file("t.case", text).unwrap_err();
+    assert!(errors[0].message.contains("which the sweep mutates"), "{errors:?}");
+}
+
+#[test]
+fn a_call_names_parameters_fields_and_constants_of_the_table_and_says_where_it_is_wrong() {
+    let case = |script: &str| {
+        let text = format!("case t/a\n  rule: r\n  source: s\n  buffer d device 4096\n{script}\nend\n");
+        super::parse::parse_file("t.case", &text)
+    };
+    let ok = case("  c: call cudaMemset3D pitchedDevPtr={ptr=d pitch=64} value=0 extent={width=64 height=1 depth=1}\n  expect c returned cudaSuccess").unwrap();
+    let OpKind::Call(call) = &ok.cases[0].script[0].kind else { panic!() };
+    assert_eq!(call.text(), "cudaMemset3D pitchedDevPtr={ptr=d pitch=64} value=0 extent={width=64 height=1 depth=1}");
+    for (script, message) in [
+        ("  call cudaMemsett devPtr=d", "did you mean `cudaMemset`"),
+        ("  call cudaMemset ptr=d", "has no parameter `ptr` (its parameters: devPtr, value, count)"),
+        ("  call cudaMemset3D extent={w=1}", "`cudaExtent` has no field `w`"),
+        ("  call cudaMemcpy kind=cudaMemcpyHostToDevicee", "expected a value for a copy-kind parameter"),
+        ("  call cudaMemset devPtr=d devPtr=d", "named twice"),
+    ] {
+        let errors = case(script).unwrap_err();
+        assert!(errors[0].message.contains(message), "{script}: {errors:?}");
+        assert_eq!(errors[0].line, 5, "{script}");
+    }
+}

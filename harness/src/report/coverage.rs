@@ -481,8 +481,37 @@ extern __host__ cudaError_t CUDARTAPI cudaGetDeviceCount(int *count);
         );
         assert_eq!(cov.cudart_version, Some(13000));
         let md = markdown(&cov);
-        assert!(
-            md.contains("| `cudaStreamQuery` | 1 | cudaErrorNotReady, cudaSuccess | cudaErrorInvalidResourceHandle |")
-        );
+        let query_row = md.lines().find(|l| l.starts_with("| `cudaStreamQuery` |")).expect("a row");
+        assert!(query_row.starts_with("| `cudaStreamQuery` | 1 | cudaErrorNotReady, cudaSuccess |"), "{query_row}");
+        assert!(query_row.ends_with("| cudaErrorInvalidResourceHandle |"), "{query_row}");
+    }
+
+    #[test]
+    fn unreachable_lines_name_the_function_code_platform_and_reason_or_the_line_that_is_wrong() {
+        let rules =
+            parse_unreachable("u.txt", "# c\n* cudaErrorLaunchTimeout display-watchdog: no display\n\n").unwrap();
+        assert_eq!(rules.len(), 1);
+        assert_eq!((rules[0].function.as_str(), rules[0].platform.as_str()), ("*", "display-watchdog"));
+        let e = parse_unreachable("u.txt", "* cudaErrorLaunchTimeout no-reason\n").unwrap_err();
+        assert!(e.starts_with("u.txt:1: expected"), "{e}");
+        assert!(parse_unreachable("u.txt", "* cudaSuccess p: r\n").is_err(), "cudaSuccess is never unreachable");
+    }
+
+    #[test]
+    fn an_unreachable_code_is_neither_seen_nor_open() {
+        let a = case("case t/a\n  rule: r\n  source: s\n\n  stream s blocking\n  q: query s\nend\n");
+        let rule = UnreachableRule {
+            function: "*".into(),
+            code: "cudaErrorInvalidResourceHandle".into(),
+            platform: "p".into(),
+            reason: "why".into(),
+        };
+        let declared: Vec<(Declared, Option<String>)> = parse_header(HEADER).into_iter().map(|d| (d, None)).collect();
+        let cov = coverage_of(std::slice::from_ref(&a), &declared, None, &[], std::slice::from_ref(&rule));
+        let query = cov.functions.iter().find(|f| f.name == "cudaStreamQuery").unwrap();
+        assert_eq!(query.never_seen, ["cudaErrorNotReady"]);
+        assert_eq!(query.unreachable[0].code, "cudaErrorInvalidResourceHandle");
+        let stream = &cov.groups["stream"];
+        assert_eq!((stream.documented_codes_seen, stream.documented_codes_unreachable), (1, 1));
     }
 }
