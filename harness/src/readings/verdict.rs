@@ -466,16 +466,20 @@ fn holds(p: &Predicate, obs: &Observations) -> Result<(), String> {
             check(seen == node, || format!("it named {}", seen.as_deref().unwrap_or("none")))
         }
         Predicate::SameAddress { a, b, same } => {
-            let address = |label: &str| match ran(obs, label)?.value {
-                Some(OpValue::Address(x)) => Ok(x),
+            let address = |label: &str| match &ran(obs, label)?.value {
+                Some(OpValue::Address(x)) => Ok(*x),
+                // A call's first output (a pointer, a handle).
+                Some(OpValue::Outputs(outputs)) if !outputs.is_empty() => Ok(outputs[0].value),
                 _ => Err(format!("{label} returned no address")),
             };
             let (x, y) = (address(a)?, address(b)?);
             check((x == y) == *same, || format!("{a} returned {x:#x} and {b} returned {y:#x}"))
         }
         Predicate::SameValue { a, b, same } => {
-            let number = |label: &str| match ran(obs, label)?.value {
-                Some(OpValue::Number(x)) => Ok(x),
+            let number = |label: &str| match &ran(obs, label)?.value {
+                Some(OpValue::Number(x)) => Ok(*x),
+                // A call's value is its first output.
+                Some(OpValue::Outputs(outputs)) if !outputs.is_empty() => Ok(outputs[0].value),
                 _ => Err(format!("{label} returned no value")),
             };
             let (x, y) = (number(a)?, number(b)?);
