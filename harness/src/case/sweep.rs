@@ -118,7 +118,7 @@ pub(super) fn expand(path: &str, block: &[(u32, &str)]) -> Result<Vec<Case>, Dia
             let mut suffix = String::new();
             if let (Some((mline, class, all)), Some(value)) = (&mutate, value) {
                 let param = match &target {
-                    Some(t) => api_row.params.iter().find(|p| &p.name == t),
+                    Some(t) => api_row.params.iter().find(|p| p.name == t),
                     None => api_row
                         .params
                         .iter()
