@@ -35,7 +35,7 @@ pub struct ReportHeader {
     pub kernel_image: KernelImage,
 }
 
-/// [`run_suite`], with the report rewritten (atomically) at `path` after every case so that a run killed half-way
+/// [`run_suite`](super::suite::run_suite), with the report rewritten (atomically) at `path` after every case so that a run killed half-way
 /// keeps what it obtained. `on_result` sees each result and whether the rewrite failed. Returns the report
 /// (`complete` is left for the caller, which may add figures first).
 pub fn run_to_report(
