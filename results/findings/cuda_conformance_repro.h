@@ -14,6 +14,10 @@
 #pragma once
 
 #include <cuda_runtime.h>
+// The profiler's two functions (cuda_profiler_api.h, which the pinned toolkit subset lacks), as that header
+// declares them; libcudart exports both.
+extern "C" cudaError_t CUDARTAPI cudaProfilerStart(void);
+extern "C" cudaError_t CUDARTAPI cudaProfilerStop(void);
 
 #include <algorithm>
 #include <atomic>
@@ -1356,6 +1360,24 @@ struct Run {
     }
 
     int device(unsigned index) const { return index < ordinals.size() ? ordinals[index] : ordinals[0]; }
+    // `L: call ...` (issue 30): what each call wrote into its outputs, by "L.param"; `output` copies one into an
+    // argument (zero-extended to its size), or records why the operation cannot run.
+    std::map<std::string, std::vector<unsigned char>> call_outputs;
+    bool output(const std::string& key, void* dst, size_t size, Op& op) {
+        auto it = call_outputs.find(key);
+        if (it == call_outputs.end()) {
+            op.skip(key + " was not written (its call failed or did not run)");
+            return false;
+        }
+        memset(dst, 0, size);
+        memcpy(dst, it->second.data(), it->second.size() < size ? it->second.size() : size);
+        return true;
+    }
+    static int device_count() {
+        int n = 0;
+        cudaGetDeviceCount(&n);
+        return n > 0 ? n : 0;
+    }
     bool single() const { return ordinals.size() <= 1; }
     // Runs `f` with device `ordinal` current, then makes the previous one current again (several devices only).
     template <class F>
