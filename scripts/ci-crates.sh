@@ -27,7 +27,7 @@ toolkit="$repo/.toolkit/nvidia/cu13"
 # Files allowed in each package (anything else is a stray file):
 allowed_common='^(\.cargo_vcs_info\.json|Cargo\.toml|Cargo\.toml\.orig|Cargo\.lock|README\.md|LICENSE-APACHE|LICENSE-MIT)$'
 allowed_sys='^(build\.rs|wrapper\.h|API-VERSIONS\.md|src/[a-z_]+\.rs|bindings/cudart-[0-9]+\.rs)$'
-allowed_harness='^(src/[a-z_/]+\.rs|src/repro/header\.h|kernels/(probes|conditional|device_launch)\.cu)$'
+allowed_harness='^(build\.rs|src/[a-z_/]+\.rs|src/repro/header\.h|kernels/(probes|conditional|device_launch)\.cu)$'
 for pair in "cuda-conformance-sys:$allowed_sys" "cuda-conformance-harness:$allowed_harness"; do
     crate=${pair%%:*} allowed=${pair#*:}
     stray=$(cargo package -q -p "$crate" --list | grep -Ev "$allowed_common" | grep -Ev "$allowed" || true)
