@@ -352,7 +352,12 @@ pub fn c_type(rust_type: &str) -> String {
         return format!("{} *", c_type(p));
     }
     if let Some(p) = t.strip_prefix("*const ") {
-        return format!("const {} *", c_type(p));
+        // A const pointer to a pointer: `const void * const *`, not `const const void * *`.
+        return if p.trim().starts_with('*') {
+            format!("{} const *", c_type(p))
+        } else {
+            format!("const {} *", c_type(p))
+        };
     }
     let base = t.rsplit("::").next().unwrap_or(t);
     match base {
@@ -369,6 +374,11 @@ pub fn c_type(rust_type: &str) -> String {
         "c_ulonglong" | "u64" => "unsigned long long",
         "usize" => "size_t",
         "u8" => "unsigned char",
+        "i8" => "signed char",
+        "i16" => "short",
+        "u16" => "unsigned short",
+        "f32" => "float",
+        "f64" => "double",
         other => other,
     }
     .to_owned()

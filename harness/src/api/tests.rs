@@ -43,6 +43,9 @@ fn parameters_are_classed_from_their_types_and_names() {
     let p = &function("cudaStreamCreate").unwrap().params[0];
     assert_eq!(p.c_type, "cudaStream_t *");
     assert_eq!(p.pointee_size, std::mem::size_of::<cuda_sys::cudaStream_t>());
+    assert_eq!(c_type("*mut f32"), "float *");
+    assert_eq!(c_type("*const *const ::std::os::raw::c_void"), "const void * const *");
+    assert_eq!(c_type("*mut *const ::std::os::raw::c_char"), "const char * *");
 }
 
 #[test]
