@@ -35,6 +35,14 @@ pub fn judge(case: &Case, obs: &Observations) -> Verdict {
         }
     }
     judge_ops(case, obs, &mut failures, &mut info);
+    // `=> any` (a sweep row's observe): the code is what the row records, kept in the verdict as `LABEL=CODE`, so a
+    // report without traces still says what the driver returned.
+    for rec in obs.ops.iter().filter(|r| r.acceptable.iter().any(|a| a == "any")) {
+        if let Some(code) = &rec.code {
+            let at = rec.label.clone().unwrap_or_else(|| format!("line {}", rec.line));
+            observed.push(format!("{at}={code}"));
+        }
+    }
     // An operation this runtime, driver or device lacks, which the case did not expect to be refused: the case
     // cannot say anything here, and what failed after it is a consequence.
     let unsupported = unsupported_operation(case, obs);

@@ -185,9 +185,16 @@ fn coverage_of(
     let by_id: BTreeMap<&str, &Case> = cases.iter().map(|c| (c.id.as_str(), c)).collect();
     for report in reports {
         for result in &report.cases {
-            let (Some(case), Some(obs)) = (by_id.get(result.id.as_str()), result.observations.as_ref()) else {
-                continue;
-            };
+            let Some(case) = by_id.get(result.id.as_str()) else { continue };
+            // A sweep row's observation (`=> any`) is in the verdict as `LABEL=CODE`, traced or not.
+            for entry in result.verdict.observed.iter().flat_map(|o| o.split(',')) {
+                let Some((label, code)) = entry.split_once('=') else { continue };
+                let Some(written) = case.script.iter().find(|op| op.label.as_deref() == Some(label)) else { continue };
+                for f in written.kind.cudart_calls(&case.decls) {
+                    seen.entry(f).or_default().observed.insert(code.to_owned());
+                }
+            }
+            let Some(obs) = result.observations.as_ref() else { continue };
             for op in &obs.ops {
                 let (Some(code), Some(written)) = (&op.code, case.script.get(op.index)) else { continue };
                 for f in written.kind.cudart_calls(&case.decls) {
