@@ -114,7 +114,7 @@ fn set(
     match value {
         ArgValue::Word(ArgWord::Null) => {}
         ArgValue::Word(ArgWord::Out) => scratch(code, tmp.trim_end_matches('_'), c_type),
-        ArgValue::Word(ArgWord::Count) => assign(code, "Run::device_count()".into()),
+        ArgValue::Word(ArgWord::Count) => assign(code, "run.device_count()".into()),
         ArgValue::Word(ArgWord::Max) => assign(code, int_lit(api::max_of(rust_type, size))),
         ArgValue::Int(n) => assign(code, int_lit(*n)),
         ArgValue::Device(d) => assign(code, format!("run.device({d})")),
