@@ -143,6 +143,11 @@ pub fn table() -> &'static [ApiFunction] {
     TABLE.get_or_init(|| build(generated::HEADER, generated::INTEROP_HEADERS))
 }
 
+/// `CUDART_VERSION` of the header this build's table comes from (None for the docs.rs build, which has none).
+pub fn header_version() -> Option<u32> {
+    generated::HEADER.lines().find_map(|l| l.trim().strip_prefix("#define CUDART_VERSION")?.trim().parse().ok())
+}
+
 /// The row of `name`.
 pub fn function(name: &str) -> Option<&'static ApiFunction> {
     static INDEX: OnceLock<BTreeMap<&'static str, usize>> = OnceLock::new();

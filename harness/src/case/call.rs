@@ -67,6 +67,9 @@ pub struct CallArg {
 pub struct Call {
     pub function: String,
     pub args: Vec<CallArg>,
+    /// A call this build's API table cannot resolve (a binary built against an older header than the suite's):
+    /// why, and the arguments as written. It is not run.
+    pub unresolved: Option<(String, String)>,
 }
 
 impl Call {
@@ -109,6 +112,9 @@ impl Call {
 
     /// `FUNCTION a=v ...` as written.
     pub fn text(&self) -> String {
+        if let Some((_, raw)) = &self.unresolved {
+            return if raw.is_empty() { self.function.clone() } else { format!("{} {raw}", self.function) };
+        }
         let mut out = self.function.clone();
         for arg in &self.args {
             out.push(' ');

@@ -528,6 +528,27 @@ impl<'f> CaseParser<'f> {
     /// A device index of the case (0 is the case's own device).
     /// `call FUNCTION [PARAM=VALUE ...]` up to `=>` or the line's end (`case/call.rs`).
     fn call(&self, cur: &mut Cursor) -> Res<Call> {
+        let start = cur.pos;
+        match self.resolved_call(cur) {
+            Ok(call) => Ok(call),
+            // Built against an older header than the suite's (CUDA 12.x): a function, parameter, field or constant it
+            // lacks makes the call unresolved, not the file invalid; the operation is then not run, saying why. With
+            // the suite's own header (13.0 and later) every call must resolve.
+            Err(e) if crate::api::header_version().is_some_and(|v| v < 13000) => {
+                cur.pos = start;
+                let function = cur.next("a cudart function")?.to_owned();
+                let mut raw_args = Vec::new();
+                while let Some(w) = cur.peek().filter(|w| *w != "=>") {
+                    raw_args.push(w.to_owned());
+                    cur.pos += 1;
+                }
+                Ok(Call { function, args: Vec::new(), unresolved: Some((e.message, raw_args.join(" "))) })
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    fn resolved_call(&self, cur: &mut Cursor) -> Res<Call> {
         let col = cur.col();
         let function = cur.next("a cudart function")?;
         let Some(row) = crate::api::function(function) else {
@@ -565,7 +586,7 @@ impl<'f> CaseParser<'f> {
             let value = self.arg_value(cur, &param.class, rust_type)?;
             args.push(CallArg { name: name.to_owned(), value });
         }
-        Ok(Call { function: row.name.clone(), args })
+        Ok(Call { function: row.name.clone(), args, unresolved: None })
     }
 
     /// One argument's value, read as its parameter's class asks.

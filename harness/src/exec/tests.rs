@@ -374,6 +374,7 @@ fn every_operation() -> Case {
             OpKind::Call(Call {
                 function: name("cudaMemGetInfo"),
                 args: vec![CallArg { name: name("total"), value: ArgValue::Word(ArgWord::Null) }],
+                unresolved: None,
             }),
         ),
         op(
@@ -386,6 +387,7 @@ fn every_operation() -> Case {
                     CallArg { name: name("src"), value: ArgValue::Output { label: name("mi"), param: name("free") } },
                     CallArg { name: name("stream"), value: ArgValue::Stream(s()) },
                 ],
+                unresolved: None,
             }),
         ),
         op(

@@ -44,6 +44,9 @@ impl Scratch {
 
 pub(super) fn call(x: Step, call: &Call) -> Result<(), String> {
     let Step { ctx, st, op, t, .. } = x;
+    if let Some((why, _)) = &call.unresolved {
+        return Err(format!("not in the API table of this build's header: {why}"));
+    }
     let row = api::function(&call.function).ok_or_else(|| format!("{} is not in the API table", call.function))?;
     let caller = row.callable.ok_or_else(|| format!("{} has no caller (not in the bindings)", row.name))?;
     let mut scratch = Scratch::default();
@@ -196,6 +199,9 @@ impl Operands for BareOperands {
 /// Calls `call` with no case around it: every argument a number, a constant, a built-in stream, `null`, `out`,
 /// text or a struct of those. What `tests/no_driver.rs` runs for the `no-driver` sweep on a host without a driver.
 pub fn call_bare(call: &Call) -> Result<sys::cudaError_t, String> {
+    if let Some((why, _)) = &call.unresolved {
+        return Err(format!("not in the API table of this build's header: {why}"));
+    }
     let row = api::function(&call.function).ok_or_else(|| format!("{} is not in the API table", call.function))?;
     let caller = row.callable.ok_or_else(|| format!("{} has no caller (not in the bindings)", row.name))?;
     let mut scratch = Scratch::default();
