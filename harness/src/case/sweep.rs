@@ -94,9 +94,17 @@ pub(super) fn expand(path: &str, block: &[(u32, &str)]) -> Result<Vec<Case>, Dia
         };
         let mut words = call.split_whitespace();
         let function = words.next().unwrap_or_default().to_owned();
-        let Some(api_row) = crate::api::function(&function) else {
-            let hint = did_you_mean(&function, crate::api::table().iter().map(|f| f.name.as_str()));
-            return Err(diag(path, number, 1, format!("`{function}` is not a function of the API table{hint}")));
+        // A build against a header older than the suite's (CUDA 12.x) may lack the function or the parameter a row
+        // names: the row's case is still made, and its call, which that build cannot resolve, is not run.
+        let old_header = crate::api::header_version().is_some_and(|v| v < 13000);
+        let missing = crate::api::ApiFunction::missing(&function);
+        let api_row = match crate::api::function(&function) {
+            Some(row) => row,
+            None if old_header => &missing,
+            None => {
+                let hint = did_you_mean(&function, crate::api::table().iter().map(|f| f.name.as_str()));
+                return Err(diag(path, number, 1, format!("`{function}` is not a function of the API table{hint}")));
+            }
         };
         let mut args: Vec<String> = Vec::new();
         let mut target: Option<String> = None;
@@ -115,6 +123,23 @@ pub(super) fn expand(path: &str, block: &[(u32, &str)]) -> Result<Vec<Case>, Dia
         };
         for value in values {
             let mut args = args.clone();
+            // `each => CODE where documented`: the code where the function's \return list names it, else observe.
+            let codes = match codes.strip_suffix("where documented") {
+                Some(listed) => {
+                    let listed = listed.trim();
+                    let all_documented = listed
+                        .trim_start_matches("=>")
+                        .split('|')
+                        .map(str::trim)
+                        .all(|c| c == "cudaSuccess" || api_row.documented.iter().any(|d| d == c));
+                    if all_documented {
+                        listed.to_owned()
+                    } else {
+                        "=> any".to_owned()
+                    }
+                }
+                None => codes.clone(),
+            };
             let mut suffix = String::new();
             if let (Some((mline, class, all)), Some(value)) = (&mutate, value) {
                 let param = match &target {
@@ -125,6 +150,16 @@ pub(super) fn expand(path: &str, block: &[(u32, &str)]) -> Result<Vec<Case>, Dia
                         .find(|p| p.class.word() == *class || p.class.word().starts_with(&format!("{class}:"))),
                 };
                 let Some(param) = param else {
+                    if old_header {
+                        args.push(format!("{class}={value}"));
+                        let case_id = format!("{id}/{function}/{}", kebab(class));
+                        let case_id = if ids.contains(&case_id) { format!("{case_id}/{number}") } else { case_id };
+                        ids.insert(case_id.clone());
+                        cases.extend(row_case(
+                            path, number, &case_id, &header, &body, &then, &call_on, &function, &args, &codes,
+                        )?);
+                        continue;
+                    }
                     return Err(diag(
                         path,
                         number,
@@ -154,40 +189,40 @@ pub(super) fn expand(path: &str, block: &[(u32, &str)]) -> Result<Vec<Case>, Dia
                     }
                 }
             }
-            // `each => CODE where documented`: the code where the function's \return list names it, else observe.
-            let codes = match codes.strip_suffix("where documented") {
-                Some(listed) => {
-                    let listed = listed.trim();
-                    let all_documented = listed
-                        .trim_start_matches("=>")
-                        .split('|')
-                        .map(str::trim)
-                        .all(|c| c == "cudaSuccess" || api_row.documented.iter().any(|d| d == c));
-                    if all_documented {
-                        listed.to_owned()
-                    } else {
-                        "=> any".to_owned()
-                    }
-                }
-                None => codes.clone(),
-            };
             let case_id = format!("{id}/{function}{suffix}");
             let case_id = if ids.contains(&case_id) { format!("{case_id}/{number}") } else { case_id };
             ids.insert(case_id.clone());
-            let mut text = vec![format!("case {case_id}")];
-            text.extend(header.iter().cloned());
-            text.extend(body.iter().cloned());
-            let before = text.len() as u32;
-            text.push(format!("  row: {call_on}call {function} {} {codes}", args.join(" ")));
-            text.extend(then.iter().cloned());
-            text.push("end".to_owned());
-            let text = text.join("\n");
-            let start = number.saturating_sub(before).max(1);
-            let file = parse_file_at(path, start, &text).map_err(|mut e| e.remove(0))?;
-            cases.extend(file.cases);
+            cases.extend(row_case(path, number, &case_id, &header, &body, &then, &call_on, &function, &args, &codes)?);
         }
     }
     Ok(cases)
+}
+
+/// The case of one row: the sweep's header and body, the row's call labelled `row` (numbered so that it has the
+/// row's line), the `then` operations.
+#[allow(clippy::too_many_arguments)]
+fn row_case(
+    path: &str,
+    number: u32,
+    case_id: &str,
+    header: &[String],
+    body: &[String],
+    then: &[String],
+    call_on: &str,
+    function: &str,
+    args: &[String],
+    codes: &str,
+) -> Result<Vec<Case>, Diagnostic> {
+    let mut text = vec![format!("case {case_id}")];
+    text.extend(header.iter().cloned());
+    text.extend(body.iter().cloned());
+    let before = text.len() as u32;
+    text.push(format!("  row: {call_on}call {function} {} {codes}", args.join(" ")));
+    text.extend(then.iter().cloned());
+    text.push("end".to_owned());
+    let start = number.saturating_sub(before).max(1);
+    let file = parse_file_at(path, start, &text.join("\n")).map_err(|mut e| e.remove(0))?;
+    Ok(file.cases)
 }
 
 /// `leastPriority` -> `least-priority`, `type_` -> `type`: a parameter's name as a case id segment.
