@@ -152,7 +152,8 @@ pub(super) fn expand(path: &str, block: &[(u32, &str)]) -> Result<Vec<Case>, Dia
                 let Some(param) = param else {
                     if old_header {
                         args.push(format!("{class}={value}"));
-                        let case_id = format!("{id}/{function}/{}", kebab(class));
+                        let shown = value.replace(|c: char| !c.is_ascii_alphanumeric() && c != '-', "-");
+                        let case_id = format!("{id}/{function}/{}/{shown}", kebab(class));
                         let case_id = if ids.contains(&case_id) { format!("{case_id}/{number}") } else { case_id };
                         ids.insert(case_id.clone());
                         cases.extend(row_case(
