@@ -50,6 +50,11 @@ fn run(case: &harness::case::ast::Case) -> Result<(), Failed> {
         let OpKind::Call(call) = &op.kind else {
             return Err(format!("line {line}: a no-driver case may only `call` (no objects, no kernels)").into());
         };
+        if let Some((why, _)) = &call.unresolved {
+            // A build against an older header than the suite's lacks this function: nothing to call.
+            println!("{}: line {line}: {} not in this build's header ({why})", case.id, call.function);
+            continue;
+        }
         let code = harness::exec::call_bare(call).map_err(|e| format!("line {line}: {e}"))?.to_string();
         let accepted: Vec<&str> =
             if op.expect.is_empty() { vec!["cudaSuccess"] } else { op.expect.iter().map(String::as_str).collect() };
