@@ -42,23 +42,36 @@ impl Scratch {
     }
 }
 
-pub(super) fn call(x: Step, call: &Call) -> Result<(), String> {
-    let Step { ctx, st, op, t, .. } = x;
+/// The table row and the caller of `call`, or why it cannot be made.
+fn resolve(call: &Call) -> Result<(&'static api::ApiFunction, &'static api::generated::GenFunction), String> {
     if let Some((why, _)) = &call.unresolved {
         return Err(format!("not in the API table of this build's header: {why}"));
     }
     let row = api::function(&call.function).ok_or_else(|| format!("{} is not in the API table", call.function))?;
     let caller = row.callable.ok_or_else(|| format!("{} has no caller (not in the bindings)", row.name))?;
-    let mut scratch = Scratch::default();
-    let mut args = Args::default();
-    let mut outputs: Vec<(&str, *mut c_void, usize, bool)> = Vec::new();
-    for param in &row.params {
-        let target = Target {
+    Ok((row, caller))
+}
+
+impl Target<'static> {
+    /// Parameter `param` of the row whose generated caller is `caller`.
+    fn of(param: &api::Param, caller: &'static api::generated::GenFunction) -> Self {
+        Target {
             class: param.class.clone(),
             rust_type: caller.params.iter().find(|p| p.name == param.name).map_or("", |p| p.rust_type),
             size: param.size,
             pointee_size: param.pointee_size,
-        };
+        }
+    }
+}
+
+pub(super) fn call(x: Step, call: &Call) -> Result<(), String> {
+    let Step { ctx, st, op, t, .. } = x;
+    let (row, caller) = resolve(call)?;
+    let mut scratch = Scratch::default();
+    let mut args = Args::default();
+    let mut outputs: Vec<(&str, *mut c_void, usize, bool)> = Vec::new();
+    for param in &row.params {
+        let target = Target::of(param, caller);
         let given = call.args.iter().find(|a| a.name == param.name).map(|a| &a.value);
         let mut operands = CaseOperands { ctx, st: &mut *st };
         let value = match given {
@@ -199,23 +212,13 @@ impl Operands for BareOperands {
 /// Calls `call` with no case around it: every argument a number, a constant, a built-in stream, `null`, `out`,
 /// text or a struct of those. What `tests/no_driver.rs` runs for the `no-driver` sweep on a host without a driver.
 pub fn call_bare(call: &Call) -> Result<sys::cudaError_t, String> {
-    if let Some((why, _)) = &call.unresolved {
-        return Err(format!("not in the API table of this build's header: {why}"));
-    }
-    let row = api::function(&call.function).ok_or_else(|| format!("{} is not in the API table", call.function))?;
-    let caller = row.callable.ok_or_else(|| format!("{} has no caller (not in the bindings)", row.name))?;
+    let (row, caller) = resolve(call)?;
     let mut scratch = Scratch::default();
     let mut args = Args::default();
     for param in &row.params {
-        let target = Target {
-            class: param.class.clone(),
-            rust_type: caller.params.iter().find(|p| p.name == param.name).map_or("", |p| p.rust_type),
-            size: param.size,
-            pointee_size: param.pointee_size,
-        };
+        let target = Target::of(param, caller);
         let value = match call.args.iter().find(|a| a.name == param.name) {
             Some(a) => bytes(&mut BareOperands, &target, &a.value, &mut scratch)?,
-            None if target.class == ParamClass::Function => vec![0; target.size],
             None => default(&BareOperands, &target, &mut scratch),
         };
         args.bytes.push(value);
