@@ -200,12 +200,21 @@ pub fn pointee_struct(rust_type: &str) -> Option<&'static GenStruct> {
 /// headers' functions (no caller: the bindings leave them out).
 pub fn build(header: &str, interop: &[(&'static str, &str)]) -> Vec<ApiFunction> {
     let by_name: BTreeMap<&str, &'static GenFunction> = generated::FUNCTIONS.iter().map(|f| (f.name, f)).collect();
+    let versioned = versioned_names(header);
     let mut out: Vec<ApiFunction> = Vec::new();
     let mut push = |d: Declared, group: Option<&'static str>| {
         if out.iter().any(|f| f.name == d.name) {
             return; // declared twice (#if branches): the first declaration is the row
         }
-        let callable = by_name.get(d.name.as_str()).copied();
+        if d.name.ends_with("_ptsz") || d.name.ends_with("_ptds") {
+            return; // the per-thread-stream symbols the header's macros pick (12.x declares a few), not names to call
+        }
+        // The row keeps the name a program writes; what that name calls may be a versioned symbol.
+        let callable = versioned
+            .get(d.name.as_str())
+            .and_then(|v| by_name.get(v))
+            .or_else(|| by_name.get(d.name.as_str()))
+            .copied();
         let params = callable.map(|g| params(&d.name, g)).unwrap_or_default();
         let platform = group.or_else(|| platform(&d.name));
         out.push(ApiFunction {
@@ -240,6 +249,22 @@ pub fn build(header: &str, interop: &[(&'static str, &str)]) -> Vec<ApiFunction>
         });
     }
     out
+}
+
+/// The header's `#define NAME NAME_v2` (or `__CUDART_API_PTSZ(NAME_v2)`): a function a program calls by `NAME` whose
+/// exported symbol, and so its binding, is the versioned one (12.x's `cudaGetDeviceProperties_v2`).
+fn versioned_names(header: &str) -> BTreeMap<&str, &str> {
+    header
+        .lines()
+        .filter_map(|line| {
+            let mut words = line.trim().strip_prefix("#define")?.split_whitespace();
+            let name = words.next()?;
+            let target = words.next()?;
+            let target = target.strip_prefix("__CUDART_API_PTSZ(").unwrap_or(target).trim_end_matches(')');
+            let version = target.strip_prefix(name)?.strip_prefix("_v")?;
+            (!version.is_empty() && version.bytes().all(|b| b.is_ascii_digit())).then_some((name, target))
+        })
+        .collect()
 }
 
 fn params(function: &str, g: &'static GenFunction) -> Vec<Param> {

@@ -7,7 +7,9 @@ fn every_header_function_is_a_row_and_every_bindings_function_is_callable() {
         return; // the docs.rs build: no header to read
     }
     let header_rows = t.iter().filter(|f| !matches!(f.group.as_str(), "opengl" | "egl" | "vdpau")).count();
-    assert!(header_rows >= 300, "{header_rows} functions from cuda_runtime_api.h");
+    // 13.0 declares 307 functions with a return list; 12.0, the oldest supported header, 287.
+    let least = if header_version().is_some_and(|v| v >= 13000) { 300 } else { 280 };
+    assert!(header_rows >= least, "{header_rows} functions from cuda_runtime_api.h");
     for f in t.iter().filter(|f| !matches!(f.group.as_str(), "opengl" | "egl" | "vdpau")) {
         assert!(f.callable.is_some(), "{} is in the header but not in the bindings", f.name);
     }
@@ -38,7 +40,10 @@ fn parameters_are_classed_from_their_types_and_names() {
     assert_eq!(class("cudaMemset3D", "extent"), ParamClass::Struct("cudaExtent".into()));
     assert_eq!(class("cudaMemcpy3D", "p"), ParamClass::InStruct("cudaMemcpy3DParms".into()));
     assert_eq!(class("cudaLaunchHostFunc", "fn_"), ParamClass::Callback);
-    assert_eq!(class("cudaLibraryLoadFromFile", "fileName"), ParamClass::Text);
+    // Library management entered the runtime in 12.5.
+    if header_version().is_some_and(|v| v >= 12050) {
+        assert_eq!(class("cudaLibraryLoadFromFile", "fileName"), ParamClass::Text);
+    }
     // A parameter's C spelling is what a reproducer declares.
     let p = &function("cudaStreamCreate").unwrap().params[0];
     assert_eq!(p.c_type, "cudaStream_t *");

@@ -714,8 +714,8 @@ end
 #[test]
 fn a_sweep_row_naming_a_parameter_the_sweep_mutates_or_no_function_is_an_error_at_its_line() {
     let text = "sweep api/t\n  rule: r\n  source: s\n  mutate: out=null\n  each observe\n  row cudaGetDevic\nend\n";
-    let errors = super::parse::parse_file("t.case", text).unwrap_err();
-    assert_eq!((errors[0].line, errors[0].message.contains("did you mean `cudaGetDevice`")), (6, true), "{errors:?}");
+    let (line, message) = call_error(super::parse::parse_file("t.case", text));
+    assert_eq!((line, message.contains("did you mean `cudaGetDevice`")), (6, true), "{message}");
     let text = "sweep api/t\n  rule: r\n  source: s\n  mutate: out=null\n  each observe\n  row cudaGetDevice device=out\nend\n";
     let errors = super::parse::parse_file("t.case", text).unwrap_err();
     assert!(errors[0].message.contains("which the sweep mutates"), "{errors:?}");
@@ -737,8 +737,30 @@ fn a_call_names_parameters_fields_and_constants_of_the_table_and_says_where_it_i
         ("  call cudaMemcpy kind=cudaMemcpyHostToDevicee", "expected a value for a copy-kind parameter"),
         ("  call cudaMemset devPtr=d devPtr=d", "named twice"),
     ] {
-        let errors = case(script).unwrap_err();
-        assert!(errors[0].message.contains(message), "{script}: {errors:?}");
-        assert_eq!(errors[0].line, 5, "{script}");
+        let (line, error) = call_error(case(script));
+        assert!(error.contains(message), "{script}: {error}");
+        assert_eq!(line, 5, "{script}");
     }
+}
+
+/// The line and message of a call that does not resolve. With the suite's header (13.0 and later) that is an error
+/// of the file; built against an older header, where the name may be one that header lacks, the case is made and its
+/// call is unresolved with the same message (`parse.rs`, `call`), and the line is the operation's.
+fn call_error(parsed: Result<CaseFile, Vec<Diagnostic>>) -> (u32, String) {
+    if crate::api::header_version().is_none_or(|v| v >= 13000) {
+        let errors = parsed.unwrap_err();
+        return (errors[0].line, errors[0].message.clone());
+    }
+    let file = parsed.expect("an older header makes the case with its call unresolved");
+    let case = &file.cases[0];
+    let (i, call) = case
+        .script
+        .iter()
+        .enumerate()
+        .find_map(|(i, op)| match &op.kind {
+            OpKind::Call(c) if c.unresolved.is_some() => Some((i, c)),
+            _ => None,
+        })
+        .expect("an unresolved call");
+    (case.positions.op_lines[i], call.unresolved.clone().unwrap().0)
 }
