@@ -63,6 +63,11 @@ enum Command {
     /// Compare two reports: regressions, fixes, variant changes, new and removed cases, environment differences.
     /// Exit status 1 when NEW has a regression (a case failing that did not fail in BASE, or a new failing case).
     Compare(reports::CompareCmd),
+    /// Judge a report's recorded traces again with these case files and this build's judge, and print each
+    /// verdict that changes (old, new, why). For reviewing a case or judge fix against what a GPU did, without a
+    /// GPU: only cases whose trace the report kept (not passing ones) can be judged again; the others are counted.
+    /// Exit status 1 when a verdict changes.
+    Rejudge(reports::RejudgeCmd),
     /// Baselines: what a GPU, driver and runtime are known to do (`run --baseline FILE` judges against one).
     #[command(subcommand)]
     Baseline(baseline::BaselineCommand),
@@ -113,6 +118,7 @@ impl Cli {
             Command::List(cmd) => cmd.exec(&dir),
             Command::Summary(cmd) => cmd.exec(),
             Command::Compare(cmd) => cmd.exec(),
+            Command::Rejudge(cmd) => cmd.exec(&dir),
             Command::Baseline(cmd) => cmd.exec(),
             Command::Matrix(cmd) => cmd.exec(),
             Command::Fleet(cmd) => cmd.exec(),

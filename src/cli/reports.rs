@@ -5,7 +5,7 @@ use super::status::{Outcome, Status};
 use harness::record::Report;
 use harness::report::compare::Comparison;
 use harness::runner::session::write_timelines;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(clap::Args)]
 pub struct SummaryCmd {
@@ -64,5 +64,50 @@ impl TimelineCmd {
         let report = Report::read(&self.report)?;
         write_timelines(&report, self.filter.as_deref(), &self.out)?;
         Ok(Status::Ok)
+    }
+}
+
+#[derive(clap::Args)]
+pub struct RejudgeCmd {
+    report: PathBuf,
+    /// Only the cases whose id contains FILTER.
+    filter: Option<String>,
+}
+
+impl RejudgeCmd {
+    /// `rejudge REPORT [FILTER]`: the report's traces, the current cases, `harness::readings::verdict::judge`.
+    pub fn exec(self, dir: &Path) -> Outcome {
+        let report = Report::read(&self.report)?;
+        let cases = super::cases::load(dir)?;
+        let (mut same, mut changed, mut no_trace, mut gone) = (0, 0, 0, 0);
+        for result in report.cases.iter().filter(|r| self.filter.as_deref().is_none_or(|f| r.id.contains(f))) {
+            let Some(case) = cases.iter().find(|c| c.id == result.id) else {
+                gone += 1;
+                continue;
+            };
+            let Some(observations) = &result.observations else {
+                no_trace += 1;
+                continue;
+            };
+            let new = harness::readings::verdict::judge(case, observations);
+            let old = &result.verdict;
+            if (new.kind, &new.variant) == (old.kind, &old.variant) {
+                same += 1;
+                continue;
+            }
+            changed += 1;
+            let name = |kind: harness::record::verdict::VerdictKind, variant: &Option<String>| match variant {
+                Some(v) => format!("{kind} {v}"),
+                None => kind.to_string(),
+            };
+            println!("{}: {} -> {}", result.id, name(old.kind, &old.variant), name(new.kind, &new.variant));
+            for m in &new.messages {
+                println!("    {m}");
+            }
+        }
+        println!(
+            "{changed} changed, {same} unchanged, {no_trace} without a trace (not judged again), {gone} not in the cases"
+        );
+        Ok(Status::failed_if(changed > 0))
     }
 }
