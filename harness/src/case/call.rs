@@ -22,6 +22,10 @@ words! {
     }
 }
 
+/// In a text argument, the directory a run of the case makes for it alone (`path={tmp}/g.dot`): the executor's is
+/// removed at cleanup, the reproducer's when it exits.
+pub const TMP: &str = "{tmp}";
+
 /// The declared objects an argument may name, by the kind its parameter's type asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ObjectKind {
@@ -51,7 +55,7 @@ pub enum ArgValue {
     },
     /// A probe kernel (a function parameter): its host stub.
     Kernel(KernelWord),
-    /// A name or a path (a `const char *` parameter).
+    /// A name or a path (a `const char *` parameter), as written; [`TMP`] in it names a directory of the case's own.
     Text(String),
     /// `{field=value ...}`: a struct, by value or pointed to; fields not named are zero.
     Fields(Vec<CallArg>),

@@ -592,6 +592,11 @@ impl<'f> CaseParser<'f> {
     /// One argument's value, read as its parameter's class asks.
     fn arg_value(&self, cur: &mut Cursor, class: &crate::api::ParamClass, rust_type: &str) -> Res<ArgValue> {
         use crate::api::ParamClass as C;
+        if *class == C::Text {
+            if let Some(text) = tmp_text(cur) {
+                return Ok(ArgValue::Text(text));
+            }
+        }
         if cur.eat("{") {
             // A struct by value, or one a pointer parameter points to (`const T *`, and `T *` the header does not
             // make const though the call reads it: cudaMemGetDefaultMemPool's location).
@@ -1616,4 +1621,23 @@ impl<'f> CaseParser<'f> {
             }
         })
     }
+}
+
+/// `{tmp}` and what follows it up to the next space (`{tmp}/g.dot`) as one text value, which the tokenizer splits at
+/// the braces; None, consuming nothing, where the cursor is not at one.
+fn tmp_text(cur: &mut Cursor) -> Option<String> {
+    let t = cur.tokens.get(cur.pos..cur.pos + 3)?;
+    let joined = t[1].col == t[0].col + 1 && t[2].col == t[1].col + t[1].text.len() as u32;
+    if !(t[0].text == "{" && t[1].text == "tmp" && t[2].text == "}" && joined) {
+        return None;
+    }
+    let mut text = crate::case::call::TMP.to_owned();
+    let mut end = t[2].col + 1;
+    cur.pos += 3;
+    while let Some(next) = cur.tokens.get(cur.pos).filter(|next| next.col == end) {
+        text.push_str(next.text);
+        end = next.col + next.text.len() as u32;
+        cur.pos += 1;
+    }
+    Some(text)
 }

@@ -764,3 +764,15 @@ fn call_error(parsed: Result<CaseFile, Vec<Diagnostic>>) -> (u32, String) {
         .expect("an unresolved call");
     (case.positions.op_lines[i], call.unresolved.clone().unwrap().0)
 }
+
+#[test]
+fn tmp_and_what_follows_it_without_a_space_is_one_text_argument() {
+    let text = "case t/a\n  rule: r\n  source: s\n  graph g\n  create g\n  ok: call cudaGraphDebugDotPrint graph=g path={tmp}/a.dot flags=0\nend\n";
+    let file = super::parse::parse_file("t.case", text).unwrap();
+    let OpKind::Call(call) = &file.cases[0].script[1].kind else { panic!() };
+    let path = call.args.iter().find(|a| a.name == "path").unwrap();
+    assert_eq!(path.value, crate::case::call::ArgValue::Text("{tmp}/a.dot".into()));
+    // With a space after the braces it is not one path: `{` would start a struct, which a text parameter has not.
+    let spaced = text.replace("{tmp}/a.dot", "{tmp} /a.dot");
+    assert!(super::parse::parse_file("t.case", &spaced).is_err());
+}

@@ -6,6 +6,7 @@ use super::resources::DeviceMemory;
 use cuda_sys as sys;
 use std::collections::BTreeMap;
 use std::ffi::c_void;
+use std::os::unix::ffi::OsStringExt;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// A user object the case created: its handle (as an address: raw pointers are not `Send`), the references the
@@ -61,6 +62,39 @@ pub struct Handles {
     pub managed: Vec<DeviceMemory>,
     /// `L: call ...`: what the call wrote into each output parameter, by `L.param` (what later calls may pass).
     pub call_outputs: BTreeMap<String, Vec<u8>>,
+    /// The directory `{tmp}` in a call's text argument names: made on first use, removed with its files at cleanup.
+    pub private_dir: Option<PrivateDir>,
+}
+
+/// A directory of this case alone (`mkdtemp`, mode 0700, under `$TMPDIR` or `/tmp`): a path a case writes to (a DOT
+/// file, a log dump) can collide neither with another run's nor with another user's files.
+#[derive(Debug)]
+pub struct PrivateDir(std::path::PathBuf);
+
+impl PrivateDir {
+    pub fn new() -> Result<Self, String> {
+        let template = std::env::temp_dir().join("cuda-conformance-XXXXXX");
+        let mut bytes = std::ffi::CString::new(template.as_os_str().as_encoded_bytes())
+            .map_err(|_| format!("{}: holds a NUL byte", template.display()))?
+            .into_bytes_with_nul();
+        // SAFETY: a NUL-terminated template ending in XXXXXX, which mkdtemp overwrites in place.
+        let made = unsafe { libc::mkdtemp(bytes.as_mut_ptr().cast()) };
+        if made.is_null() {
+            return Err(format!("mkdtemp {}: {}", template.display(), std::io::Error::last_os_error()));
+        }
+        bytes.pop();
+        Ok(PrivateDir(std::path::PathBuf::from(std::ffi::OsString::from_vec(bytes))))
+    }
+
+    pub fn path(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl Drop for PrivateDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 /// A 64-bit digest (FNV-1a) of a handle's bytes: what `same-address` and `other-address` compare for handles.
@@ -100,5 +134,24 @@ impl Handles {
         }
         self.mem.clear();
         self.events.clear();
+        self.private_dir = None;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_private_dir_is_made_for_this_user_alone_and_removed_with_its_files() {
+        use std::os::unix::fs::PermissionsExt;
+        let (a, b) = (PrivateDir::new().unwrap(), PrivateDir::new().unwrap());
+        assert_ne!(a.path(), b.path());
+        let mode = std::fs::metadata(a.path()).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o700, "{mode:o}");
+        std::fs::write(a.path().join("g.dot"), "digraph {}").unwrap();
+        let path = a.path().to_owned();
+        drop(a);
+        assert!(!path.exists());
     }
 }

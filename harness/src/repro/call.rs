@@ -4,7 +4,7 @@
 
 use super::code::{cstr, dependencies, Code, Step};
 use crate::api::{self, ParamClass, OUT_BYTES};
-use crate::case::call::{ArgValue, ArgWord, Call, CallArg, ObjectKind};
+use crate::case::call::{ArgValue, ArgWord, Call, CallArg, ObjectKind, TMP};
 
 pub fn call(x: &Step, call: &Call) -> Result<Code, String> {
     if let Some((why, _)) = &call.unresolved {
@@ -160,6 +160,7 @@ fn set(
             code.need(format!("run.output({}, &{lhs}, sizeof {lhs}, op)", cstr(&format!("{label}.{param}"))));
         }
         ArgValue::Kernel(k) => assign(code, crate::repro::decls::kernel_symbol(*k).to_owned()),
+        ArgValue::Text(text) if text.contains(TMP) => assign(code, format!("cc::tmp_path({})", cstr(text))),
         ArgValue::Text(text) => assign(code, cstr(text)),
         ArgValue::Fields(fields) => match class {
             ParamClass::Struct(ty) => set_fields(x, code, lhs, ty, fields, tmp)?,

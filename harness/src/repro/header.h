@@ -29,6 +29,7 @@ extern "C" cudaError_t CUDARTAPI cudaProfilerStop(void);
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <filesystem>
 #include <functional>
 #include <future>
 #include <map>
@@ -818,6 +819,40 @@ inline void setenv_with_uuid(int argc, char** argv, const char* name, const char
     fill("{uuid-prefix}", uuid.substr(0, 12));
     fill("{uuid}", uuid);
     setenv(name, filled.c_str(), 1);
+}
+
+// ---- `{tmp}` in a text argument: a directory of this program's own (mkdtemp, mode 0700), removed at exit.
+
+inline const std::string& private_dir() {
+    static std::string dir = [] {
+        const char* base = getenv("TMPDIR");
+        std::string templ = std::string(base != nullptr && *base != 0 ? base : "/tmp") + "/cuda-conformance-XXXXXX";
+        std::vector<char> buf(templ.begin(), templ.end());
+        buf.push_back(0);
+        if (mkdtemp(buf.data()) == nullptr) {
+            fprintf(stderr, "mkdtemp %s: %s\n", templ.c_str(), strerror(errno));
+            return std::string("/nonexistent-cuda-conformance-private-dir");
+        }
+        std::string made(buf.data());
+        static std::string removed = made;
+        atexit([] {
+            std::error_code ignored;
+            std::filesystem::remove_all(removed, ignored);
+        });
+        return made;
+    }();
+    return dir;
+}
+
+// `text` with every `{tmp}` replaced by private_dir(); the string lives as long as the program.
+inline const char* tmp_path(const char* text) {
+    static std::deque<std::string> kept;
+    std::string filled = text;
+    for (size_t at = filled.find("{tmp}"); at != std::string::npos; at = filled.find("{tmp}", at)) {
+        filled.replace(at, 5, private_dir());
+    }
+    kept.push_back(filled);
+    return kept.back().c_str();
 }
 
 // ---- One script operation as it ran (harness::record::observations::OpRecord).

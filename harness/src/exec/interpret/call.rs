@@ -6,7 +6,7 @@ use super::Step;
 use crate::api::generated::Args;
 use crate::api::{self, max_of, ParamClass, OUT_BYTES};
 use crate::case::ast::StreamRef;
-use crate::case::call::{ArgValue, ArgWord, Call, CallArg, ObjectKind};
+use crate::case::call::{ArgValue, ArgWord, Call, CallArg, ObjectKind, TMP};
 use crate::case::words::{KernelWord, Word};
 use crate::exec::graph_api;
 use crate::record::observations::{CallOutput, OpValue};
@@ -141,6 +141,8 @@ trait Operands {
     fn object(&self, name: &str, kind: ObjectKind) -> Result<*const c_void, String>;
     fn node(&self, label: &str) -> Result<*const c_void, String>;
     fn output(&self, key: &str) -> Result<Vec<u8>, String>;
+    /// The case's private directory, for `{tmp}` in a text argument.
+    fn private_dir(&mut self) -> Result<String, String>;
 }
 
 struct CaseOperands<'a, 'c> {
@@ -151,6 +153,13 @@ struct CaseOperands<'a, 'c> {
 impl Operands for CaseOperands<'_, '_> {
     fn device(&self, index: u32) -> i32 {
         self.ctx.devices.ordinal(index)
+    }
+    fn private_dir(&mut self) -> Result<String, String> {
+        let dir = match &mut self.st.handles.private_dir {
+            Some(dir) => dir,
+            none => none.insert(crate::exec::handles::PrivateDir::new()?),
+        };
+        Ok(dir.path().display().to_string())
     }
     fn kernel(&self, k: KernelWord) -> Result<*const c_void, String> {
         Ok(self.ctx.kernels.get(k))
@@ -186,6 +195,9 @@ struct BareOperands;
 impl Operands for BareOperands {
     fn device(&self, index: u32) -> i32 {
         index as i32
+    }
+    fn private_dir(&mut self) -> Result<String, String> {
+        Err("`{tmp}` names the case's directory, which a call without a device does not make".into())
     }
     fn kernel(&self, k: KernelWord) -> Result<*const c_void, String> {
         Err(format!("no kernels without a driver (`{}`)", k.word()))
@@ -270,6 +282,10 @@ fn bytes(
         }
         ArgValue::Kernel(k) => ptr_bytes(operands.kernel(*k)?, size),
         ArgValue::Text(text) => {
+            let text = match text.contains(TMP) {
+                true => text.replace(TMP, &operands.private_dir()?),
+                false => text.clone(),
+            };
             let c = CString::new(text.as_str()).map_err(|_| format!("{text:?} holds a NUL byte"))?;
             let p = c.as_ptr().cast::<c_void>();
             scratch.texts.push(c);
