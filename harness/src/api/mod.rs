@@ -440,7 +440,17 @@ pub fn output_varies(function: &str, param: &str, rust_type: &str) -> bool {
         ("cudaLogsCurrent", "iterator_out"),
         ("cudaDeviceGetPCIBusId", "pciBusId"),
     ];
-    is_address(rust_type) || READINGS.contains(&(function, param))
+    is_address(rust_type)
+        || READINGS.contains(&(function, param))
+        || pointee_struct(rust_type).is_some_and(leads_with_an_address)
+}
+
+/// Whether the first 8 bytes of a struct (what a call's output records as its number: `exec::interpret::call`)
+/// hold an address or a handle: cudaMemsetParams' `dst`, cudaPitchedPtr's `ptr`, a kernel node's `func`.
+fn leads_with_an_address(s: &GenStruct) -> bool {
+    s.fields.iter().filter(|f| f.offset < 8).any(|f| {
+        is_address(&format!("*mut {}", f.rust_type)) || structure(f.rust_type).is_some_and(leads_with_an_address)
+    })
 }
 
 /// Whether an output pointer of this type (`*mut cudaStream_t`, `*mut *mut c_void`) receives an address or a

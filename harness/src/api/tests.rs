@@ -74,3 +74,15 @@ fn notes_and_doc_gaps_are_read_from_the_comments() {
         assert!(f.doc_gap, "{:?}", f.documented);
     }
 }
+
+#[test]
+fn an_output_whose_recorded_number_is_an_address_varies_between_runs() {
+    assert!(output_varies("cudaMalloc", "devPtr", "*mut *mut ::std::os::raw::c_void"));
+    // A struct's number is its first 8 bytes: a pointer there (cudaMemsetParams' dst, cudaPitchedPtr's ptr) varies.
+    assert!(output_varies("cudaGraphMemsetNodeGetParams", "pNodeParams", "*mut cudaMemsetParams"));
+    assert!(output_varies("cudaMalloc3D", "pitchedDevPtr", "*mut cudaPitchedPtr"));
+    assert!(output_varies("cudaGraphKernelNodeGetParams", "pNodeParams", "*mut cudaKernelNodeParams"));
+    // Sizes and counts do not.
+    assert!(!output_varies("cudaArrayGetInfo", "extent", "*mut cudaExtent"));
+    assert!(!output_varies("cudaGetDeviceCount", "count", "*mut ::std::os::raw::c_int"));
+}
