@@ -189,6 +189,30 @@ pub fn structure(name: &str) -> Option<&'static GenStruct> {
     None
 }
 
+/// Field `name` of `layout`, looking through C's anonymous unions and structs (bindgen's `__bindgen_anon_N`, whose
+/// members C names as the struct's own: `cudaGraphNodeParams.memset`): the field and its offset in `layout`.
+pub fn field(layout: &GenStruct, name: &str) -> Option<(usize, &'static generated::GenField)> {
+    if let Some(f) = layout.fields.iter().find(|f| f.name == name) {
+        return Some((f.offset, f));
+    }
+    layout.fields.iter().filter(|f| f.name.starts_with("__bindgen_anon")).find_map(|anon| {
+        let (offset, f) = field(structure(anon.rust_type)?, name)?;
+        Some((anon.offset + offset, f))
+    })
+}
+
+/// The field names a case may write for `layout` (those of its anonymous members in their place).
+pub fn field_names(layout: &GenStruct) -> Vec<&'static str> {
+    layout
+        .fields
+        .iter()
+        .flat_map(|f| match structure(f.rust_type).filter(|_| f.name.starts_with("__bindgen_anon")) {
+            Some(anon) => field_names(anon),
+            None => vec![f.name],
+        })
+        .collect()
+}
+
 /// The struct a pointer parameter points to (`*mut cudaMemLocation`), where it points to one: a `{field=value}`
 /// value for it is that struct, and the pointer points to it.
 pub fn pointee_struct(rust_type: &str) -> Option<&'static GenStruct> {

@@ -86,3 +86,13 @@ fn an_output_whose_recorded_number_is_an_address_varies_between_runs() {
     assert!(!output_varies("cudaArrayGetInfo", "extent", "*mut cudaExtent"));
     assert!(!output_varies("cudaGetDeviceCount", "count", "*mut ::std::os::raw::c_int"));
 }
+
+#[test]
+fn fields_of_anonymous_unions_are_the_structs_own_as_in_c() {
+    let params = structure("cudaGraphNodeParams").expect("cudaGraphNodeParams");
+    let (offset, memset) = field(params, "memset").expect("memset through __bindgen_anon_1");
+    let anon = params.fields.iter().find(|f| f.name.starts_with("__bindgen_anon")).unwrap();
+    assert_eq!((offset, memset.rust_type), (anon.offset, "cudaMemsetParamsV2"));
+    assert!(field_names(params).contains(&"memset") && !field_names(params).iter().any(|n| n.starts_with("__")));
+    assert!(field(params, "nope").is_none());
+}

@@ -680,8 +680,8 @@ impl<'f> CaseParser<'f> {
         while !cur.eat("}") {
             let col = cur.col();
             let name = cur.next("a field name or `}`")?;
-            let Some(field) = st.fields.iter().find(|f| f.name == name) else {
-                let names: Vec<&str> = st.fields.iter().map(|f| f.name).collect();
+            let Some((_, field)) = crate::api::field(st, name) else {
+                let names = crate::api::field_names(st);
                 return Err(diag(
                     self.file,
                     cur.line,

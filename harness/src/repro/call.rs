@@ -184,11 +184,7 @@ fn set(
 fn set_fields(x: &Step, code: &mut Code, base: &str, ty: &str, fields: &[CallArg], tmp: &str) -> Result<(), String> {
     let layout = api::structure(ty).ok_or_else(|| format!("no field table for {ty}"))?;
     for (i, arg) in fields.iter().enumerate() {
-        let field = layout
-            .fields
-            .iter()
-            .find(|f| f.name == arg.name)
-            .ok_or_else(|| format!("{ty} has no field {}", arg.name))?;
+        let (_, field) = api::field(layout, &arg.name).ok_or_else(|| format!("{ty} has no field {}", arg.name))?;
         if field.rust_type.starts_with('[') {
             return Err(format!("{ty}.{} is an array: a reproducer cannot assign it", field.name));
         }

@@ -318,11 +318,7 @@ fn struct_bytes(
     let layout = api::structure(ty).ok_or_else(|| format!("no field table for {ty}"))?;
     let mut out = vec![0u8; layout.size];
     for arg in fields {
-        let field = layout
-            .fields
-            .iter()
-            .find(|f| f.name == arg.name)
-            .ok_or_else(|| format!("{ty} has no field {}", arg.name))?;
+        let (offset, field) = api::field(layout, &arg.name).ok_or_else(|| format!("{ty} has no field {}", arg.name))?;
         let target = Target {
             class: api::classify("", field.name, field.rust_type),
             rust_type: field.rust_type,
@@ -330,8 +326,8 @@ fn struct_bytes(
             pointee_size: 0,
         };
         let value = bytes(operands, &target, &arg.value, scratch)?;
-        let end = (field.offset + field.size).min(out.len());
-        out[field.offset..end].copy_from_slice(&value[..end - field.offset]);
+        let end = (offset + field.size).min(out.len());
+        out[offset..end].copy_from_slice(&value[..end - offset]);
     }
     Ok(out)
 }
