@@ -109,6 +109,7 @@ pub enum Work {
     Memset { buf: usize, byte: u8 },
     HostFunc { snapshot: Option<usize> },
     BatchCopy { dst: usize, src: usize },
+    Copy2D { dst: usize, src: usize },
 }
 
 /// What the update of a captured program should do; op and buffer numbers are taken modulo what the program has.
@@ -214,8 +215,9 @@ fn work() -> impl Strategy<Value = Work> {
         1 => (b(), b(), b()).prop_map(|(a, b, into)| Work::Compare { a, b, into }),
         2 => (b(), b()).prop_map(|(dst, src)| Work::Copy { dst, src }),
         1 => (b(), 1..=255u8).prop_map(|(buf, byte)| Work::Memset { buf, byte }),
-        1 => proptest::option::of(b()).prop_map(|snapshot| Work::HostFunc { snapshot }),
+        2 => proptest::option::of(b()).prop_map(|snapshot| Work::HostFunc { snapshot }),
         1 => (b(), b()).prop_map(|(dst, src)| Work::BatchCopy { dst, src }),
+        1 => (b(), b()).prop_map(|(dst, src)| Work::Copy2D { dst, src }),
     ]
 }
 
@@ -550,6 +552,7 @@ pub fn compact(p: &Program) -> Program {
         Op::Alloc { stream, buf } => Op::Alloc { stream: s(stream), buf: b(buf) },
         Op::Free { stream, buf } => Op::Free { stream: s(stream), buf: b(buf) },
         Op::BatchCopy { stream, dst, src } => Op::BatchCopy { stream: s(stream), dst: b(dst), src: b(src) },
+        Op::Copy2D { stream, dst, src, rows } => Op::Copy2D { stream: s(stream), dst: b(dst), src: b(src), rows },
     };
     let placed = |list: &[u32], kept: &[usize]| -> Vec<u32> {
         if list.is_empty() {
@@ -744,7 +747,21 @@ impl ProgramBuilder {
                 let src = near(src)?;
                 Op::BatchCopy { stream, dst: first(dst, &|c| c != src && reachable(c))?, src }
             }
-            Work::Compare { .. } | Work::Copy { .. } | Work::PeerCopy { .. } | Work::BatchCopy { .. } => return None,
+            // A 2D copy of the whole buffer, between memories its stream's device reaches; never pinned to pinned
+            // (host-synchronous, as for `memcpy-async`).
+            Work::Copy2D { dst, src } if n >= 2 => {
+                let src = near(src)?;
+                let dst = first(dst, &|c| c != src && reachable(c))?;
+                if kinds[src] == BufKind::Pinned && kinds[dst] == BufKind::Pinned {
+                    return None;
+                }
+                Op::Copy2D { stream, dst, src, rows: self.program.buffer_bytes / crate::program::ROW_BYTES }
+            }
+            Work::Compare { .. }
+            | Work::Copy { .. }
+            | Work::PeerCopy { .. }
+            | Work::BatchCopy { .. }
+            | Work::Copy2D { .. } => return None,
         })
     }
 }

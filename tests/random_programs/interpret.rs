@@ -48,7 +48,10 @@ pub fn run(program: &Program, reps: u32, mode: ModelMode) -> Expected {
                         *first = differ as u32;
                     }
                 }
-                Op::Copy { dst, src, .. } | Op::PeerCopy { dst, src, .. } | Op::BatchCopy { dst, src, .. } => {
+                Op::Copy { dst, src, .. }
+                | Op::PeerCopy { dst, src, .. }
+                | Op::BatchCopy { dst, src, .. }
+                | Op::Copy2D { dst, src, .. } => {
                     let words = buffers[src].clone();
                     buffers[dst] = words;
                 }

@@ -21,11 +21,14 @@
 
 use crate::interpret::{self, Expected};
 use crate::model::{after_update, HappensBefore, ModelMode};
-use crate::program::{buffer_name, event_name, label, stream_name, BufKind, Edit, Op, Placement, Program, Update};
+use crate::program::{
+    buffer_name, event_name, label, stream_name, BufKind, Edit, Op, Placement, Program, Update, ROW_BYTES,
+};
 use harness::case::ast::{
     self, CaptureMode, Decl, EventFlags, Expectation, KernelCall, MemKind, NodeKernel, NodeSpec, NodeWord, OpKind,
     Predicate, Requirement, SrcAccessOrder, StreamRef, Target,
 };
+use harness::case::call::{ArgValue, Call, CallArg, ObjectKind};
 
 /// How a program is run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -120,6 +123,30 @@ fn body_op(o: &Op) -> OpKind {
             attrs_at: None,
             three_d: false,
         },
+        Op::Copy2D { stream, dst, src, rows } => OpKind::Call(copy_2d(&b(dst), &b(src), rows, s(stream))),
+    }
+}
+
+/// The 2D copy of a whole buffer (see [`Op::Copy2D`]), as `call cudaMemcpy2DAsync` writes it.
+const COPY_2D: &str = "cudaMemcpy2DAsync";
+
+fn copy_2d(dst: &str, src: &str, rows: u64, stream: StreamRef) -> Call {
+    let arg = |name: &str, value: ArgValue| CallArg { name: name.to_owned(), value };
+    let bytes = |n: u64| ArgValue::Int(i128::from(n));
+    let (kind, value) = ("cudaMemcpyDefault", 4);
+    Call {
+        function: COPY_2D.to_owned(),
+        args: vec![
+            arg("dst", ArgValue::Object(dst.to_owned(), ObjectKind::Buffer)),
+            arg("dpitch", bytes(ROW_BYTES)),
+            arg("src", ArgValue::Object(src.to_owned(), ObjectKind::Buffer)),
+            arg("spitch", bytes(ROW_BYTES)),
+            arg("width", bytes(ROW_BYTES)),
+            arg("height", bytes(rows)),
+            arg("kind", ArgValue::Constant(kind.to_owned(), value)),
+            arg("stream", ArgValue::Stream(stream)),
+        ],
+        unresolved: None,
     }
 }
 
@@ -137,7 +164,7 @@ fn node_kernel(o: &Op) -> NodeSpec {
 pub fn node_word(o: &Op) -> NodeWord {
     match o {
         Op::Fill { .. } | Op::Transform { .. } | Op::Compare { .. } => NodeWord::Kernel,
-        Op::Copy { .. } | Op::PeerCopy { .. } | Op::BatchCopy { .. } => NodeWord::Memcpy,
+        Op::Copy { .. } | Op::PeerCopy { .. } | Op::BatchCopy { .. } | Op::Copy2D { .. } => NodeWord::Memcpy,
         Op::Memset { .. } => NodeWord::Memset,
         Op::HostFunc { .. } => NodeWord::Host,
         Op::Alloc { .. } => NodeWord::MemAlloc,
@@ -598,6 +625,23 @@ pub fn raise(case: &ast::Case) -> Result<Program, String> {
                 three_d: false,
             } if copies.len() == 1 => {
                 Op::BatchCopy { stream: stream(s)?, dst: buf(&copies[0].0)?, src: buf(&copies[0].1)? }
+            }
+            OpKind::Call(call) if call.function == COPY_2D => {
+                let value = |name: &str| call.args.iter().find(|a| a.name == name).map(|a| &a.value);
+                let (Some(ArgValue::Object(dst, _)), Some(ArgValue::Object(src, _)), Some(ArgValue::Stream(s))) =
+                    (value("dst"), value("src"), value("stream"))
+                else {
+                    return Err(format!("a {COPY_2D} without a buffer or a stream: {}", call.text()));
+                };
+                let rows = match value("height") {
+                    Some(ArgValue::Int(n)) => u64::try_from(*n).map_err(|_| format!("height {n}"))?,
+                    other => return Err(format!("a {COPY_2D} height of {other:?}")),
+                };
+                let copy = Op::Copy2D { stream: stream(s)?, dst: buf(dst)?, src: buf(src)?, rows };
+                if OpKind::Call(copy_2d(dst, src, rows, s.clone())) != o.kind {
+                    return Err(format!("a {COPY_2D} other than a whole buffer's rows: {}", call.text()));
+                }
+                copy
             }
             OpKind::Record { event, stream: s, external: false } => match program_event(event) {
                 Some(e) => Op::Record { stream: stream(s)?, event: e },

@@ -314,6 +314,7 @@ fn generator_coverage() -> Result<(), Failed> {
                 has(&|o| matches!(*o, Op::Memset { buf, .. } if p.buffers[buf] == program::BufKind::Pinned)),
             );
             count("host function", has(&|o| matches!(o, Op::HostFunc { .. })));
+            count("2D copy (cudaMemcpy2DAsync)", has(&|o| matches!(o, Op::Copy2D { .. })));
             count("host snapshot", has(&|o| matches!(o, Op::HostFunc { snapshot: Some(_), .. })));
             count("device-to-device copy", has(&|o| copy_kinds(&p, o) == Some((false, false))));
             count("pinned-host copy", has(&|o| matches!(copy_kinds(&p, o), Some((a, b)) if a != b)));

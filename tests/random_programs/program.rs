@@ -152,7 +152,14 @@ pub enum Op {
     /// in the model exactly a `memcpy-async`; the batch API is what differs. Eager-only programs: a capture
     /// refuses it (cudaErrorStreamCaptureUnsupported on the H100, driver 580.159.04).
     BatchCopy { stream: usize, dst: usize, src: usize },
+    // 2D copies.
+    /// `call cudaMemcpy2DAsync` of a whole buffer as `rows` rows of [`ROW_BYTES`] (both pitches the row), kind
+    /// `cudaMemcpyDefault`: in the model exactly a `memcpy-async`; the 2D API and its row geometry are what differ.
+    Copy2D { stream: usize, dst: usize, src: usize, rows: u64 },
 }
+
+/// The row of a [`Op::Copy2D`]: every buffer size the generator picks is a multiple of it.
+pub const ROW_BYTES: u64 = 64;
 
 /// How an op touches a buffer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -175,7 +182,8 @@ impl Op {
             | Op::Wait { stream, .. }
             | Op::Alloc { stream, .. }
             | Op::Free { stream, .. }
-            | Op::BatchCopy { stream, .. } => stream,
+            | Op::BatchCopy { stream, .. }
+            | Op::Copy2D { stream, .. } => stream,
         }
     }
 
@@ -198,9 +206,10 @@ impl Op {
     pub fn writes_whole(&self, buf: usize) -> bool {
         match *self {
             Op::Fill { buf: b, .. } | Op::Memset { buf: b, .. } => b == buf,
-            Op::Copy { dst, src, .. } | Op::PeerCopy { dst, src, .. } | Op::BatchCopy { dst, src, .. } => {
-                dst == buf && src != buf
-            }
+            Op::Copy { dst, src, .. }
+            | Op::PeerCopy { dst, src, .. }
+            | Op::BatchCopy { dst, src, .. }
+            | Op::Copy2D { dst, src, .. } => dst == buf && src != buf,
             _ => false,
         }
     }
@@ -217,9 +226,10 @@ impl Op {
             | Op::Alloc { buf, .. }
             | Op::Free { buf, .. } => vec![w(buf)],
             Op::Compare { a, b, into, .. } => vec![r(a), r(b), w(into)],
-            Op::Copy { dst, src, .. } | Op::PeerCopy { dst, src, .. } | Op::BatchCopy { dst, src, .. } => {
-                vec![r(src), w(dst)]
-            }
+            Op::Copy { dst, src, .. }
+            | Op::PeerCopy { dst, src, .. }
+            | Op::BatchCopy { dst, src, .. }
+            | Op::Copy2D { dst, src, .. } => vec![r(src), w(dst)],
             Op::HostFunc { snapshot, .. } => snapshot.into_iter().map(r).collect(),
             Op::Record { .. } | Op::Wait { .. } => Vec::new(),
         }
@@ -335,7 +345,8 @@ impl Program {
                 | Op::Transform { .. }
                 | Op::Compare { .. }
                 | Op::Memset { .. }
-                | Op::BatchCopy { .. } => {
+                | Op::BatchCopy { .. }
+                | Op::Copy2D { .. } => {
                     if let Some(a) = op.accesses().iter().find(|a| !reachable(a.buf)) {
                         return fail(format!(
                             "touches {} of device {} from device {device}",
@@ -457,12 +468,18 @@ impl Program {
                 Err("a batched copy in a capturable program (a capture refuses cudaMemcpyBatchAsync)".into())
             }
             Op::Compare { a, b, into, .. } if into == a || into == b => Err("compare writes an input".into()),
-            Op::Copy { dst, src, .. } | Op::PeerCopy { dst, src, .. } | Op::BatchCopy { dst, src, .. }
+            Op::Copy { dst, src, .. }
+            | Op::PeerCopy { dst, src, .. }
+            | Op::BatchCopy { dst, src, .. }
+            | Op::Copy2D { dst, src, .. }
                 if dst == src =>
             {
                 Err("copy onto itself".into())
             }
-            Op::Copy { dst, src, .. }
+            Op::Copy2D { rows, .. } if rows * ROW_BYTES != self.buffer_bytes => {
+                Err("a 2D copy that is not the whole buffer".into())
+            }
+            Op::Copy { dst, src, .. } | Op::Copy2D { dst, src, .. }
                 if self.buffers[dst] == BufKind::Pinned && self.buffers[src] == BufKind::Pinned =>
             {
                 Err("pinned-to-pinned copy (host-synchronous)".into())
@@ -539,6 +556,14 @@ impl fmt::Display for Op {
             Op::Alloc { stream, buf } => write!(f, "malloc-async {} on {}", b(buf), s(stream)),
             Op::Free { stream, buf } => write!(f, "free-async {} on {}", b(buf), s(stream)),
             Op::BatchCopy { stream, dst, src } => write!(f, "memcpy-batch {} {} on {}", b(dst), b(src), s(stream)),
+            Op::Copy2D { stream, dst, src, rows } => write!(
+                f,
+                "call cudaMemcpy2DAsync dst={} dpitch={ROW_BYTES} src={} spitch={ROW_BYTES} width={ROW_BYTES} \
+                 height={rows} kind=cudaMemcpyDefault stream={}",
+                b(dst),
+                b(src),
+                s(stream)
+            ),
         }
     }
 }

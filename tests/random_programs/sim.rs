@@ -26,6 +26,7 @@ use harness::case::ast::{
     Case, Decl, Expectation, KernelCall, NodeKernel, NodeSpec, OpKind, Predicate, SrcAccessOrder, StreamRef, Target,
     INITIAL_WORD,
 };
+use harness::case::call::ArgValue;
 use harness::case::print;
 use harness::case::words::Word;
 use harness::record::observations::{
@@ -332,6 +333,17 @@ impl Sim {
                     return Err("cudaErrorStreamCaptureUnsupported".into());
                 }
                 (Action::Copy { dst: copies[0].0.clone(), src: copies[0].1.clone() }, s)
+            }
+            // The random programs' one generic call: a whole-buffer cudaMemcpy2DAsync (program.rs, Op::Copy2D), a
+            // stream-ordered copy, captured as a memcpy node.
+            OpKind::Call(call) if call.function == "cudaMemcpy2DAsync" => {
+                let value = |name: &str| call.args.iter().find(|a| a.name == name).map(|a| &a.value);
+                match (value("dst"), value("src"), value("stream")) {
+                    (Some(ArgValue::Object(dst, _)), Some(ArgValue::Object(src, _)), Some(ArgValue::Stream(s))) => {
+                        (Action::Copy { dst: dst.clone(), src: src.clone() }, s)
+                    }
+                    _ => return Err("cudaErrorInvalidValue".into()),
+                }
             }
             OpKind::HostFunc { stream, snapshot, hold: None } => (Action::Host { snapshot: snapshot.clone() }, stream),
             OpKind::MallocAsync { buf, stream, pool: None } => {
