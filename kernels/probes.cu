@@ -19,6 +19,11 @@ typedef unsigned long uintptr_t;
 #include <cstdint>
 #endif
 
+// A `__device__` variable for the symbol calls (cudaMemcpyToSymbol, cudaGetSymbolAddress, memcpy nodes to and from
+// a symbol): 4 KiB, registered with cudart under this name by kernels/register.c (`symbol=cc_symbol` in a case).
+// External linkage and outside the anonymous namespace, so the compiler keeps it although no kernel touches it.
+__device__ uint32_t cc_symbol[1024];
+
 namespace {
 
 __device__ __forceinline__ uint64_t globaltimer() {

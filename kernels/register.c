@@ -31,6 +31,8 @@ extern void __cudaUnregisterFatBinary(void** handle);
 extern void __cudaRegisterFunction(void** handle, const char* host_fun, char* device_fun, const char* device_name,
                                    int thread_limit, cc_uint3* tid, cc_uint3* bid, cc_dim3* b_dim, cc_dim3* g_dim,
                                    int* w_size);
+extern void __cudaRegisterVar(void** handle, char* host_var, char* device_address, const char* device_name, int ext,
+                              size_t size, int constant, int global);
 
 // The wrapper nvcc emits around a fat binary (__fatBinC_Wrapper_t in fatbinary_section.h): magic, version 1,
 // the image, no file name.
@@ -88,21 +90,30 @@ static void unregister_probes(void) {
     __cudaUnregisterFatBinary(module);
 }
 
-// Registers kernels [first, end) of the tables in the module of `image`.
-static void** register_module(const cc_fatbin_wrapper* image, int first, int end) {
+// The host shadow of the probes' `__device__ uint32_t cc_symbol[1024]`: the address the symbol calls take, as nvcc's
+// host copy of a device variable is (the runtime maps it to the variable in each device's module).
+static unsigned int symbol_shadow[1024];
+
+// Registers kernels [first, end) of the tables in the module of `image`, and with `symbol` the variable.
+static void** register_module(const cc_fatbin_wrapper* image, int first, int end, int symbol) {
     void** handle = __cudaRegisterFatBinary((void*)image);
     for (int i = first; i < end; i++) {
         // thread_limit -1 and null shapes: what nvcc emits for kernels without __launch_bounds__.
         __cudaRegisterFunction(handle, &handles[i], (char*)names[i], names[i], -1, NULL, NULL, NULL, NULL, NULL);
+    }
+    if (symbol) {
+        // ext 0, constant 0, global 0: what nvcc emits for a plain `__device__` variable.
+        __cudaRegisterVar(handle, (char*)symbol_shadow, (char*)"cc_symbol", "cc_symbol", 0, sizeof symbol_shadow, 0,
+                          0);
     }
     __cudaRegisterFatBinaryEnd(handle);
     return handle;
 }
 
 __attribute__((constructor)) static void register_probes(void) {
-    module = register_module(&wrapper, 0, FIRST_CONDITIONAL);
-    conditional_module = register_module(&conditional_wrapper, FIRST_CONDITIONAL, FIRST_DEVICE_LAUNCH);
-    device_launch_module = register_module(&device_launch_wrapper, FIRST_DEVICE_LAUNCH, KERNELS);
+    module = register_module(&wrapper, 0, FIRST_CONDITIONAL, 1);
+    conditional_module = register_module(&conditional_wrapper, FIRST_CONDITIONAL, FIRST_DEVICE_LAUNCH, 0);
+    device_launch_module = register_module(&device_launch_wrapper, FIRST_DEVICE_LAUNCH, KERNELS, 0);
     atexit(unregister_probes);
 }
 
@@ -132,3 +143,4 @@ const unsigned char* cc_device_launch_image_bytes(size_t* len) {
     *len = CC_DEVICE_LAUNCH_IMAGE_BYTES;
     return (const unsigned char*)cc_device_launch_image;
 }
+const void* cc_symbol_host(void) { return symbol_shadow; }

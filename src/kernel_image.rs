@@ -272,6 +272,21 @@ mod tests {
     }
 
     /// The device-launch kernels are built the same way, so an R525 driver is given what it reads there too.
+    /// `symbol=cc_symbol` (the symbol calls' cases) needs the variable in every entry the driver may load: the PTX
+    /// declares it and each cubin names it (a compiler may drop a variable no kernel touches).
+    #[test]
+    fn the_probes_device_variable_is_in_every_entry() {
+        let has = |bytes: &[u8], needle: &[u8]| bytes.windows(needle.len()).any(|w| w == needle);
+        for entry in entries(embedded()).expect("readable") {
+            match entry {
+                Entry::Ptx { arch, text } => {
+                    assert!(has(text, b".global .align 4 .b8 cc_symbol[4096];"), "compute_{arch} PTX lacks it")
+                }
+                Entry::Cubin { arch, elf } => assert!(has(elf, b"cc_symbol"), "the sm_{arch} cubin lacks it"),
+            }
+        }
+    }
+
     #[test]
     fn the_device_launch_image_loads_on_cuda_12_0_drivers() {
         let image = embedded_device_launch();

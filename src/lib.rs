@@ -24,6 +24,7 @@ extern "C" {
     fn cc_kernel_device_launch() -> *const c_void;
     fn cc_kernel_relaunch_self() -> *const c_void;
     fn cc_kernel_current_graph() -> *const c_void;
+    fn cc_symbol_host() -> *const c_void;
 }
 
 /// The GPU code the kernels were compiled to, e.g. `sm_90 + compute_90 PTX` (set with `CUDA_CONFORMANCE_ARCHS`
@@ -59,6 +60,7 @@ pub fn kernel_table() -> harness::device::kernels::KernelTable {
             device_launch: cc_kernel_device_launch(),
             relaunch_self: cc_kernel_relaunch_self(),
             current_graph: cc_kernel_current_graph(),
+            symbol: cc_symbol_host(),
         }
     }
 }

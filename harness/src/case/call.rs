@@ -26,6 +26,9 @@ words! {
 /// removed at cleanup, the reproducer's when it exits.
 pub const TMP: &str = "{tmp}";
 
+/// A symbol parameter's value: the probe kernels' `__device__ uint32_t cc_symbol[1024]` (kernels/probes.cu).
+pub const PROBE_SYMBOL: &str = "cc_symbol";
+
 /// The declared objects an argument may name, by the kind its parameter's type asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ObjectKind {
@@ -55,6 +58,8 @@ pub enum ArgValue {
     },
     /// A probe kernel (a function parameter): its host stub.
     Kernel(KernelWord),
+    /// [`PROBE_SYMBOL`] (a symbol parameter): the probes' device variable, by its registered host address.
+    Symbol,
     /// A name or a path (a `const char *` parameter), as written; [`TMP`] in it names a directory of the case's own.
     Text(String),
     /// `{field=value ...}`: a struct, by value or pointed to; fields not named are zero.
@@ -154,6 +159,7 @@ pub fn value_text(value: &ArgValue) -> String {
         ArgValue::Object(name, _) | ArgValue::Node(name) | ArgValue::Text(name) => name.clone(),
         ArgValue::Output { label, param } => format!("{label}.{param}"),
         ArgValue::Kernel(k) => k.word().to_owned(),
+        ArgValue::Symbol => PROBE_SYMBOL.to_owned(),
         ArgValue::Fields(fields) => {
             let inner: Vec<String> = fields.iter().map(arg_text).collect();
             format!("{{{}}}", inner.join(" "))

@@ -653,6 +653,10 @@ impl<'f> CaseParser<'f> {
             C::Handle(t) if t == "cudaGraphNode_t" => ArgValue::Node(cur.ident("a node label")?),
             C::Memory | C::UserData => ArgValue::Object(cur.ident("a buffer")?, ObjectKind::Buffer),
             C::Function => ArgValue::Kernel(cur.word()?),
+            C::Symbol if word == crate::case::call::PROBE_SYMBOL => {
+                cur.pos += 1;
+                ArgValue::Symbol
+            }
             C::Text => {
                 cur.pos += 1;
                 ArgValue::Text(word.to_owned())

@@ -63,6 +63,9 @@ pub struct KernelTable {
     pub device_launch: *const c_void,
     pub relaunch_self: *const c_void,
     pub current_graph: *const c_void,
+    /// The probes' `__device__ uint32_t cc_symbol[1024]` by its registered host address: what `symbol=cc_symbol`
+    /// passes to the symbol calls.
+    pub symbol: *const c_void,
 }
 
 impl KernelTable {

@@ -469,6 +469,7 @@ fn null_kernels() -> KernelTable {
         device_launch: null,
         relaunch_self: null,
         current_graph: null,
+        symbol: null,
     }
 }
 

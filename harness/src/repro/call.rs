@@ -160,6 +160,8 @@ fn set(
             code.need(format!("run.output({}, &{lhs}, sizeof {lhs}, op)", cstr(&format!("{label}.{param}"))));
         }
         ArgValue::Kernel(k) => assign(code, crate::repro::decls::kernel_symbol(*k).to_owned()),
+        // The probes' source is in the program (the shared header): nvcc made the host shadow of its variable.
+        ArgValue::Symbol => assign(code, format!("(const void*)&{}", crate::case::call::PROBE_SYMBOL)),
         ArgValue::Text(text) if text.contains(TMP) => assign(code, format!("cc::tmp_path({})", cstr(text))),
         ArgValue::Text(text) => assign(code, cstr(text)),
         ArgValue::Fields(fields) => match class {

@@ -137,6 +137,8 @@ trait Operands {
     /// The ordinal of the case's device `index`.
     fn device(&self, index: u32) -> i32;
     fn kernel(&self, k: KernelWord) -> Result<*const c_void, String>;
+    /// The probes' device variable (`cc_symbol`), by its registered host address.
+    fn symbol(&self) -> Result<*const c_void, String>;
     fn stream(&self, s: &StreamRef) -> Result<*const c_void, String>;
     fn object(&self, name: &str, kind: ObjectKind) -> Result<*const c_void, String>;
     fn node(&self, label: &str) -> Result<*const c_void, String>;
@@ -163,6 +165,9 @@ impl Operands for CaseOperands<'_, '_> {
     }
     fn kernel(&self, k: KernelWord) -> Result<*const c_void, String> {
         Ok(self.ctx.kernels.get(k))
+    }
+    fn symbol(&self) -> Result<*const c_void, String> {
+        Ok(self.ctx.kernels.symbol)
     }
     fn stream(&self, s: &StreamRef) -> Result<*const c_void, String> {
         Ok(self.st.stream(s)?.cast())
@@ -201,6 +206,9 @@ impl Operands for BareOperands {
     }
     fn kernel(&self, k: KernelWord) -> Result<*const c_void, String> {
         Err(format!("no kernels without a driver (`{}`)", k.word()))
+    }
+    fn symbol(&self) -> Result<*const c_void, String> {
+        Err("no kernel module without a driver (`cc_symbol`)".into())
     }
     fn stream(&self, s: &StreamRef) -> Result<*const c_void, String> {
         match s {
@@ -281,6 +289,7 @@ fn bytes(
             v
         }
         ArgValue::Kernel(k) => ptr_bytes(operands.kernel(*k)?, size),
+        ArgValue::Symbol => ptr_bytes(operands.symbol()?, size),
         ArgValue::Text(text) => {
             let text = match text.contains(TMP) {
                 true => text.replace(TMP, &operands.private_dir()?),
