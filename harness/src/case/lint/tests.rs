@@ -543,4 +543,14 @@ fn same_code() {
 ",
     );
     assert!(any.iter().all(|w| w.rule != LintRule::NeverHolds), "{any:?}");
+    // Nor is `L returned CODE` of such an operation decided by its list.
+    let any = lint_case(
+        "cudaGetLastError returns the failed call's code.",
+        "
+  stream s blocking
+  bad:  launch spin on s block 2048 => any
+  variant config: bad returned cudaErrorInvalidConfiguration | value: bad returned cudaErrorInvalidValue
+",
+    );
+    assert!(any.iter().all(|w| w.rule != LintRule::NeverHolds), "{any:?}");
 }
