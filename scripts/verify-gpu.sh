@@ -2,9 +2,9 @@
 # One GPU host's check of a commit, from the bundle's parent folder (the repository root on the device machine):
 # the `cargo test` binaries on the GPU (bundle/run-tests.sh: the smoke test, every case as a trial, the random
 # programs), and the areas in $BOTH_AREAS (default host-functions/) by both executors, their reproducers compiled
-# here with the host's nvcc while the tests run; with FULL=1 also the full suite (`run`, a report); then the whole
-# suite under compute-sanitizer (scripts/sanitizer/suite-gpu.sh, the tools one after another, each tool's totals
-# printed): memcheck and synccheck by default, all four with SANITIZERS=all (racecheck and initcheck in 4 shards
+# here with the host's nvcc while the tests run; with FULL=1 also the full suite (`run`, a report; FULL=2 twice and
+# compared); then the whole suite under compute-sanitizer (scripts/sanitizer/suite-gpu.sh, the tools one after
+# another, each tool's totals printed): memcheck and synccheck by default, all four with SANITIZERS=all (racecheck and initcheck in 4 shards
 # each), none with SANITIZERS=none (on an H100: synccheck 55 s, memcheck about 90 s; the device's 10-minute command
 # limit may call for the sanitizers in a command of their own: docs/running.md). Logs and reports go to
 # $OUT/verify.tar.gz.
@@ -25,9 +25,16 @@ for a in $areas; do
   timeout 200 "$C" run "$a" --no-figures --executor both --repro-dir "$W/repro/bin" --report "$R/both-$n.json.gz" > "$R/both-$n.log" 2>&1
   echo "both $a rc=$? $(( $(date +%s) - t0 )) s"; grep -a -i "agree" "$R/both-$n.log" | tail -3
 done
-if [ "${FULL:-0}" = 1 ]; then
-  t0=$(date +%s); timeout 170 "$C" run --report "$R/full.json.gz" > "$R/full.log" 2>&1
-  echo "full run rc=$? $(( $(date +%s) - t0 )) s: $(grep -a 'cases on' "$R/full.log" | head -1 | cut -c1-40)"
+# FULL=1: the full suite once; FULL=2: twice, and `compare` of the two (identical verdicts is what the issues ask).
+# Every case keeps its trace (`--trace all`), so `rejudge` can later judge a case fix against this run.
+full=${FULL:-0}
+for n in $(seq 1 "$full"); do
+  t0=$(date +%s); timeout 170 "$C" run --trace all --report "$R/full$n.json.gz" > "$R/full$n.log" 2>&1
+  echo "full run $n rc=$? $(( $(date +%s) - t0 )) s: $(grep -a 'cases on' "$R/full$n.log" | head -1 | cut -c1-40)"
+done
+if [ "$full" -ge 2 ]; then
+  "$C" compare "$R/full1.json.gz" "$R/full2.json.gz" > "$R/compare-full.txt" 2>&1
+  echo "compare full1 full2 rc=$?"; head -20 "$R/compare-full.txt"
 fi
 case "${SANITIZERS:-default}" in
   default) tools="memcheck synccheck" ;;
