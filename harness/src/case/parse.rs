@@ -632,6 +632,16 @@ impl<'f> CaseParser<'f> {
             cur.pos += 1;
             return Ok(ArgValue::Constant(word.to_owned(), value));
         }
+        // An output written into a declared buffer (`numEdges=cnt`): its initial contents are the call's input where
+        // the parameter is in/out, and `BUF[I] == V` reads what the call wrote.
+        let declared_buffer = self.case.decls.iter().any(|d| match d {
+            Decl::Buffer { name, .. } | Decl::Slice { name, .. } => name == word,
+            _ => false,
+        });
+        if *class == C::Out && declared_buffer {
+            cur.pos += 1;
+            return Ok(ArgValue::Object(word.to_owned(), ObjectKind::Buffer));
+        }
         if word.starts_with(|c: char| c.is_ascii_digit() || c == '-') {
             cur.pos += 1;
             let number = parse_size(word)

@@ -776,3 +776,14 @@ fn tmp_and_what_follows_it_without_a_space_is_one_text_argument() {
     let spaced = text.replace("{tmp}/a.dot", "{tmp} /a.dot");
     assert!(super::parse::parse_file("t.case", &spaced).is_err());
 }
+
+#[test]
+fn an_output_parameter_may_name_a_declared_buffer() {
+    let text = "case t/a\n  rule: r\n  source: s\n  graph g\n  buffer n pinned 16\n  create g\n  e: call cudaGraphGetEdges graph=g numEdges=n\nend\n";
+    let file = super::parse::parse_file("t.case", text).unwrap();
+    let OpKind::Call(call) = &file.cases[0].script[1].kind else { panic!() };
+    let arg = call.args.iter().find(|a| a.name == "numEdges").unwrap();
+    assert_eq!(arg.value, crate::case::call::ArgValue::Object("n".into(), crate::case::call::ObjectKind::Buffer));
+    // A name nothing declares is not a value of an output.
+    assert!(super::parse::parse_file("t.case", &text.replace("numEdges=n", "numEdges=m")).is_err());
+}
