@@ -477,6 +477,13 @@ fn leads_with_an_address(s: &GenStruct) -> bool {
     })
 }
 
+/// Whether an output pointer of this type (`*mut c_char`: cudaDeviceGetPCIBusId's `pciBusId`, cudaFuncGetName's
+/// buffer is `*mut *const c_char`, not this) receives a NUL-terminated text, kept whole for a later call's text
+/// argument (`L.param`) rather than as one byte.
+pub fn is_text_output(rust_type: &str) -> bool {
+    rust_type.strip_prefix("*mut ").is_some_and(|t| !t.trim().starts_with('*') && t.trim().ends_with("c_char"))
+}
+
 /// Whether an output pointer of this type (`*mut cudaStream_t`, `*mut *mut c_void`) receives an address or a
 /// handle, which no two runs share, rather than a number.
 pub fn is_address(rust_type: &str) -> bool {

@@ -96,3 +96,13 @@ fn fields_of_anonymous_unions_are_the_structs_own_as_in_c() {
     assert!(field_names(params).contains(&"memset") && !field_names(params).iter().any(|n| n.starts_with("__")));
     assert!(field(params, "nope").is_none());
 }
+
+#[test]
+fn a_char_output_is_a_text_and_a_pointer_to_one_is_not() {
+    let pci = function("cudaDeviceGetPCIBusId").unwrap().callable.unwrap();
+    let rust_type = pci.params.iter().find(|p| p.name == "pciBusId").unwrap().rust_type;
+    assert!(is_text_output(rust_type), "{rust_type}");
+    let name = function("cudaFuncGetName").unwrap().callable.unwrap();
+    assert!(!is_text_output(name.params.iter().find(|p| p.name == "name").unwrap().rust_type));
+    assert!(!is_text_output("*mut ::std::os::raw::c_int"));
+}

@@ -31,7 +31,12 @@ pub fn call(x: &Step, call: &Call) -> Result<Code, String> {
         }
         if is_out {
             let varies = api::output_varies(&row.name, param.name, rust_type);
-            outputs.push((param.name, var.clone(), param.pointee_size.clamp(1, OUT_BYTES), varies));
+            // A text is kept up to and with its NUL, as the executor keeps it.
+            let size = match api::is_text_output(rust_type) {
+                true => format!("strnlen((const char*){var}, {OUT_BYTES}) + 1"),
+                false => param.pointee_size.clamp(1, OUT_BYTES).to_string(),
+            };
+            outputs.push((param.name, var.clone(), size, varies));
         }
         args.push(var);
     }
@@ -41,8 +46,7 @@ pub fn call(x: &Step, call: &Call) -> Result<Code, String> {
         code.call("    std::string outs;");
         for (name, var, size, varies) in &outputs {
             code.call(format!(
-                "    {{ unsigned long long v = 0; memcpy(&v, (const void*){var}, {}); outs += std::string(outs.empty() ? \"\" : \",\") + \"{{\\\"param\\\":\\\"{name}\\\",\\\"value\\\":\" + std::to_string(v) + \",\\\"varies\\\":{varies}}}\"; }}",
-                size.min(&8)
+                "    {{ unsigned long long v = 0; memcpy(&v, (const void*){var}, std::min<size_t>({size}, 8)); outs += std::string(outs.empty() ? \"\" : \",\") + \"{{\\\"param\\\":\\\"{name}\\\",\\\"value\\\":\" + std::to_string(v) + \",\\\"varies\\\":{varies}}}\"; }}",
             ));
         }
         code.call("    op.value = \"{\\\"outputs\\\":[\" + outs + \"]}\";");
@@ -155,6 +159,9 @@ fn set(
         ArgValue::Node(label) => {
             let (n, _) = dependencies(x, code, &format!("{tmp}node"), std::slice::from_ref(label));
             assign(code, format!("{n}[0]"));
+        }
+        ArgValue::Output { label, param } if *class == ParamClass::Text => {
+            code.need(format!("run.output_text({}, &{lhs}, op)", cstr(&format!("{label}.{param}"))));
         }
         ArgValue::Output { label, param } => {
             code.need(format!("run.output({}, &{lhs}, sizeof {lhs}, op)", cstr(&format!("{label}.{param}"))));

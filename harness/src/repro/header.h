@@ -1064,6 +1064,17 @@ struct Run {
         memcpy(dst, it->second.data(), it->second.size() < size ? it->second.size() : size);
         return true;
     }
+    // A text an earlier call wrote (kept with its NUL), as a later call's `const char *` argument.
+    bool output_text(const std::string& key, const char** dst, Op& op) {
+        auto it = call_outputs.find(key);
+        if (it == call_outputs.end()) {
+            op.skip(key + " was not written (its call failed or did not run)");
+            return false;
+        }
+        if (it->second.empty() || it->second.back() != 0) it->second.push_back(0);
+        *dst = (const char*)it->second.data();
+        return true;
+    }
     static int device_count() {
         int n = 0;
         cudaGetDeviceCount(&n);

@@ -97,7 +97,11 @@ pub(super) fn call(x: Step, call: &Call) -> Result<(), String> {
         for (name, ptr, size, varies) in &outputs {
             let size = (*size).clamp(1, OUT_BYTES);
             // SAFETY: ptr is a scratch block of OUT_BYTES bytes.
-            let written = unsafe { std::slice::from_raw_parts(ptr.cast::<u8>(), size) }.to_vec();
+            let block = unsafe { std::slice::from_raw_parts(ptr.cast::<u8>(), OUT_BYTES) };
+            let text = api::is_text_output(param_type(row, name));
+            // A text is kept up to and with its NUL (what a later call's text argument passes).
+            let size = if text { block.iter().position(|&b| b == 0).map_or(OUT_BYTES, |n| n + 1) } else { size };
+            let written = block[..size].to_vec();
             values.push(CallOutput { param: (*name).to_owned(), value: number(&written), varies: *varies });
             if let Some(label) = label {
                 st.handles.call_outputs.insert(format!("{label}.{name}"), written);
@@ -283,6 +287,15 @@ fn bytes(
         ArgValue::Stream(s) => ptr_bytes(operands.stream(s)?, size),
         ArgValue::Object(name, kind) => ptr_bytes(operands.object(name, *kind)?, size),
         ArgValue::Node(label) => ptr_bytes(operands.node(label)?, size),
+        // A text an earlier call wrote (`pciBusId=b.pciBusId`): a pointer to it, up to its NUL.
+        ArgValue::Output { label, param } if target.class == ParamClass::Text => {
+            let written = operands.output(&format!("{label}.{param}"))?;
+            let text = written.split(|&b| b == 0).next().unwrap_or_default().to_vec();
+            let c = CString::new(text).map_err(|_| format!("{label}.{param} holds no text"))?;
+            let p = c.as_ptr().cast::<c_void>();
+            scratch.texts.push(c);
+            ptr_bytes(p, size)
+        }
         ArgValue::Output { label, param } => {
             let mut v = operands.output(&format!("{label}.{param}"))?;
             v.resize(size, 0);
@@ -339,4 +352,9 @@ fn struct_bytes(
         out[offset..end].copy_from_slice(&value[..end - offset]);
     }
     Ok(out)
+}
+
+/// The Rust type of `row`'s parameter `name` (empty where the bindings lack it).
+fn param_type(row: &api::ApiFunction, name: &str) -> &'static str {
+    row.callable.and_then(|g| g.params.iter().find(|p| p.name == name)).map_or("", |p| p.rust_type)
 }
