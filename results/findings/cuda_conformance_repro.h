@@ -29,6 +29,7 @@ extern "C" cudaError_t CUDARTAPI cudaProfilerStop(void);
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <filesystem>
 #include <functional>
 #include <future>
 #include <map>
@@ -69,6 +70,11 @@ typedef unsigned long uintptr_t;
 #else
 #include <cstdint>
 #endif
+
+// A `__device__` variable for the symbol calls (cudaMemcpyToSymbol, cudaGetSymbolAddress, memcpy nodes to and from
+// a symbol): 4 KiB, registered with cudart under this name by kernels/register.c (`symbol=cc_symbol` in a case).
+// External linkage and outside the anonymous namespace, so the compiler keeps it although no kernel touches it.
+__device__ uint32_t cc_symbol[1024];
 
 namespace {
 
@@ -1164,6 +1170,40 @@ inline void setenv_with_uuid(int argc, char** argv, const char* name, const char
     setenv(name, filled.c_str(), 1);
 }
 
+// ---- `{tmp}` in a text argument: a directory of this program's own (mkdtemp, mode 0700), removed at exit.
+
+inline const std::string& private_dir() {
+    static std::string dir = [] {
+        const char* base = getenv("TMPDIR");
+        std::string templ = std::string(base != nullptr && *base != 0 ? base : "/tmp") + "/cuda-conformance-XXXXXX";
+        std::vector<char> buf(templ.begin(), templ.end());
+        buf.push_back(0);
+        if (mkdtemp(buf.data()) == nullptr) {
+            fprintf(stderr, "mkdtemp %s: %s\n", templ.c_str(), strerror(errno));
+            return std::string("/nonexistent-cuda-conformance-private-dir");
+        }
+        std::string made(buf.data());
+        static std::string removed = made;
+        atexit([] {
+            std::error_code ignored;
+            std::filesystem::remove_all(removed, ignored);
+        });
+        return made;
+    }();
+    return dir;
+}
+
+// `text` with every `{tmp}` replaced by private_dir(); the string lives as long as the program.
+inline const char* tmp_path(const char* text) {
+    static std::deque<std::string> kept;
+    std::string filled = text;
+    for (size_t at = filled.find("{tmp}"); at != std::string::npos; at = filled.find("{tmp}", at)) {
+        filled.replace(at, 5, private_dir());
+    }
+    kept.push_back(filled);
+    return kept.back().c_str();
+}
+
 // ---- One script operation as it ran (harness::record::observations::OpRecord).
 
 struct OpInfo {
@@ -1371,6 +1411,17 @@ struct Run {
         }
         memset(dst, 0, size);
         memcpy(dst, it->second.data(), it->second.size() < size ? it->second.size() : size);
+        return true;
+    }
+    // A text an earlier call wrote (kept with its NUL), as a later call's `const char *` argument.
+    bool output_text(const std::string& key, const char** dst, Op& op) {
+        auto it = call_outputs.find(key);
+        if (it == call_outputs.end()) {
+            op.skip(key + " was not written (its call failed or did not run)");
+            return false;
+        }
+        if (it->second.empty() || it->second.back() != 0) it->second.push_back(0);
+        *dst = (const char*)it->second.data();
         return true;
     }
     static int device_count() {

@@ -45,8 +45,13 @@ pub fn call(x: &Step, call: &Call) -> Result<Code, String> {
     if !outputs.is_empty() {
         code.call("    std::string outs;");
         for (name, var, size, varies) in &outputs {
+            // The first (up to) 8 bytes: a number where the size is known here, else the text's length at run time.
+            let first = match size.parse::<usize>() {
+                Ok(n) => n.min(8).to_string(),
+                Err(_) => format!("std::min<size_t>({size}, 8)"),
+            };
             code.call(format!(
-                "    {{ unsigned long long v = 0; memcpy(&v, (const void*){var}, std::min<size_t>({size}, 8)); outs += std::string(outs.empty() ? \"\" : \",\") + \"{{\\\"param\\\":\\\"{name}\\\",\\\"value\\\":\" + std::to_string(v) + \",\\\"varies\\\":{varies}}}\"; }}",
+                "    {{ unsigned long long v = 0; memcpy(&v, (const void*){var}, {first}); outs += std::string(outs.empty() ? \"\" : \",\") + \"{{\\\"param\\\":\\\"{name}\\\",\\\"value\\\":\" + std::to_string(v) + \",\\\"varies\\\":{varies}}}\"; }}",
             ));
         }
         code.call("    op.value = \"{\\\"outputs\\\":[\" + outs + \"]}\";");
