@@ -33,9 +33,12 @@ pub fn trials(fx: &Arc<LazyFixture>) -> Vec<Trial> {
     let has_repro = cli().is_some_and(|exe| {
         std::process::Command::new(exe).args(["repro", "--help"]).output().is_ok_and(|o| o.status.success())
     });
+    // The committed pages are what a build against the pinned 13.x header writes; a 12.x build writes other
+    // reproducers (its calls of 13.0-only functions are unresolved), so it cannot check them.
+    let other_header = harness::api::header_version().is_some_and(|v| v / 1000 != 13);
     trials.push(
         Trial::test("cli/findings-pages-are-current", findings_pages_current)
-            .with_ignored_flag(!has_repro || no_results),
+            .with_ignored_flag(!has_repro || no_results || other_header),
     );
     trials
 }

@@ -774,7 +774,8 @@ fn tmp_and_what_follows_it_without_a_space_is_one_text_argument() {
     assert_eq!(path.value, crate::case::call::ArgValue::Text("{tmp}/a.dot".into()));
     // With a space after the braces it is not one path: `{` would start a struct, which a text parameter has not.
     let spaced = text.replace("{tmp}/a.dot", "{tmp} /a.dot");
-    assert!(super::parse::parse_file("t.case", &spaced).is_err());
+    let (line, message) = call_error(super::parse::parse_file("t.case", &spaced));
+    assert_eq!(line, 6, "{message}");
 }
 
 #[test]
@@ -785,5 +786,6 @@ fn an_output_parameter_may_name_a_declared_buffer() {
     let arg = call.args.iter().find(|a| a.name == "numEdges").unwrap();
     assert_eq!(arg.value, crate::case::call::ArgValue::Object("n".into(), crate::case::call::ObjectKind::Buffer));
     // A name nothing declares is not a value of an output.
-    assert!(super::parse::parse_file("t.case", &text.replace("numEdges=n", "numEdges=m")).is_err());
+    let (line, message) = call_error(super::parse::parse_file("t.case", &text.replace("numEdges=n", "numEdges=m")));
+    assert!(message.contains("`m`"), "line {line}: {message}");
 }
