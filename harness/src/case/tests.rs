@@ -765,13 +765,17 @@ fn call_error(parsed: Result<CaseFile, Vec<Diagnostic>>) -> (u32, String) {
     (case.positions.op_lines[i], call.unresolved.clone().unwrap().0)
 }
 
+/// The value of argument `name` of the second operation (a `call`) of the one case in `text`.
+fn second_call_arg(text: &str, name: &str) -> crate::case::call::ArgValue {
+    let file = super::parse::parse_file("t.case", text).unwrap();
+    let OpKind::Call(call) = &file.cases[0].script[1].kind else { panic!("{:?}", file.cases[0].script[1]) };
+    call.args.iter().find(|a| a.name == name).unwrap_or_else(|| panic!("no argument {name}")).value.clone()
+}
+
 #[test]
 fn tmp_and_what_follows_it_without_a_space_is_one_text_argument() {
     let text = "case t/a\n  rule: r\n  source: s\n  graph g\n  create g\n  ok: call cudaGraphDebugDotPrint graph=g path={tmp}/a.dot flags=0\nend\n";
-    let file = super::parse::parse_file("t.case", text).unwrap();
-    let OpKind::Call(call) = &file.cases[0].script[1].kind else { panic!() };
-    let path = call.args.iter().find(|a| a.name == "path").unwrap();
-    assert_eq!(path.value, crate::case::call::ArgValue::Text("{tmp}/a.dot".into()));
+    assert_eq!(second_call_arg(text, "path"), crate::case::call::ArgValue::Text("{tmp}/a.dot".into()));
     // With a space after the braces it is not one path: `{` would start a struct, which a text parameter has not.
     let spaced = text.replace("{tmp}/a.dot", "{tmp} /a.dot");
     let (line, message) = call_error(super::parse::parse_file("t.case", &spaced));
@@ -781,10 +785,8 @@ fn tmp_and_what_follows_it_without_a_space_is_one_text_argument() {
 #[test]
 fn an_output_parameter_may_name_a_declared_buffer() {
     let text = "case t/a\n  rule: r\n  source: s\n  graph g\n  buffer n pinned 16\n  create g\n  e: call cudaGraphGetEdges graph=g numEdges=n\nend\n";
-    let file = super::parse::parse_file("t.case", text).unwrap();
-    let OpKind::Call(call) = &file.cases[0].script[1].kind else { panic!() };
-    let arg = call.args.iter().find(|a| a.name == "numEdges").unwrap();
-    assert_eq!(arg.value, crate::case::call::ArgValue::Object("n".into(), crate::case::call::ObjectKind::Buffer));
+    let buffer = crate::case::call::ArgValue::Object("n".into(), crate::case::call::ObjectKind::Buffer);
+    assert_eq!(second_call_arg(text, "numEdges"), buffer);
     // A name nothing declares is not a value of an output.
     let (line, message) = call_error(super::parse::parse_file("t.case", &text.replace("numEdges=n", "numEdges=m")));
     assert!(message.contains("`m`"), "line {line}: {message}");

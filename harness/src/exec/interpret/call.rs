@@ -69,7 +69,7 @@ pub(super) fn call(x: Step, call: &Call) -> Result<(), String> {
     let (row, caller) = resolve(call)?;
     let mut scratch = Scratch::default();
     let mut args = Args::default();
-    let mut outputs: Vec<(&str, *mut c_void, usize, bool)> = Vec::new();
+    let mut outputs: Vec<(&str, *mut c_void, usize, bool, bool)> = Vec::new();
     for param in &row.params {
         let target = Target::of(param, caller);
         let given = call.args.iter().find(|a| a.name == param.name).map(|a| &a.value);
@@ -84,6 +84,7 @@ pub(super) fn call(x: Step, call: &Call) -> Result<(), String> {
                 pointer_of(&value),
                 param.pointee_size,
                 api::output_varies(&row.name, param.name, target.rust_type),
+                api::is_text_output(target.rust_type),
             ));
         }
         args.bytes.push(value);
@@ -94,13 +95,14 @@ pub(super) fn call(x: Step, call: &Call) -> Result<(), String> {
     if ok {
         let label = op.label.as_deref();
         let mut values = Vec::new();
-        for (name, ptr, size, varies) in &outputs {
-            let size = (*size).clamp(1, OUT_BYTES);
+        for (name, ptr, size, varies, text) in &outputs {
             // SAFETY: ptr is a scratch block of OUT_BYTES bytes.
             let block = unsafe { std::slice::from_raw_parts(ptr.cast::<u8>(), OUT_BYTES) };
-            let text = api::is_text_output(param_type(row, name));
             // A text is kept up to and with its NUL (what a later call's text argument passes).
-            let size = if text { block.iter().position(|&b| b == 0).map_or(OUT_BYTES, |n| n + 1) } else { size };
+            let size = match text {
+                true => block.iter().position(|&b| b == 0).map_or(OUT_BYTES, |n| n + 1),
+                false => (*size).clamp(1, OUT_BYTES),
+            };
             let written = block[..size].to_vec();
             values.push(CallOutput { param: (*name).to_owned(), value: number(&written), varies: *varies });
             if let Some(label) = label {
@@ -352,9 +354,4 @@ fn struct_bytes(
         out[offset..end].copy_from_slice(&value[..end - offset]);
     }
     Ok(out)
-}
-
-/// The Rust type of `row`'s parameter `name` (empty where the bindings lack it).
-fn param_type(row: &api::ApiFunction, name: &str) -> &'static str {
-    row.callable.and_then(|g| g.params.iter().find(|p| p.name == name)).map_or("", |p| p.rust_type)
 }
