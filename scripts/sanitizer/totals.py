@@ -5,8 +5,8 @@ usage: totals.py TOOL BASELINE REPORT [REPORT ...]
 
 Prints one line: the cases, their verdicts, the errors the tool printed (intended and not), the timeouts and crashes,
 and the fails that are not known findings: a case the BASELINE file (or any *.txt file of the BASELINE folder) lists as
-`fail` for the report's GPU, driver and runtime (its section `[GPU | driver D | runtime R]`, as `cuda-conformance
-baseline bless` writes it) is a known finding; any other fail is not. Then one line per case that is not clean. Exit 0 only when the tool is clean: every
+`fail` or `crash` for the report's GPU, driver and runtime (its section `[GPU | driver D | runtime R]`, as `cuda-conformance
+baseline bless` writes it) is a known finding when the case ends that way again; any other fail or crash is not. Then one line per case that is not clean. Exit 0 only when the tool is clean: every
 shard's report is complete, no unintended error, no timeout, no crash, no flake, no fail besides the known findings.
 Reports may be gzipped. Standard library only: it runs on the GPU host, which has no Rust.
 """
@@ -27,21 +27,22 @@ def read(path):
 
 
 def known_fails(baseline_path, provenance):
-    """The ids the baseline lists as `fail` in the section of this GPU, driver and runtime, and the section's key."""
+    """The ids the baseline lists as `fail` or `crash` in the section of this GPU, driver and runtime (id -> that
+    verdict), and the section's key."""
     driver = provenance.get("driver_release") or ""
     if driver in ("", "unknown"):
         driver = provenance.get("driver_version", "")
     key = f"{provenance.get('gpu_name', '')} | driver {driver} | runtime {provenance.get('runtime_version', '')}"
     files = sorted(glob.glob(os.path.join(baseline_path, "*.txt"))) if os.path.isdir(baseline_path) else [baseline_path]
-    section, fails = None, set()
+    section, fails = None, {}
     for line in (line for path in files for line in open(path)):
         line = line.strip()
         if line.startswith("[") and line.endswith("]"):
             section = line[1:-1].strip()
         elif line and not line.startswith("#") and section == key:
             words = line.split()
-            if len(words) >= 2 and words[1] == "fail":
-                fails.add(words[0])
+            if len(words) >= 2 and words[1] in ("fail", "crash"):
+                fails[words[0]] = words[1]
     return key, fails
 
 
@@ -74,18 +75,18 @@ def main(argv):
             unintended += len(bad)
             if bad:
                 problems.append(f"{c['id']}: {len(bad)} unintended error(s), the first: {bad[0]['headline']}")
-            elif kind in FAILURES and not (kind == "fail" and c["id"] in known):
+            elif kind in FAILURES and known.get(c["id"]) != kind:
                 message = (c["verdict"].get("messages") or [""])[0]
                 problems.append(f"{c['id']}: {kind}: {message[:200]}")
-    known_seen = sorted(c["id"] for r in reports for c in r["cases"] if c["verdict"]["kind"] == "fail" and c["id"] in known)
+    known_seen = sorted(c["id"] for r in reports for c in r["cases"] if known.get(c["id"]) == c["verdict"]["kind"])
     unknown_fails = sum(1 for p in problems if ": fail:" in p)
     wall = max((r.get("wall_ms") or 0) for r in reports) / 1000
     clean = not problems and not incomplete
     print(
         f"{tool}: {'clean' if clean else 'NOT CLEAN'}: {sum(kinds.values())} cases in {len(reports)} report(s) "
         f"(longest {wall:.1f} s): {kinds['pass']} pass, {kinds['variant']} variant, "
-        f"{kinds['not-supported']} not-supported, {kinds['fail']} fail ({len(known_seen)} known finding(s)), "
-        f"{kinds['timeout']} timeout, {kinds['crash']} crash, {kinds['flake']} flake; errors printed by the tool: "
+        f"{kinds['not-supported']} not-supported, {kinds['fail']} fail, "
+        f"{kinds['timeout']} timeout, {kinds['crash']} crash, {kinds['flake']} flake ({len(known_seen)} known finding(s) among the fails and crashes); errors printed by the tool: "
         f"{intended + unintended} ({intended} intended, {unintended} unintended); fails besides known findings: "
         f"{unknown_fails}"
     )

@@ -119,6 +119,16 @@ impl Call {
             .collect()
     }
 
+    /// The outputs of earlier calls the arguments pass (`L.param`): (L, param).
+    pub fn outputs_used(&self) -> Vec<(&str, &str)> {
+        all_values(&self.args)
+            .filter_map(|v| match v {
+                ArgValue::Output { label, param } => Some((label.as_str(), param.as_str())),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// `FUNCTION a=v ...` as written.
     pub fn text(&self) -> String {
         if let Some((_, raw)) = &self.unresolved {

@@ -384,6 +384,11 @@ impl<'c, 'o> Checker<'c, 'o> {
                 self.within(line, bytes, &[dst, src]);
             }
             OpKind::Memset { buf, bytes, .. } => self.within(line, bytes, &[buf]),
+            OpKind::Call(call) => {
+                for (op, param) in call.outputs_used() {
+                    self.call_output(line, op, param);
+                }
+            }
             OpKind::AddNode { node, .. } => self.node_spec(line, node),
             OpKind::List { room, .. } if room.is_some_and(|r| r > 1024) => {
                 self.report(line, "a room of more than 1024 entries".into());
@@ -728,25 +733,42 @@ impl<'c, 'o> Checker<'c, 'o> {
         }
     }
 
+    /// `op.param` (an expectation's value, or a later call's argument) names an output parameter of call `op`.
+    fn call_output(&mut self, line: u32, op: &str, param: &str) {
+        match self.label(line, op) {
+            Some(OpKind::Call(call)) => {
+                // A call an older header lacks is not run; what it would write is not known here.
+                if call.unresolved.is_some() {
+                    return;
+                }
+                let row = crate::api::function(&call.function);
+                let is_out = row.is_some_and(|r| {
+                    r.params.iter().any(|p| p.name == param && p.class == crate::api::ParamClass::Out)
+                });
+                if !is_out {
+                    let outs: Vec<&str> = row
+                        .map(|r| r.params.iter().filter(|p| p.class == crate::api::ParamClass::Out).map(|p| p.name))
+                        .into_iter()
+                        .flatten()
+                        .collect();
+                    self.report(
+                        line,
+                        format!("`{op}` has no output `{param}` ({}; its outputs: {})", call.function, outs.join(", ")),
+                    );
+                }
+            }
+            Some(_) => self.report(line, format!("`{op}.{param}`: `{op}` is not a call")),
+            None => {}
+        }
+    }
+
     fn predicate(&mut self, line: u32, p: &Predicate) {
         match p {
             Predicate::Value { label, .. } => {
                 // Which operations record one is their `value` column in the table of facts; `L.param` is an
                 // output of call L.
                 match label.split_once('.') {
-                    Some((op, param)) => {
-                        if let Some(OpKind::Call(call)) = self.label(line, op) {
-                            let row = crate::api::function(&call.function);
-                            let is_out = row.is_some_and(|r| {
-                                r.params.iter().any(|p| p.name == param && p.class == crate::api::ParamClass::Out)
-                            });
-                            if !is_out {
-                                self.report(line, format!("`{op}` has no output `{param}` ({})", call.function));
-                            }
-                        } else {
-                            self.report(line, format!("`{op}.{param}`: `{op}` is not a call"));
-                        }
-                    }
+                    Some((op, param)) => self.call_output(line, op, param),
                     None => self.valued_label(line, label, "value", |k| k.facts().value),
                 }
             }

@@ -225,6 +225,11 @@ pub fn tool_limitation(case: &Case, tool: Option<&str>) -> Option<String> {
                 .to_owned(),
         );
     }
+    if let Some(buf) = kernel_reads_ipc_opened(case).filter(|_| is("initcheck")) {
+        return Some(format!(
+            "initcheck knows only the writes of the process it watches: a kernel of the importing process reads              {buf}, memory another process opened through IPC and wrote, and each word read is reported as              uninitialised (measured: 16384 reports for ipc/peer-opens-memory-and-writes-exporter-allocation, whose              values were right); a plain program of the same two processes (scripts/sanitizer/ipc_initcheck.cu)              gets the same reports"
+        ));
+    }
     if let Some(max) = queue_depth_launched(case).filter(|_| is("racecheck")) {
         return Some(format!(
             "racecheck instruments every one of the {max} spin launches with which `queue-depth` fills the launch \
@@ -292,6 +297,29 @@ pub fn tool_limitation(case: &Case, tool: Option<&str>) -> Option<String> {
         );
     }
     None
+}
+
+/// The buffer a kernel of the case reads that an `ipc-open-mem ... as BUF` maps from another process, if any.
+fn kernel_reads_ipc_opened(case: &Case) -> Option<&str> {
+    let opened: Vec<&str> = case
+        .script
+        .iter()
+        .filter_map(|op| match &op.kind {
+            OpKind::IpcOpenMem { into: Some(buf), .. } => Some(buf.as_str()),
+            _ => None,
+        })
+        .collect();
+    case.script.iter().find_map(|op| {
+        let read: Vec<&str> = match &op.kind {
+            OpKind::Launch { kernel, .. } => match kernel {
+                KernelCall::Transform { buf, .. } | KernelCall::SinCos { buf, .. } => vec![buf],
+                KernelCall::Compare { a, b, .. } | KernelCall::VecAdd { a, b, .. } => vec![a, b],
+                _ => vec![],
+            },
+            _ => vec![],
+        };
+        read.into_iter().find(|b| opened.contains(b))
+    })
 }
 
 /// Whether `kernel` waits at a block barrier (`__syncthreads`): the data and timing kernels do, in their exit stamp
@@ -552,6 +580,20 @@ mod tests {
              end-capture s into gr\n  open g\n  expect q value == 5000\n",
         );
         assert_eq!(tool_limitation(&captured, Some("racecheck")), None);
+    }
+
+    #[test]
+    fn initcheck_rules_out_kernels_reading_memory_another_process_wrote() {
+        let ipc = |kernel: &str| {
+            case(&format!(
+                "  process p\n  buffer d device 64KiB\n  buffer m device 64KiB later\n  h: ipc-mem-handle d\n  \
+                 o: @p ipc-open-mem h as m\n  @p launch {kernel} on legacy\n  @p sync legacy\n"
+            ))
+        };
+        let reads = ipc("transform m mul 2 add 1");
+        assert!(tool_limitation(&reads, Some("initcheck")).unwrap().contains("ipc_initcheck.cu"));
+        assert_eq!(tool_limitation(&reads, Some("memcheck")), None);
+        assert_eq!(tool_limitation(&ipc("fill m 3"), Some("initcheck")), None, "a kernel that only writes");
     }
 
     #[test]

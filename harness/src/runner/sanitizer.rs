@@ -8,8 +8,12 @@
 //!   `callback L status CODE`, `poisons-context: CODE`) is what the case asks for, not an error. A device error
 //!   (memcheck's `Invalid __global__ write`, `Warp illegal address`, ...) is intended only in a case that faults
 //!   the device on purpose and says so in its header: `poisons-context:` naming a fault's code (a fault kernel, or
-//!   a call the driver answers with a context fault, such as a device-side launch of a host graph). Anything else
-//!   is unintended and fails the case.
+//!   a call the driver answers with a context fault, such as a device-side launch of a host graph). An API error of
+//!   a function the case calls with `=> any` (a sweep's `observe`, a row whose page lists no code) is what the case
+//!   records, so intended too; so is the same code echoed afterwards by `cudaPeekAtLastError`/`cudaGetLastError`
+//!   (the suite's own checks between operations make those calls). Anything else is unintended and fails the case.
+//! - **Crashes.** The tool's `Error: process didn't terminate successfully` is the worker's crash, which the case's
+//!   verdict already reports (*crash*); it is not a second error.
 //! - **Serialisation.** The workers see the tool's injection ([`crate::device::serialising`]) and make the cases
 //!   that need asynchrony *not-supported*.
 
@@ -113,6 +117,16 @@ fn is_banner(body: &str) -> bool {
         .any(|b| body.starts_with(b))
 }
 
+/// What the tool prints when the process it watches dies (a worker's crash).
+const CRASH_HEADLINE: &str = "Error: process didn't terminate successfully";
+
+/// The function an API error line names (`... on CUDA API call to cudaStreamQuery.`), if it is one.
+fn api_error_function(headline: &str) -> Option<&str> {
+    let (_, rest) = headline.split_once("on CUDA API call to ")?;
+    let name = rest.trim_end_matches('.');
+    name.starts_with("cuda").then_some(name)
+}
+
 /// The cudaError code of an API error line (`Program hit cudaErrorNotReady (error 600) ...`), if it is one.
 fn api_error_code(headline: &str) -> Option<&str> {
     let rest = headline.strip_prefix("Program hit ")?;
@@ -139,27 +153,61 @@ fn declares_fault(case: &Case) -> bool {
     case.poisons.iter().any(|code| code != "cudaSuccess")
 }
 
+/// The functions the case calls with `=> any`: it records whatever they return.
+fn observed_functions(case: &Case) -> Vec<&'static str> {
+    case.script
+        .iter()
+        .filter(|op| op.expect.iter().any(|c| c == "any"))
+        .flat_map(|op| op.kind.cudart_calls(&case.decls))
+        .collect()
+}
+
+/// The functions that return (and, for cudaGetLastError, reset) the last error of an earlier call.
+const LAST_ERROR_CALLS: [&str; 2] = ["cudaPeekAtLastError", "cudaGetLastError"];
+
 /// `errors` judged for `case`.
 pub fn judge(case: &Case, tool: &str, errors: Vec<(String, Vec<String>)>) -> Vec<SanitizerError> {
     let codes = expected_codes(case);
+    let observed = observed_functions(case);
+    // The codes of intended API errors so far: a last-error call that returns one of them echoes that error.
+    let mut intended_codes: Vec<String> = Vec::new();
     errors
         .into_iter()
         .map(|(headline, detail)| {
+            let function = api_error_function(&headline);
             let (intended, why) = match api_error_code(&headline) {
                 Some(code) if codes.contains(&code) => (true, format!("the case expects {code}")),
+                Some(code) if function.is_some_and(|f| observed.contains(&f)) => {
+                    (true, format!("the case records what {} returns (=> any): {code}", function.unwrap_or_default()))
+                }
+                Some(code)
+                    if function.is_some_and(|f| LAST_ERROR_CALLS.contains(&f))
+                        && intended_codes.iter().any(|c| c == code) =>
+                {
+                    (true, format!("the last error echoes an earlier intended {code}"))
+                }
                 Some(code) => (false, format!("an API error the case does not expect ({code})")),
                 None if declares_fault(case) => {
                     (true, "the case faults the device on purpose (its header: poisons-context)".to_owned())
                 }
                 None => (false, format!("a {tool} error in a case that provokes none")),
             };
+            if let (true, Some(code)) = (intended, api_error_code(&headline)) {
+                intended_codes.push(code.to_owned());
+            }
             SanitizerError { headline, detail, intended, why }
         })
         .collect()
 }
 
 /// Records `errors` in `result`: an unintended one fails the case (unless it failed already in another way).
-pub fn apply(result: &mut CaseResult, tool: &str, errors: Vec<SanitizerError>) {
+pub fn apply(result: &mut CaseResult, tool: &str, mut errors: Vec<SanitizerError>) {
+    if result.verdict.kind == VerdictKind::Crash {
+        for e in errors.iter_mut().filter(|e| e.headline.starts_with(CRASH_HEADLINE)) {
+            e.intended = true;
+            e.why = "the worker's crash, which the case's verdict reports".to_owned();
+        }
+    }
     let unintended: Vec<&SanitizerError> = errors.iter().filter(|e| !e.intended).collect();
     if let Some(first) = unintended.first() {
         let message = format!(
@@ -235,6 +283,43 @@ mod tests {
         assert!(judged[1].intended && judged[1].why.contains("poisons-context"), "{judged:?}");
         let judged = judge(&declared("cudaSuccess"), "memcheck", parse(OUTPUT));
         assert!(!judged[1].intended, "a clean context declares no fault: {judged:?}");
+    }
+
+    #[test]
+    fn errors_of_observed_calls_and_their_last_error_echoes_are_intended() {
+        let output = "========= Program hit cudaErrorInvalidValue (error 1) due to \"invalid argument\" on CUDA API call to cudaMemGetInfo.\n\
+            ========= Program hit cudaErrorInvalidValue (error 1) due to \"invalid argument\" on CUDA API call to cudaPeekAtLastError.\n\
+            ========= Program hit cudaErrorNotReady (error 600) due to \"device not ready\" on CUDA API call to cudaGetLastError.\n";
+        let observing = case("case area/o\n  rule: r\n  source: s\n  m: call cudaMemGetInfo => any\nend\n");
+        let judged = judge(&observing, "memcheck", parse(output));
+        assert!(judged[0].intended && judged[0].why.contains("cudaMemGetInfo"), "{judged:?}");
+        assert!(judged[1].intended && judged[1].why.contains("echoes"), "{judged:?}");
+        assert!(!judged[2].intended, "a last error no intended call set: {judged:?}");
+        let asserting = case("case area/a\n  rule: r\n  source: s\n  m: call cudaMemGetInfo\nend\n");
+        let judged = judge(&asserting, "memcheck", parse(output));
+        assert!(judged.iter().all(|e| !e.intended), "{judged:?}");
+    }
+
+    #[test]
+    fn the_tools_crash_report_is_the_crash_verdict_not_another_error() {
+        let c = case("case area/c\n  rule: r\n  source: s\n  stream s blocking\n  k: sync s\nend\n");
+        let crash = "========= Error: process didn't terminate successfully\n";
+        let mut result = CaseResult::new(
+            &c,
+            crate::runner::one_case::verdict_of(VerdictKind::Crash, "signal 11".to_owned()),
+            None,
+            std::time::Duration::ZERO,
+        );
+        apply(&mut result, "memcheck", judge(&c, "memcheck", parse(crash)));
+        assert!(result.sanitizer.iter().all(|e| e.intended), "{:?}", result.sanitizer);
+        let mut passed = CaseResult::new(
+            &c,
+            crate::runner::one_case::verdict_of(VerdictKind::Pass, String::new()),
+            None,
+            std::time::Duration::ZERO,
+        );
+        apply(&mut passed, "memcheck", judge(&c, "memcheck", parse(crash)));
+        assert_eq!(passed.verdict.kind, VerdictKind::Fail, "a crash the verdict does not report is an error");
     }
 
     #[test]
