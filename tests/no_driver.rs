@@ -55,7 +55,7 @@ fn run(case: &harness::case::ast::Case) -> Result<(), Failed> {
             println!("{}: line {line}: {} not in this build's header ({why})", case.id, call.function);
             continue;
         }
-        let code = harness::exec::call_bare(call).map_err(|e| format!("line {line}: {e}"))?.to_string();
+        let code = harness::exec::call_bare(call).map_err(|e| format!("line {line}: {e}"))?.0.to_string();
         let accepted: Vec<&str> =
             if op.expect.is_empty() { vec!["cudaSuccess"] } else { op.expect.iter().map(String::as_str).collect() };
         if !accepted.contains(&"any") && !accepted.contains(&code.as_str()) {

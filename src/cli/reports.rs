@@ -89,7 +89,7 @@ impl RejudgeCmd {
                 no_trace += 1;
                 continue;
             };
-            let new = harness::readings::verdict::judge(case, observations);
+            let new = harness::readings::verdict::judge_again(case, observations);
             let old = &result.verdict;
             if (new.kind, &new.variant) == (old.kind, &old.variant) {
                 same += 1;

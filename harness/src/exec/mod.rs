@@ -50,7 +50,12 @@ pub fn run_bare(case: &Case) -> Observations {
             OpKind::Call(call) if case.decls.is_empty() => {
                 record.start_ns = clock.now_ns();
                 match call_bare(call) {
-                    Ok(code) => record.code = Some(code.to_string()),
+                    Ok((code, values)) => {
+                        record.code = Some(code.to_string());
+                        if !values.is_empty() {
+                            record.value = Some(crate::record::observations::OpValue::Outputs(values));
+                        }
+                    }
                     Err(why) => record.not_run = Some(why),
                 }
                 record.end_ns = clock.now_ns();
@@ -59,7 +64,9 @@ pub fn run_bare(case: &Case) -> Observations {
         }
         ops.push(record);
     }
-    Observations { case_id: case.id.clone(), ops, final_sync: Some("cudaSuccess".into()), ..Observations::default() }
+    // No final synchronize: with no device visible there is nothing to synchronize and the call could only fail.
+    // The reproducer skips it alike (`repro::decls`), so the two executors record the same.
+    Observations { case_id: case.id.clone(), ops, final_sync: None, ..Observations::default() }
 }
 mod objects;
 // The second process of a case

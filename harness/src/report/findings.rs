@@ -116,8 +116,12 @@ fn seen_in(report: &Report, case_id: &str, shown_by: &[String]) -> Option<Seen> 
         Some(o) => format!("{} observed {o}", case.outcome()),
         None => case.outcome(),
     };
+    // `shown_by` names an outcome with what it observed (`pass observed invalid-value`: the observation is the
+    // finding), or the bare verdict, which then shows it whatever the case observed besides (a sweep row's
+    // last-error codes).
+    let shows = shown_by.contains(&outcome) || shown_by.contains(&case.outcome());
     Some(Seen {
-        shows: shown_by.contains(&outcome),
+        shows,
         gpu: p.gpu_name.clone(),
         driver: p.driver_release.clone(),
         runtime: p.runtime_version.clone(),

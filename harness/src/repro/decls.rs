@@ -541,6 +541,18 @@ pub fn teardown(case: &Case, names: &Names) -> String {
     for d in case.decls.iter().filter(|d| matches!(d, Decl::Thread { .. })) {
         out.push_str(&format!("    {}.stop();\n", names.var(d.name())));
     }
+    // A case with an `env:` may run where no device is visible (the no-device sweep): then there is nothing to
+    // synchronize, and the executor makes no final synchronize either (exec::run_bare).
+    if !case.env.is_empty() {
+        out.push_str(
+            "\n    // No device visible (the case's env): no final synchronize, as the suite's executor.\n\
+             \x20   int visible_devices = 0;\n\
+             \x20   if (cudaGetDeviceCount(&visible_devices) != cudaSuccess || visible_devices == 0) {\n\
+             \x20       cc::Run::print(run.observations({}));\n\
+             \x20       return 0;\n\
+             \x20   }\n",
+        );
+    }
     out.push_str(
         "\n    // The final synchronize (of each device of the case): every gate is open, so it waits only for finite work.\n\
          \x20   cudaError_t sync = cudaSuccess;\n\

@@ -69,7 +69,7 @@ pub(super) fn call(x: Step, call: &Call) -> Result<(), String> {
     let (row, caller) = resolve(call)?;
     let mut scratch = Scratch::default();
     let mut args = Args::default();
-    let mut outputs: Vec<(&str, *mut c_void, usize, bool, bool)> = Vec::new();
+    let mut outputs: Vec<OutputSlot> = Vec::new();
     for param in &row.params {
         let target = Target::of(param, caller);
         let given = call.args.iter().find(|a| a.name == param.name).map(|a| &a.value);
@@ -94,19 +94,10 @@ pub(super) fn call(x: Step, call: &Call) -> Result<(), String> {
     let ok = t.call(|| unsafe { (caller.call)(&args) });
     if ok {
         let label = op.label.as_deref();
-        let mut values = Vec::new();
-        for (name, ptr, size, varies, text) in &outputs {
-            // SAFETY: ptr is a scratch block of OUT_BYTES bytes.
-            let block = unsafe { std::slice::from_raw_parts(ptr.cast::<u8>(), OUT_BYTES) };
-            // A text is kept up to and with its NUL (what a later call's text argument passes).
-            let size = match text {
-                true => block.iter().position(|&b| b == 0).map_or(OUT_BYTES, |n| n + 1),
-                false => (*size).clamp(1, OUT_BYTES),
-            };
-            let written = block[..size].to_vec();
-            values.push(CallOutput { param: (*name).to_owned(), value: number(&written), varies: *varies });
-            if let Some(label) = label {
-                st.handles.call_outputs.insert(format!("{label}.{name}"), written);
+        let (values, written) = read_outputs(&outputs);
+        if let Some(label) = label {
+            for (name, bytes) in written {
+                st.handles.call_outputs.insert(format!("{label}.{name}"), bytes);
             }
         }
         if !values.is_empty() {
@@ -115,6 +106,30 @@ pub(super) fn call(x: Step, call: &Call) -> Result<(), String> {
     }
     drop(scratch);
     Ok(())
+}
+
+/// An output parameter's scratch after the call: its name, the block, its size, whether it varies, whether it is a
+/// text.
+type OutputSlot<'a> = (&'a str, *mut c_void, usize, bool, bool);
+
+/// What a successful call wrote into its outputs: the value the executor records (each output's first bytes as a
+/// number, as the reproducer reads them) and each output's bytes, kept for a later call's `L.param`.
+fn read_outputs<'a>(outputs: &[OutputSlot<'a>]) -> (Vec<CallOutput>, Vec<(&'a str, Vec<u8>)>) {
+    let mut values = Vec::new();
+    let mut written = Vec::new();
+    for &(name, ptr, size, varies, text) in outputs {
+        // SAFETY: ptr is a scratch block of OUT_BYTES bytes, alive while the caller's scratch is.
+        let block = unsafe { std::slice::from_raw_parts(ptr.cast::<u8>(), OUT_BYTES) };
+        // A text is kept up to and with its NUL (what a later call's text argument passes).
+        let size = match text {
+            true => block.iter().position(|&b| b == 0).map_or(OUT_BYTES, |n| n + 1),
+            false => size.clamp(1, OUT_BYTES),
+        };
+        let bytes = block[..size].to_vec();
+        values.push(CallOutput { param: name.to_owned(), value: number(&bytes), varies });
+        written.push((name, bytes));
+    }
+    (values, written)
 }
 
 /// The first output as a number: its first (up to) 8 bytes, little-endian, as the reproducer reads it.
@@ -236,21 +251,40 @@ impl Operands for BareOperands {
 }
 
 /// Calls `call` with no case around it: every argument a number, a constant, a built-in stream, `null`, `out`,
-/// text or a struct of those. What `tests/no_driver.rs` runs for the `no-driver` sweep on a host without a driver.
-pub fn call_bare(call: &Call) -> Result<sys::cudaError_t, String> {
+/// text or a struct of those. Its code, and on success what it wrote into its outputs (recorded as `call` records
+/// them). What `tests/no_driver.rs` runs for the `no-driver` sweep on a host without a driver, and the `no-device`
+/// sweep's worker (`exec::run_bare`).
+pub fn call_bare(call: &Call) -> Result<(sys::cudaError_t, Vec<CallOutput>), String> {
     let (row, caller) = resolve(call)?;
     let mut scratch = Scratch::default();
     let mut args = Args::default();
+    let mut outputs: Vec<OutputSlot> = Vec::new();
     for param in &row.params {
         let target = Target::of(param, caller);
-        let value = match call.args.iter().find(|a| a.name == param.name) {
-            Some(a) => bytes(&mut BareOperands, &target, &a.value, &mut scratch)?,
+        let given = call.args.iter().find(|a| a.name == param.name).map(|a| &a.value);
+        let value = match given {
+            Some(v) => bytes(&mut BareOperands, &target, v, &mut scratch)?,
             None => default(&BareOperands, &target, &mut scratch),
         };
+        if matches!(given, None | Some(ArgValue::Word(ArgWord::Out))) && target.class == ParamClass::Out {
+            outputs.push((
+                param.name,
+                pointer_of(&value),
+                param.pointee_size,
+                api::output_varies(&row.name, param.name, target.rust_type),
+                api::is_text_output(target.rust_type),
+            ));
+        }
         args.bytes.push(value);
     }
     // SAFETY: as in `call`: NULL, scratch alive until after the call, or built-in stream handles.
-    Ok(unsafe { (caller.call)(&args) })
+    let code = unsafe { (caller.call)(&args) };
+    let values = match code == sys::cudaError_t::cudaSuccess {
+        true => read_outputs(&outputs).0,
+        false => Vec::new(),
+    };
+    drop(scratch);
+    Ok((code, values))
 }
 
 /// The argument of a parameter the case did not name: its class's default.

@@ -589,3 +589,17 @@ fn get_device_is_judged_by_the_case_device_index() {
     o.ops[0].value = Some(OpValue::Device(5));
     assert!(judge(&case, &o).messages[0].contains("ordinal 5, none of the case's devices [1, 0]"));
 }
+
+#[test]
+fn judge_again_takes_the_accepted_codes_from_the_case_as_it_reads_now() {
+    let mut o = obs();
+    o.ops[1].code = Some("cudaErrorNotReady".into()); // recorded when the case accepted cudaSuccess only
+    let mut c = case(vec![]);
+    assert_eq!(judge(&c, &o).kind, VerdictKind::Fail);
+    c.script[1].expect = vec!["any".into()];
+    assert_eq!(judge(&c, &o).kind, VerdictKind::Fail, "judge reads the codes the record accepted");
+    assert_eq!(judge_again(&c, &o).kind, VerdictKind::Pass, "judge_again reads the case's");
+    // An operation that is no longer the one recorded keeps the record's codes.
+    c.script[1].kind = c.script[0].kind.clone();
+    assert_eq!(judge_again(&c, &o).kind, VerdictKind::Fail);
+}
