@@ -14,17 +14,14 @@ use crate::record::verdict::{Verdict, VerdictKind};
 use std::collections::VecDeque;
 
 /// The verdict on a recorded run of `case` as the case reads now (`rejudge`): each operation's accepted codes are
-/// taken from the case's text, not from the record, where the operation is still the one recorded (same index,
+/// taken from the case's text (as the executor derives them when it records), not from the record, where the operation is still the one recorded (same index,
 /// same text); a changed `=> CODE` is then judged like a changed expectation.
 pub fn judge_again(case: &Case, obs: &Observations) -> Verdict {
     let mut obs = obs.clone();
     for rec in &mut obs.ops {
         let Some(op) = case.script.get(rec.index) else { continue };
         if crate::case::print::op_kind(&op.kind) == rec.text {
-            rec.acceptable = match op.expect.is_empty() {
-                true => vec!["cudaSuccess".to_owned()],
-                false => op.expect.clone(),
-            };
+            rec.acceptable = crate::exec::acceptable(&op.expect);
         }
     }
     judge(case, &obs)

@@ -78,15 +78,7 @@ pub(super) fn call(x: Step, call: &Call) -> Result<(), String> {
             Some(v) => bytes(&mut operands, &target, v, &mut scratch)?,
             None => default(&operands, &target, &mut scratch),
         };
-        if matches!(given, None | Some(ArgValue::Word(ArgWord::Out))) && target.class == ParamClass::Out {
-            outputs.push((
-                param.name,
-                pointer_of(&value),
-                param.pointee_size,
-                api::output_varies(&row.name, param.name, target.rust_type),
-                api::is_text_output(target.rust_type),
-            ));
-        }
+        outputs.extend(output_slot(row, param, &target, given, &value));
         args.bytes.push(value);
     }
     // SAFETY: every pointer argument is NULL, scratch of OUT_BYTES (or the struct's size) alive until after the
@@ -111,6 +103,26 @@ pub(super) fn call(x: Step, call: &Call) -> Result<(), String> {
 /// An output parameter's scratch after the call: its name, the block, its size, whether it varies, whether it is a
 /// text.
 type OutputSlot<'a> = (&'a str, *mut c_void, usize, bool, bool);
+
+/// The slot of parameter `param`, passed as `value`, if it is an output the call fills: an `Out` parameter the case
+/// left to its default or wrote as `out`.
+fn output_slot(
+    row: &api::ApiFunction,
+    param: &api::Param,
+    target: &Target,
+    given: Option<&ArgValue>,
+    value: &[u8],
+) -> Option<OutputSlot<'static>> {
+    (matches!(given, None | Some(ArgValue::Word(ArgWord::Out))) && target.class == ParamClass::Out).then(|| {
+        (
+            param.name,
+            pointer_of(value),
+            param.pointee_size,
+            api::output_varies(&row.name, param.name, target.rust_type),
+            api::is_text_output(target.rust_type),
+        )
+    })
+}
 
 /// What a successful call wrote into its outputs: the value the executor records (each output's first bytes as a
 /// number, as the reproducer reads them) and each output's bytes, kept for a later call's `L.param`.
@@ -266,15 +278,7 @@ pub fn call_bare(call: &Call) -> Result<(sys::cudaError_t, Vec<CallOutput>), Str
             Some(v) => bytes(&mut BareOperands, &target, v, &mut scratch)?,
             None => default(&BareOperands, &target, &mut scratch),
         };
-        if matches!(given, None | Some(ArgValue::Word(ArgWord::Out))) && target.class == ParamClass::Out {
-            outputs.push((
-                param.name,
-                pointer_of(&value),
-                param.pointee_size,
-                api::output_varies(&row.name, param.name, target.rust_type),
-                api::is_text_output(target.rust_type),
-            ));
-        }
+        outputs.extend(output_slot(row, param, &target, given, &value));
         args.bytes.push(value);
     }
     // SAFETY: as in `call`: NULL, scratch alive until after the call, or built-in stream handles.
