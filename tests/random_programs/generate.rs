@@ -13,7 +13,10 @@
 //! copies; memsets (of device and pinned memory); host functions, some taking a snapshot of a pinned buffer;
 //! stream-ordered allocations: async buffers allocated (`malloc-async`) on one stream, written whole before any
 //! read, used on others behind the events `build` inserts (an allocation and a free conflict with every use), and
-//! freed (`free-async`) on any stream, after a copy into a permanent buffer so what they held is read back.
+//! freed (`free-async`) on any stream, after a copy into a permanent buffer so what they held is read back;
+//! whole-buffer 2D copies (`cudaMemcpy2DAsync`); copies into and out of the probes' device variable
+//! (`cudaMemcpyToSymbolAsync`, `cudaMemcpyFromSymbolAsync`: the symbol is a buffer of its own kind, the last one,
+//! written whole before it is read since it keeps what an earlier program left, and on one device only).
 //! Capturable programs mostly carry an [`Update`] (see `model::after_update`): `exec-set-node` and `set-node` of
 //! fills and transforms (new values, another permanent buffer when no race follows, a fill↔transform function
 //! change), a whole `update` placed anywhere among them (not for graphs with memory nodes), and sometimes the
@@ -42,7 +45,7 @@
 //! of that kind holds for every choice, so one-device programs are built exactly as before.
 
 use crate::model::{Builder, ModelMode};
-use crate::program::{conflict, BufKind, Edit, Flavor, Op, Placement, Program, Update};
+use crate::program::{conflict, BufKind, Edit, Flavor, Op, Placement, Program, Update, SYMBOL_BYTES};
 use proptest::prelude::*;
 
 /// Streams, buffers and events of a program, and their devices.
@@ -110,6 +113,8 @@ pub enum Work {
     HostFunc { snapshot: Option<usize> },
     BatchCopy { dst: usize, src: usize },
     Copy2D { dst: usize, src: usize },
+    ToSymbol { src: usize },
+    FromSymbol { dst: usize },
 }
 
 /// What the update of a captured program should do; op and buffer numbers are taken modulo what the program has.
@@ -153,13 +158,18 @@ fn shape() -> impl Strategy<Value = Shape> {
         (permanent(), proptest::collection::vec(kind, 0..MAX_BUFFERS)),
         1..=MAX_EVENTS,
         prop_oneof![Just(1024u64), Just(4096), Just(16384)],
+        // The device variable as the last buffer, where the buffers fit in it.
+        proptest::bool::weighted(0.7),
     )
-        .prop_map(|(non_blocking, (first, rest), events, buffer_bytes)| Shape {
-            non_blocking,
-            buffers: std::iter::once(first).chain(rest).collect(),
-            events,
-            buffer_bytes,
-            placement: Placement::default(),
+        .prop_map(|(non_blocking, (first, rest), events, buffer_bytes, symbol)| {
+            let symbol = (symbol && buffer_bytes <= SYMBOL_BYTES).then_some(BufKind::Symbol);
+            Shape {
+                non_blocking,
+                buffers: std::iter::once(first).chain(rest).chain(symbol).collect(),
+                events,
+                buffer_bytes,
+                placement: Placement::default(),
+            }
         })
 }
 
@@ -218,6 +228,8 @@ fn work() -> impl Strategy<Value = Work> {
         2 => proptest::option::of(b()).prop_map(|snapshot| Work::HostFunc { snapshot }),
         1 => (b(), b()).prop_map(|(dst, src)| Work::BatchCopy { dst, src }),
         1 => (b(), b()).prop_map(|(dst, src)| Work::Copy2D { dst, src }),
+        1 => b().prop_map(|src| Work::ToSymbol { src }),
+        1 => b().prop_map(|dst| Work::FromSymbol { dst }),
     ]
 }
 
@@ -250,7 +262,7 @@ fn intent_with(work: BoxedStrategy<Work>) -> impl Strategy<Value = Intent> {
         2 => (e(), s(), some(s()), some(work), some(s())).prop_map(|(event, recorder, first, between, second)| {
             Intent::ReRecord { event, recorder, first, between, second }
         }),
-        4 => (s(), b(), e()).prop_map(|(stream, buf, sync_event)| Intent::Alloc { stream, buf, sync_event }),
+        5 => (s(), b(), e()).prop_map(|(stream, buf, sync_event)| Intent::Alloc { stream, buf, sync_event }),
         2 => (s(), b(), some(b()), e())
             .prop_map(|(stream, buf, drain, sync_event)| Intent::Free { stream, buf, drain, sync_event }),
     ]
@@ -347,7 +359,12 @@ pub fn build(shape: &Shape, intents: &[Intent], flavor: Flavor) -> Program {
         model: Builder::new(shape.non_blocking.len(), shape.events, ModelMode::Faithful),
         flavor,
         multipliers: Vec::new(),
-        state: vec![Alloc::Free; shape.buffers.len()],
+        // The symbol holds what an earlier program left: only a whole write may touch it first.
+        state: shape
+            .buffers
+            .iter()
+            .map(|&k| if k == BufKind::Symbol { Alloc::Unwritten } else { Alloc::Free })
+            .collect(),
     };
     for intent in intents {
         match intent {
@@ -372,7 +389,7 @@ pub fn build(shape: &Shape, intents: &[Intent], flavor: Flavor) -> Program {
             }
             Intent::Alloc { stream, buf, sync_event } => {
                 let buf = buf % b.program.buffers.len();
-                if b.state[buf] == Alloc::Free && !b.program.buffers[buf].is_permanent() {
+                if b.state[buf] == Alloc::Free && b.program.buffers[buf] == BufKind::Async {
                     let stream = b.stream(*stream);
                     b.ordered(Op::Alloc { stream, buf }, *sync_event);
                 }
@@ -383,6 +400,13 @@ pub fn build(shape: &Shape, intents: &[Intent], flavor: Flavor) -> Program {
     // An empty capture makes an empty graph, a corner of its own that no property here is about.
     if b.program.work_ops().next().is_none() {
         b.push(Op::Fill { stream: 0, buf: 0, value: 1 });
+    }
+    // A symbol no op reached is dropped: a case names the symbol only in its copies (the last buffer, so the others
+    // keep their numbers).
+    let symbol_used = |p: &Program| p.ops.iter().any(|o| matches!(o, Op::ToSymbol { .. } | Op::FromSymbol { .. }));
+    if b.program.buffers.last() == Some(&BufKind::Symbol) && !symbol_used(&b.program) {
+        b.program.buffers.pop();
+        b.state.pop();
     }
     // Every allocation is freed in the body, on the stream of the buffer's last use, after a copy of what it
     // holds into buffer 0 (permanent by construction), so that it is read back.
@@ -553,6 +577,10 @@ pub fn compact(p: &Program) -> Program {
         Op::Free { stream, buf } => Op::Free { stream: s(stream), buf: b(buf) },
         Op::BatchCopy { stream, dst, src } => Op::BatchCopy { stream: s(stream), dst: b(dst), src: b(src) },
         Op::Copy2D { stream, dst, src, rows } => Op::Copy2D { stream: s(stream), dst: b(dst), src: b(src), rows },
+        Op::ToSymbol { stream, sym, src, bytes } => Op::ToSymbol { stream: s(stream), sym: b(sym), src: b(src), bytes },
+        Op::FromSymbol { stream, dst, sym, bytes } => {
+            Op::FromSymbol { stream: s(stream), dst: b(dst), sym: b(sym), bytes }
+        }
     };
     let placed = |list: &[u32], kept: &[usize]| -> Vec<u32> {
         if list.is_empty() {
@@ -648,6 +676,14 @@ impl ProgramBuilder {
     }
 
     fn work(&mut self, stream: usize, work: &Work, sync_event: usize) {
+        // A read of the symbol before anything wrote it would read an earlier program's data: fill it first, from
+        // the next buffer.
+        if let Work::FromSymbol { dst } = *work {
+            let symbol = self.program.buffers.iter().position(|&k| k == BufKind::Symbol);
+            if symbol.is_some_and(|sym| self.state[sym] == Alloc::Unwritten) {
+                self.work(stream, &Work::ToSymbol { src: dst + 1 }, sync_event);
+            }
+        }
         let stream = self.stream(stream);
         let Some(op) = self.concretize(stream, work) else { return };
         if !self.async_use_ok(&op) {
@@ -667,7 +703,7 @@ impl ProgramBuilder {
 
     fn free(&mut self, stream: usize, buf: usize, drain: Option<usize>, sync_event: usize) {
         let (stream, buf) = (self.stream(stream), buf % self.program.buffers.len());
-        if self.state[buf] == Alloc::Free || self.program.buffers[buf].is_permanent() {
+        if self.state[buf] == Alloc::Free || self.program.buffers[buf] != BufKind::Async {
             return;
         }
         let drain = drain.map(|d| d % self.program.buffers.len()).filter(|&d| self.program.buffers[d].is_permanent());
@@ -700,7 +736,9 @@ impl ProgramBuilder {
         let pl = &self.program.placement;
         let n = kinds.len();
         let device = pl.stream(stream);
-        let reachable = |b: usize| kinds[b] == BufKind::Pinned || pl.buffer(b) == device;
+        // The symbol is reached by the symbol copies alone.
+        let symbol = kinds.iter().position(|&k| k == BufKind::Symbol);
+        let reachable = |b: usize| Some(b) != symbol && (kinds[b] == BufKind::Pinned || pl.buffer(b) == device);
         let first = |b: usize, ok: &dyn Fn(usize) -> bool| (0..n).map(|k| (b + k) % n).find(|&c| ok(c));
         let near = |b: usize| first(b, &reachable);
         Some(match *work {
@@ -720,8 +758,8 @@ impl ProgramBuilder {
                 Op::Compare { stream, a: input(a)?, b: input(b)?, into }
             }
             Work::Copy { dst, src } if n >= 2 => {
-                let src = src % n;
-                let dst = first(dst, &|c| c != src)?;
+                let src = first(src, &|c| Some(c) != symbol)?;
+                let dst = first(dst, &|c| c != src && Some(c) != symbol)?;
                 if kinds[src] == BufKind::Pinned && kinds[dst] == BufKind::Pinned {
                     return None;
                 }
@@ -756,6 +794,16 @@ impl ProgramBuilder {
                     return None;
                 }
                 Op::Copy2D { stream, dst, src, rows: self.program.buffer_bytes / crate::program::ROW_BYTES }
+            }
+            // A whole buffer into the symbol or out of it (a buffer its stream's device reaches: on one device,
+            // any).
+            Work::ToSymbol { src } => {
+                let sym = symbol?;
+                Op::ToSymbol { stream, sym, src: near(src)?, bytes: self.program.buffer_bytes }
+            }
+            Work::FromSymbol { dst } => {
+                let sym = symbol?;
+                Op::FromSymbol { stream, dst: near(dst)?, sym, bytes: self.program.buffer_bytes }
             }
             Work::Compare { .. }
             | Work::Copy { .. }

@@ -51,7 +51,9 @@ pub fn run(program: &Program, reps: u32, mode: ModelMode) -> Expected {
                 Op::Copy { dst, src, .. }
                 | Op::PeerCopy { dst, src, .. }
                 | Op::BatchCopy { dst, src, .. }
-                | Op::Copy2D { dst, src, .. } => {
+                | Op::Copy2D { dst, src, .. }
+                | Op::ToSymbol { sym: dst, src, .. }
+                | Op::FromSymbol { dst, sym: src, .. } => {
                     let words = buffers[src].clone();
                     buffers[dst] = words;
                 }

@@ -124,6 +124,37 @@ fn body_op(o: &Op) -> OpKind {
             three_d: false,
         },
         Op::Copy2D { stream, dst, src, rows } => OpKind::Call(copy_2d(&b(dst), &b(src), rows, s(stream))),
+        Op::ToSymbol { stream, src, bytes, .. } => {
+            OpKind::Call(symbol_copy(TO_SYMBOL, "src", &b(src), bytes, s(stream)))
+        }
+        Op::FromSymbol { stream, dst, bytes, .. } => {
+            OpKind::Call(symbol_copy(FROM_SYMBOL, "dst", &b(dst), bytes, s(stream)))
+        }
+    }
+}
+
+/// The symbol copies (see [`Op::ToSymbol`], [`Op::FromSymbol`]), as `call` writes them.
+const TO_SYMBOL: &str = "cudaMemcpyToSymbolAsync";
+const FROM_SYMBOL: &str = "cudaMemcpyFromSymbolAsync";
+
+/// A copy of `bytes` between buffer `buffer` (the call's parameter `side`: `src` into the symbol, `dst` out of
+/// it) and the start of the symbol, in the parameter order of the header.
+fn symbol_copy(function: &str, side: &str, buffer: &str, bytes: u64, stream: StreamRef) -> Call {
+    let arg = |name: &str, value: ArgValue| CallArg { name: name.to_owned(), value };
+    let symbol = arg("symbol", ArgValue::Symbol);
+    let buffer = arg(side, ArgValue::Object(buffer.to_owned(), ObjectKind::Buffer));
+    let (first, second) = if side == "src" { (symbol, buffer) } else { (buffer, symbol) };
+    Call {
+        function: function.to_owned(),
+        args: vec![
+            first,
+            second,
+            arg("count", ArgValue::Int(i128::from(bytes))),
+            arg("offset", ArgValue::Int(0)),
+            arg("kind", ArgValue::Constant("cudaMemcpyDefault".to_owned(), 4)),
+            arg("stream", ArgValue::Stream(stream)),
+        ],
+        unresolved: None,
     }
 }
 
@@ -164,7 +195,12 @@ fn node_kernel(o: &Op) -> NodeSpec {
 pub fn node_word(o: &Op) -> NodeWord {
     match o {
         Op::Fill { .. } | Op::Transform { .. } | Op::Compare { .. } => NodeWord::Kernel,
-        Op::Copy { .. } | Op::PeerCopy { .. } | Op::BatchCopy { .. } | Op::Copy2D { .. } => NodeWord::Memcpy,
+        Op::Copy { .. }
+        | Op::PeerCopy { .. }
+        | Op::BatchCopy { .. }
+        | Op::Copy2D { .. }
+        | Op::ToSymbol { .. }
+        | Op::FromSymbol { .. } => NodeWord::Memcpy,
         Op::Memset { .. } => NodeWord::Memset,
         Op::HostFunc { .. } => NodeWord::Host,
         Op::Alloc { .. } => NodeWord::MemAlloc,
@@ -290,6 +326,8 @@ pub fn lower(program: &Program, variant: Variant, mode: ModelMode) -> ast::Case 
             BufKind::Device => (MemKind::Device, false),
             BufKind::Pinned => (MemKind::Pinned, false),
             BufKind::Async => (MemKind::Device, true),
+            // The probes' variable: no declaration, a call names it.
+            BufKind::Symbol => continue,
         };
         let device = if kind == MemKind::Device { placed(pl.buffer(i)) } else { None };
         decls.push(Decl::Buffer { name: buffer_name(i), kind, bytes: program.buffer_bytes, device, later });
@@ -642,6 +680,32 @@ pub fn raise(case: &ast::Case) -> Result<Program, String> {
                     return Err(format!("a {COPY_2D} other than a whole buffer's rows: {}", call.text()));
                 }
                 copy
+            }
+            OpKind::Call(call) if call.function == TO_SYMBOL || call.function == FROM_SYMBOL => {
+                let value = |name: &str| call.args.iter().find(|a| a.name == name).map(|a| &a.value);
+                let side = if call.function == TO_SYMBOL { "src" } else { "dst" };
+                let (Some(ArgValue::Object(other, _)), Some(ArgValue::Stream(s))) = (value(side), value("stream"))
+                else {
+                    return Err(format!("a {} without a buffer or a stream: {}", call.function, call.text()));
+                };
+                let bytes = match value("count") {
+                    Some(ArgValue::Int(n)) => u64::try_from(*n).map_err(|_| format!("count {n}"))?,
+                    other => return Err(format!("a {} count of {other:?}", call.function)),
+                };
+                if OpKind::Call(symbol_copy(&call.function, side, other, bytes, s.clone())) != o.kind {
+                    return Err(format!("a {} other than a whole buffer at offset 0: {}", call.function, call.text()));
+                }
+                // The symbol is the last buffer, after the declared ones.
+                if buffers.last() != Some(&BufKind::Symbol) {
+                    buffers.push(BufKind::Symbol);
+                    placement.buffers.push(0);
+                }
+                let (stream, sym, other) = (stream(s)?, buffers.len() - 1, buf(other)?);
+                if side == "src" {
+                    Op::ToSymbol { stream, sym, src: other, bytes }
+                } else {
+                    Op::FromSymbol { stream, dst: other, sym, bytes }
+                }
             }
             OpKind::Record { event, stream: s, external: false } => match program_event(event) {
                 Some(e) => Op::Record { stream: stream(s)?, event: e },

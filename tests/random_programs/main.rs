@@ -315,6 +315,8 @@ fn generator_coverage() -> Result<(), Failed> {
             );
             count("host function", has(&|o| matches!(o, Op::HostFunc { .. })));
             count("2D copy (cudaMemcpy2DAsync)", has(&|o| matches!(o, Op::Copy2D { .. })));
+            count("copy into the symbol (cudaMemcpyToSymbolAsync)", has(&|o| matches!(o, Op::ToSymbol { .. })));
+            count("copy out of the symbol (cudaMemcpyFromSymbolAsync)", has(&|o| matches!(o, Op::FromSymbol { .. })));
             count("host snapshot", has(&|o| matches!(o, Op::HostFunc { snapshot: Some(_), .. })));
             count("device-to-device copy", has(&|o| copy_kinds(&p, o) == Some((false, false))));
             count("pinned-host copy", has(&|o| matches!(copy_kinds(&p, o), Some((a, b)) if a != b)));

@@ -22,6 +22,7 @@
 //! subject of their own.
 
 use crate::model::{HappensBefore, ModelMode};
+use harness::case::call::PROBE_SYMBOL;
 use std::fmt;
 
 /// A program body over created streams (never a default stream: the legacy stream's implicit synchronisation
@@ -104,12 +105,20 @@ pub enum BufKind {
     /// A `later` device buffer that the body allocates with `malloc-async` and frees with `free-async`: it exists
     /// only between the two, starts with undefined contents, and is not read back after the script.
     Async,
+    /// The probe kernels' `__device__` variable `cc_symbol` (4 KiB; `symbol=cc_symbol` in a call), reached only by
+    /// [`Op::ToSymbol`] and [`Op::FromSymbol`]. It is one variable per device for the whole process, so it holds
+    /// what an earlier program left: written whole before it is read, and not read back (no declaration; the last
+    /// buffer of a program that has it, which runs on one device).
+    Symbol,
 }
+
+/// Bytes of `cc_symbol` (kernels/probes.cu: 1024 u32): a program with the symbol has buffers no larger.
+pub const SYMBOL_BYTES: u64 = 4096;
 
 impl BufKind {
     /// Allocated before the script and read back after it.
     pub fn is_permanent(self) -> bool {
-        self != BufKind::Async
+        matches!(self, BufKind::Device | BufKind::Pinned)
     }
 }
 
@@ -156,6 +165,13 @@ pub enum Op {
     /// `call cudaMemcpy2DAsync` of a whole buffer as `rows` rows of [`ROW_BYTES`] (both pitches the row), kind
     /// `cudaMemcpyDefault`: in the model exactly a `memcpy-async`; the 2D API and its row geometry are what differ.
     Copy2D { stream: usize, dst: usize, src: usize, rows: u64 },
+    // Symbol copies.
+    /// `call cudaMemcpyToSymbolAsync` of a whole buffer into the [`BufKind::Symbol`] buffer `sym` at offset 0, kind
+    /// `cudaMemcpyDefault`: in the model a `memcpy-async` into `sym`.
+    ToSymbol { stream: usize, sym: usize, src: usize, bytes: u64 },
+    /// `call cudaMemcpyFromSymbolAsync` of the first `bytes` of the symbol `sym` into a whole buffer: a
+    /// `memcpy-async` out of `sym`.
+    FromSymbol { stream: usize, dst: usize, sym: usize, bytes: u64 },
 }
 
 /// The row of a [`Op::Copy2D`]: every buffer size the generator picks is a multiple of it.
@@ -183,7 +199,9 @@ impl Op {
             | Op::Alloc { stream, .. }
             | Op::Free { stream, .. }
             | Op::BatchCopy { stream, .. }
-            | Op::Copy2D { stream, .. } => stream,
+            | Op::Copy2D { stream, .. }
+            | Op::ToSymbol { stream, .. }
+            | Op::FromSymbol { stream, .. } => stream,
         }
     }
 
@@ -209,7 +227,9 @@ impl Op {
             Op::Copy { dst, src, .. }
             | Op::PeerCopy { dst, src, .. }
             | Op::BatchCopy { dst, src, .. }
-            | Op::Copy2D { dst, src, .. } => dst == buf && src != buf,
+            | Op::Copy2D { dst, src, .. }
+            | Op::ToSymbol { sym: dst, src, .. }
+            | Op::FromSymbol { dst, sym: src, .. } => dst == buf && src != buf,
             _ => false,
         }
     }
@@ -229,7 +249,9 @@ impl Op {
             Op::Copy { dst, src, .. }
             | Op::PeerCopy { dst, src, .. }
             | Op::BatchCopy { dst, src, .. }
-            | Op::Copy2D { dst, src, .. } => vec![r(src), w(dst)],
+            | Op::Copy2D { dst, src, .. }
+            | Op::ToSymbol { sym: dst, src, .. }
+            | Op::FromSymbol { dst, sym: src, .. } => vec![r(src), w(dst)],
             Op::HostFunc { snapshot, .. } => snapshot.into_iter().map(r).collect(),
             Op::Record { .. } | Op::Wait { .. } => Vec::new(),
         }
@@ -291,6 +313,7 @@ impl Program {
                 recorded[event] = true;
             }
         }
+        self.check_symbol()?;
         self.check_allocations()?;
         self.check_update()?;
         self.check_placement()?;
@@ -361,6 +384,22 @@ impl Program {
         Ok(())
     }
 
+    /// The symbol ([`BufKind::Symbol`]): at most one, the last buffer, in a program on one device whose buffers fit
+    /// in it.
+    fn check_symbol(&self) -> Result<(), String> {
+        let Some(at) = self.buffers.iter().position(|&k| k == BufKind::Symbol) else { return Ok(()) };
+        if at + 1 != self.buffers.len() {
+            return Err(format!("the symbol is {}, not the last buffer", buffer_name(at)));
+        }
+        if self.placement != Placement::default() {
+            return Err("a symbol in a program over two devices (the variable is one per device)".into());
+        }
+        if self.buffer_bytes > SYMBOL_BYTES {
+            return Err(format!("buffers of {} bytes do not fit in the symbol ({SYMBOL_BYTES})", self.buffer_bytes));
+        }
+        Ok(())
+    }
+
     /// Each async buffer: used only between its `malloc-async` and its `free-async`, written whole before it is
     /// read, and freed before the body ends; permanent buffers are never allocated or freed.
     fn check_allocations(&self) -> Result<(), String> {
@@ -370,12 +409,14 @@ impl Program {
             Unwritten,
             Live,
         }
-        let mut state: Vec<State> = self.buffers.iter().map(|_| State::Free).collect();
+        // The symbol exists from the start with what an earlier program left: like an allocation not yet written.
+        let mut state: Vec<State> =
+            self.buffers.iter().map(|&k| if k == BufKind::Symbol { State::Unwritten } else { State::Free }).collect();
         for (i, op) in self.ops.iter().enumerate() {
             let fail = |why: &str| Err(format!("op {i} ({op}): {why}"));
             match *op {
-                Op::Alloc { buf, .. } | Op::Free { buf, .. } if self.buffers[buf].is_permanent() => {
-                    return fail("allocates or frees a permanent buffer")
+                Op::Alloc { buf, .. } | Op::Free { buf, .. } if self.buffers[buf] != BufKind::Async => {
+                    return fail("allocates or frees a buffer that is not async")
                 }
                 Op::Alloc { buf, .. } if state[buf] != State::Free => return fail("allocates a live buffer"),
                 Op::Alloc { buf, .. } => state[buf] = State::Unwritten,
@@ -394,7 +435,8 @@ impl Program {
                 }
             }
         }
-        match state.iter().position(|s| *s != State::Free) {
+        let allocations = (0..self.buffers.len()).filter(|&b| self.buffers[b] == BufKind::Async);
+        match allocations.into_iter().find(|&b| state[b] != State::Free) {
             Some(b) => Err(format!("{} is not freed by the end of the body", buffer_name(b))),
             None => Ok(()),
         }
@@ -455,7 +497,17 @@ impl Program {
         if op.accesses().iter().any(|a| !buf_ok(a.buf)) {
             return Err("undeclared buffer".into());
         }
+        // The symbol is reached by the symbol copies alone, and they copy between it and another buffer.
+        let symbol = |b: usize| self.buffers[b] == BufKind::Symbol;
+        let symbols_touched = op.accesses().iter().filter(|a| symbol(a.buf)).count();
+        let symbol_copy = matches!(op, Op::ToSymbol { .. } | Op::FromSymbol { .. });
+        if symbols_touched != usize::from(symbol_copy) {
+            return Err("the symbol is touched by a symbol copy alone, and a symbol copy touches it once".into());
+        }
         match *op {
+            Op::ToSymbol { bytes, .. } | Op::FromSymbol { bytes, .. } if bytes != self.buffer_bytes => {
+                Err("a symbol copy that is not the whole buffer".into())
+            }
             Op::Record { event, .. } | Op::Wait { event, .. } if event >= self.events => Err("undeclared event".into()),
             Op::Wait { event, .. } if flavor == Flavor::Capturable && !recorded[event] => {
                 Err("waits on an event not yet recorded in this body (illegal inside a capture)".into())
@@ -562,6 +614,20 @@ impl fmt::Display for Op {
                  height={rows} kind=cudaMemcpyDefault stream={}",
                 b(dst),
                 b(src),
+                s(stream)
+            ),
+            Op::ToSymbol { stream, src, bytes, .. } => write!(
+                f,
+                "call cudaMemcpyToSymbolAsync symbol={PROBE_SYMBOL} src={} count={bytes} offset=0 kind=cudaMemcpyDefault \
+                 stream={}",
+                b(src),
+                s(stream)
+            ),
+            Op::FromSymbol { stream, dst, bytes, .. } => write!(
+                f,
+                "call cudaMemcpyFromSymbolAsync dst={} symbol={PROBE_SYMBOL} count={bytes} offset=0 \
+                 kind=cudaMemcpyDefault stream={}",
+                b(dst),
                 s(stream)
             ),
         }

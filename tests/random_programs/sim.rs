@@ -22,11 +22,12 @@
 //! [`Schedule`] among those whose dependencies are done, with a logical clock for stamps. [`Faults`] break the
 //! device on purpose, to show that the checks catch what they should.
 
+use crate::program::SYMBOL_BYTES;
 use harness::case::ast::{
     Case, Decl, Expectation, KernelCall, NodeKernel, NodeSpec, OpKind, Predicate, SrcAccessOrder, StreamRef, Target,
     INITIAL_WORD,
 };
-use harness::case::call::ArgValue;
+use harness::case::call::{ArgValue, PROBE_SYMBOL};
 use harness::case::print;
 use harness::case::words::Word;
 use harness::record::observations::{
@@ -217,6 +218,10 @@ impl Sim {
     /// Runs `case` and reports what it saw, as the GPU executor would.
     pub fn run(&self, case: &Case) -> Observations {
         let mut st = State::default();
+        // The probes' device variable, with what an earlier case left in it.
+        let symbol_words = (SYMBOL_BYTES / 4) as usize;
+        st.words.insert(PROBE_SYMBOL.to_owned(), symbol_words);
+        st.buffers.insert(PROBE_SYMBOL.to_owned(), Some(vec![0x5eed_0000; symbol_words]));
         let mut obs = Observations { case_id: case.id.clone(), ..Observations::default() };
         for d in &case.decls {
             st.devices.insert(d.name().to_string(), d.device().unwrap_or(0));
@@ -341,6 +346,23 @@ impl Sim {
                 match (value("dst"), value("src"), value("stream")) {
                     (Some(ArgValue::Object(dst, _)), Some(ArgValue::Object(src, _)), Some(ArgValue::Stream(s))) => {
                         (Action::Copy { dst: dst.clone(), src: src.clone() }, s)
+                    }
+                    _ => return Err("cudaErrorInvalidValue".into()),
+                }
+            }
+            // The symbol copies of the random programs (program.rs, Op::ToSymbol and Op::FromSymbol): stream-ordered
+            // copies of `count` bytes at offset 0, captured as memcpy nodes.
+            OpKind::Call(call)
+                if call.function == "cudaMemcpyToSymbolAsync" || call.function == "cudaMemcpyFromSymbolAsync" =>
+            {
+                let value = |name: &str| call.args.iter().find(|a| a.name == name).map(|a| &a.value);
+                let symbol = PROBE_SYMBOL.to_owned();
+                match (value("src"), value("dst"), value("offset"), value("stream")) {
+                    (Some(ArgValue::Object(src, _)), None, Some(ArgValue::Int(0)), Some(ArgValue::Stream(s))) => {
+                        (Action::Copy { dst: symbol, src: src.clone() }, s)
+                    }
+                    (None, Some(ArgValue::Object(dst, _)), Some(ArgValue::Int(0)), Some(ArgValue::Stream(s))) => {
+                        (Action::Copy { dst: dst.clone(), src: symbol }, s)
                     }
                     _ => return Err("cudaErrorInvalidValue".into()),
                 }
@@ -698,10 +720,12 @@ fn apply(st: &mut State, action: &Action) {
                 *first = differ;
             }
         }
+        // As many words as both have: a buffer and the larger symbol share a prefix.
         Action::Copy { dst, src } => {
             if let Some(from) = buffers.get(src).cloned().flatten() {
                 if let Some(to) = buffers.get_mut(dst).and_then(Option::as_mut) {
-                    *to = from;
+                    let n = from.len().min(to.len());
+                    to[..n].copy_from_slice(&from[..n]);
                 }
             }
         }
