@@ -41,9 +41,10 @@ pub use interpret::call_bare;
 pub use objects::acceptable;
 
 /// Runs a case that declares nothing and only `call`s, in a process that sees no device (`env:
-/// CUDA_VISIBLE_DEVICES=-1`: the `no-device` sweep): each call through [`call_bare`], its code and host times
-/// recorded as any operation's. An operation that is not such a call is recorded as not run, with the reason.
-pub fn run_bare(case: &Case) -> Observations {
+/// CUDA_VISIBLE_DEVICES=-1`: the `no-device` sweep): each call through [`call_bare`] (which may name the probe
+/// kernels of `kernels`, registered without a device as in the reproducer), its code and host times recorded as any
+/// operation's. An operation that is not such a call is recorded as not run, with the reason.
+pub fn run_bare(case: &Case, kernels: &KernelTable) -> Observations {
     let clock = CaseClock::start();
     let mut ops = Vec::new();
     for (index, op) in case.script.iter().enumerate() {
@@ -51,7 +52,7 @@ pub fn run_bare(case: &Case) -> Observations {
         match &op.kind {
             OpKind::Call(call) if case.decls.is_empty() => {
                 record.start_ns = clock.now_ns();
-                match call_bare(call) {
+                match call_bare(call, Some(kernels)) {
                     Ok((code, values)) => {
                         record.code = Some(code.to_string());
                         if !values.is_empty() {

@@ -68,10 +68,13 @@ fn serve(ordinal: i32, kernels: impl FnOnce() -> KernelTable, mock: Option<Mock>
     // A case whose `env:` hides every device (CUDA_VISIBLE_DEVICES=-1: the no-device sweep) has no device to
     // probe: its calls run bare (`exec::run_bare`), and so does every case this process is asked for.
     let hides_every_device = std::env::var("CUDA_VISIBLE_DEVICES").is_ok_and(|v| v.trim().starts_with('-'));
+    // The probe kernels' handles: their registration ran before main and made no driver call, so a process with no
+    // visible device has them too (the no-device sweep passes them to calls, as its reproducer does).
+    let kernels = kernels();
     let mut gpu = match &mock {
         Some(_) => None,
         None => match gpu::probe(ordinal) {
-            Ok(device) => Some((device, kernels())),
+            Ok(device) => Some(device),
             Err(_) if hides_every_device => None,
             Err(e) => return Err(e.to_string()),
         },
@@ -97,9 +100,7 @@ fn serve(ordinal: i32, kernels: impl FnOnce() -> KernelTable, mock: Option<Mock>
             // The probe kernels' module too: the executor loads it before every case's script anyway (so a case
             // sees the same state), and a process started ahead pays for it while other cases run. A failure here
             // is the case's to report, when its own load fails the same way.
-            if let Some((_, kernels)) = &gpu {
-                let _ = exec::preload_kernels(kernels);
-            }
+            let _ = exec::preload_kernels(&kernels);
         }
         let ready = Ready { init_ms: ms(initialised), context_ms: ms(started.elapsed() - initialised) };
         let json = serde_json::to_string(&ready).unwrap_or_default();
@@ -118,12 +119,10 @@ fn serve(ordinal: i32, kernels: impl FnOnce() -> KernelTable, mock: Option<Mock>
         let case = request.case()?;
         let reply = match (&mut mock, &mut gpu) {
             (Some(mock), _) => mock.run(&case, request.gate_delay_scale),
-            (None, Some((device, kernels))) => {
-                run_watched(&case, kernels, device, request.gate_delay_scale, all_devices)
-            }
+            (None, Some(device)) => run_watched(&case, &kernels, device, request.gate_delay_scale, all_devices),
             (None, None) if bare => {
                 let start = Instant::now();
-                let result = super::one_case::read(&case, exec::run_bare(&case), || None, start);
+                let result = super::one_case::read(&case, exec::run_bare(&case, &kernels), || None, start);
                 Reply { result, dirty: None, memory: Default::default() }
             }
             (None, None) => return Err("no device and no mock".into()),

@@ -6,8 +6,9 @@ use super::Step;
 use crate::api::generated::Args;
 use crate::api::{self, max_of, ParamClass, OUT_BYTES};
 use crate::case::ast::StreamRef;
-use crate::case::call::{ArgValue, ArgWord, Call, CallArg, ObjectKind, TMP};
+use crate::case::call::{ArgValue, ArgWord, Call, CallArg, ObjectKind, PROBE_SYMBOL, TMP};
 use crate::case::words::{KernelWord, Word};
+use crate::device::kernels::KernelTable;
 use crate::exec::graph_api;
 use crate::record::observations::{CallOutput, OpValue};
 use cuda_sys as sys;
@@ -227,10 +228,14 @@ impl Operands for CaseOperands<'_, '_> {
     }
 }
 
-/// No case objects, no kernels: what a call can name on a host without a driver (`requires: no-driver`).
-struct BareOperands;
+/// No case objects: what a call can name where no device is visible (`env: CUDA_VISIBLE_DEVICES=-1`) or on a host
+/// without a driver (`requires: no-driver`): numbers, constants, built-in streams, and the probe kernels and their
+/// variable when the process has them (their registration makes no driver call, so they exist without a device).
+struct BareOperands<'k> {
+    kernels: Option<&'k KernelTable>,
+}
 
-impl Operands for BareOperands {
+impl Operands for BareOperands<'_> {
     fn device(&self, index: u32) -> i32 {
         index as i32
     }
@@ -238,10 +243,16 @@ impl Operands for BareOperands {
         Err("`{tmp}` names the case's directory, which a call without a device does not make".into())
     }
     fn kernel(&self, k: KernelWord) -> Result<*const c_void, String> {
-        Err(format!("no kernels without a driver (`{}`)", k.word()))
+        match self.kernels {
+            Some(table) => Ok(table.get(k)),
+            None => Err(format!("no probe kernels in this process (`{}`)", k.word())),
+        }
     }
     fn symbol(&self) -> Result<*const c_void, String> {
-        Err("no kernel module without a driver (`cc_symbol`)".into())
+        match self.kernels {
+            Some(table) => Ok(table.symbol),
+            None => Err(format!("no probe kernels in this process (`{PROBE_SYMBOL}`)")),
+        }
     }
     fn stream(&self, s: &StreamRef) -> Result<*const c_void, String> {
         match s {
@@ -263,10 +274,10 @@ impl Operands for BareOperands {
 }
 
 /// Calls `call` with no case around it: every argument a number, a constant, a built-in stream, `null`, `out`,
-/// text or a struct of those. Its code, and on success what it wrote into its outputs (recorded as `call` records
-/// them). What `tests/no_driver.rs` runs for the `no-driver` sweep on a host without a driver, and the `no-device`
-/// sweep's worker (`exec::run_bare`).
-pub fn call_bare(call: &Call) -> Result<(sys::cudaError_t, Vec<CallOutput>), String> {
+/// text or a struct of those, or a probe kernel or `cc_symbol` when `kernels` is given. Its code, and on success
+/// what it wrote into its outputs (recorded as `call` records them). What `tests/no_driver.rs` runs for the
+/// `no-driver` sweep on a host without a driver, and the `no-device` sweep's worker (`exec::run_bare`).
+pub fn call_bare(call: &Call, kernels: Option<&KernelTable>) -> Result<(sys::cudaError_t, Vec<CallOutput>), String> {
     let (row, caller) = resolve(call)?;
     let mut scratch = Scratch::default();
     let mut args = Args::default();
@@ -275,8 +286,8 @@ pub fn call_bare(call: &Call) -> Result<(sys::cudaError_t, Vec<CallOutput>), Str
         let target = Target::of(param, caller);
         let given = call.args.iter().find(|a| a.name == param.name).map(|a| &a.value);
         let value = match given {
-            Some(v) => bytes(&mut BareOperands, &target, v, &mut scratch)?,
-            None => default(&BareOperands, &target, &mut scratch),
+            Some(v) => bytes(&mut BareOperands { kernels }, &target, v, &mut scratch)?,
+            None => default(&BareOperands { kernels }, &target, &mut scratch),
         };
         outputs.extend(output_slot(row, param, &target, given, &value));
         args.bytes.push(value);
