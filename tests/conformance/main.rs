@@ -161,7 +161,7 @@ fn report_session(args: &Arguments) -> Option<Session> {
     if args.list {
         return None;
     }
-    if std::env::var_os("NEXTEST").is_some() {
+    if under_nextest() {
         eprintln!(
             "CUDA_CONFORMANCE_REPORT={} is not written under cargo-nextest (one process per trial would each \
              overwrite it): use nextest's JUnit, or `cuda-conformance run --report FILE`",
@@ -181,6 +181,11 @@ fn report_session(args: &Arguments) -> Option<Session> {
     };
     let outputs = Outputs { report: Some(PathBuf::from(path)), ..Outputs::default() };
     Some(Session::new(Purpose::Cases(Tier::Full), header, outputs))
+}
+
+/// cargo-nextest started this process (it sets `NEXTEST`): one trial per process, and no report.
+fn under_nextest() -> bool {
+    std::env::var_os("NEXTEST").is_some()
 }
 
 /// The device and the one runner (a worker process, replaced when a case kills or dirties it) the GPU trials share,
@@ -232,9 +237,12 @@ impl Gpu {
         expectations.entry_for(&case.id, configuration).is_some_and(|e| e.action == Action::Skip)
     }
 
+    /// Device 0. Under cargo-nextest (a process per trial, no report) it is probed without a context: the trial's
+    /// worker makes its own and probes fully, and the parent's would cost each trial a context creation.
     fn device(&self) -> Result<&DeviceInfo, &String> {
         let probed = self.device.get_or_init(|| match &self.absent {
             Some(reason) => Err(reason.clone()),
+            None if under_nextest() => gpu::probe_without_context(0).map_err(|e| e.to_string()),
             None => gpu::probe(0).map_err(|e| e.to_string()),
         });
         probed.as_ref()

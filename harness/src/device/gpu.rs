@@ -26,7 +26,8 @@ pub struct DeviceInfo {
     /// cudaDevAttrPageableMemoryAccess: kernels may use pageable host memory (HMM or ATS).
     pub pageable_memory_access: bool,
     pub unified_addressing: bool,
-    /// `(greatest, least)` from cudaDeviceGetStreamPriorityRange: greatest is numerically lowest.
+    /// `(greatest, least)` from cudaDeviceGetStreamPriorityRange: greatest is numerically lowest. `(0, 0)` from
+    /// [`probe_without_context`], which makes no context to ask.
     pub stream_priority_range: (i32, i32),
     pub device_count: u32,
     /// cudaDriverGetVersion, e.g. 13000.
@@ -168,21 +169,39 @@ pub fn device_count() -> Result<i32, NoDevice> {
     Ok(count)
 }
 
-/// Probes device `ordinal`, making it current. With no driver or no GPU this returns the reason instead.
+/// Probes device `ordinal`, making it current (which creates its primary context). With no driver or no GPU this
+/// returns the reason instead.
 pub fn probe(ordinal: i32) -> Result<DeviceInfo, NoDevice> {
+    probe_with(ordinal, true)
+}
+
+/// Probes device `ordinal` without making it current, so without creating a context (about 250 ms on an H100
+/// host): for a process that only hands the device's cases to a worker, which probes fully (a test binary's process
+/// for one trial under cargo-nextest). The stream priority range needs a context: it is `(0, 0)` here, and a
+/// report must not be made from this probe.
+pub fn probe_without_context(ordinal: i32) -> Result<DeviceInfo, NoDevice> {
+    probe_with(ordinal, false)
+}
+
+fn probe_with(ordinal: i32, make_current: bool) -> Result<DeviceInfo, NoDevice> {
     let count = device_count()?;
     if count <= ordinal {
         return Err(NoDevice(format!("no CUDA device: device {ordinal} requested, {count} present")));
     }
     // SAFETY: plain calls with valid out-pointers.
     unsafe {
-        check(sys::cudaSetDevice(ordinal), "cudaSetDevice")?;
         let mut prop: sys::cudaDeviceProp = std::mem::zeroed();
         check(sys::compat::get_device_properties(&mut prop, ordinal), "cudaGetDeviceProperties")?;
         let name = CStr::from_ptr(prop.name.as_ptr()).to_string_lossy().into_owned();
         let uuid = format_uuid(&prop.uuid.bytes);
         let (mut least, mut greatest) = (0, 0);
-        check(sys::cudaDeviceGetStreamPriorityRange(&mut least, &mut greatest), "cudaDeviceGetStreamPriorityRange")?;
+        if make_current {
+            check(sys::cudaSetDevice(ordinal), "cudaSetDevice")?;
+            check(
+                sys::cudaDeviceGetStreamPriorityRange(&mut least, &mut greatest),
+                "cudaDeviceGetStreamPriorityRange",
+            )?;
+        }
         let (mut driver, mut runtime) = (0, 0);
         check(sys::cudaDriverGetVersion(&mut driver), "cudaDriverGetVersion")?;
         check(sys::cudaRuntimeGetVersion(&mut runtime), "cudaRuntimeGetVersion")?;
