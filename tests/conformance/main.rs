@@ -15,8 +15,10 @@
 //!
 //! cargo-nextest runs one process per trial (docs/running.md#cargo-nextest), so: without a device the GPU trials
 //! are ignored *when listed* (`cudaGetDeviceCount`, no context), which nextest reports as skipped where a trial
-//! ignored at run time would count as passed; a process asked for one case (`--exact`) parses only that case's
-//! file; device 0 is probed only when a case trial runs.
+//! ignored at run time would count as passed; so are the cases whose `requires:` this device does not meet (device
+//! 0 probed without a context: too few devices, a no-driver row on a host with a driver), under nextest and for
+//! `--list` (plain `cargo test` reports them ignored at run time, with the reason); a process asked for one case
+//! (`--exact`) parses only that case's file, and probes device 0 without a context (its worker makes one).
 //!
 //! With `CUDA_CONFORMANCE_REPORT=FILE`, the run is also a report session (`harness::runner::session`, as in
 //! `cuda-conformance run`): FILE gets the report of the case trials that ran, unfinished from the start, or the
@@ -31,6 +33,7 @@ mod runner_trials;
 use cuda_conformance::{cases_dir, kernel_table, BUILD_COMMIT};
 use harness::case::ast::Case;
 use harness::device::gpu::{self, DeviceInfo};
+use harness::device::requirements::unmet_requirement;
 use harness::record::verdict::VerdictKind;
 use harness::record::CaseResult;
 use harness::report::baseline::Key;
@@ -76,7 +79,10 @@ fn main() {
                     std::process::exit(2);
                 }
             }
-            let gpu = Arc::new(Gpu::new(no_gpu_at_all(), expectations));
+            // Listing, and cargo-nextest (which lists, then runs each trial in a process of its own and counts a
+            // trial ignored at run time as passed), decide the requirements when the trials are listed.
+            let at_list_time = args.list || under_nextest();
+            let gpu = Arc::new(Gpu::new(no_gpu_at_all(), expectations, at_list_time));
             if let Some(reason) = &gpu.absent {
                 eprintln!("GPU cases ignored: {reason}");
             }
@@ -193,6 +199,10 @@ fn under_nextest() -> bool {
 struct Gpu {
     /// Why no GPU trial can run here, known before any trial ([`no_gpu_at_all`]): they are listed as ignored.
     absent: Option<String>,
+    /// The trials are listed for a runner that cannot see a trial ignored at run time (`--list`, cargo-nextest):
+    /// a case this device cannot run (an unmet `requires:`) is ignored when listed, and device 0 is probed without
+    /// a context (no report is written then).
+    at_list_time: bool,
     /// Device 0, probed when a GPU trial first runs (or the report session starts), not by a process that runs a
     /// CPU trial: the full probe makes device 0 current, which creates its context.
     device: OnceLock<Result<DeviceInfo, String>>,
@@ -205,9 +215,10 @@ struct Gpu {
 }
 
 impl Gpu {
-    fn new(absent: Option<String>, expectations: Option<Expectations>) -> Gpu {
+    fn new(absent: Option<String>, expectations: Option<Expectations>, at_list_time: bool) -> Gpu {
         Gpu {
             absent,
+            at_list_time,
             device: OnceLock::new(),
             runner: OnceLock::new(),
             results: Mutex::new(Vec::new()),
@@ -237,15 +248,22 @@ impl Gpu {
         expectations.entry_for(&case.id, configuration).is_some_and(|e| e.action == Action::Skip)
     }
 
-    /// Device 0. Under cargo-nextest (a process per trial, no report) it is probed without a context: the trial's
-    /// worker makes its own and probes fully, and the parent's would cost each trial a context creation.
+    /// Device 0. Listing, and under cargo-nextest (a process per trial, no report), it is probed without a context:
+    /// a trial's worker makes its own and probes fully, and the parent's would cost each trial a context creation.
     fn device(&self) -> Result<&DeviceInfo, &String> {
         let probed = self.device.get_or_init(|| match &self.absent {
             Some(reason) => Err(reason.clone()),
-            None if under_nextest() => gpu::probe_without_context(0).map_err(|e| e.to_string()),
+            None if self.at_list_time => gpu::probe_without_context(0).map_err(|e| e.to_string()),
             None => gpu::probe(0).map_err(|e| e.to_string()),
         });
         probed.as_ref()
+    }
+
+    /// Whether `case` is listed as ignored because this device cannot run it (`requires:` unmet: too few devices,
+    /// a driver present for a no-driver row, ...), which only a list-time decision shows to cargo-nextest. The
+    /// runner decides the same at run time (not-supported, with the reason) under plain `cargo test`.
+    fn listed_unmet(&self, case: &Case) -> bool {
+        self.at_list_time && self.device().is_ok_and(|device| unmet_requirement(case, device).is_some())
     }
 
     fn run(&self, device: &DeviceInfo, case: &Case) -> CaseResult {
@@ -360,7 +378,7 @@ fn diagnostics(list: Vec<harness::case::Diagnostic>) -> Failed {
 fn case_trial(index: usize, case: Case, gpu: Arc<Gpu>) -> Trial {
     let name = case.id.clone();
     let area = case.area().to_owned();
-    let listed_ignored = gpu.absent.is_some() || gpu.skips(&case);
+    let listed_ignored = gpu.absent.is_some() || gpu.skips(&case) || gpu.listed_unmet(&case);
     Trial::ignorable_test(name, move || {
         let device = match gpu.device() {
             Ok(device) => device,
