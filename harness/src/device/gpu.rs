@@ -26,9 +26,12 @@ pub struct DeviceInfo {
     /// cudaDevAttrPageableMemoryAccess: kernels may use pageable host memory (HMM or ATS).
     pub pageable_memory_access: bool,
     pub unified_addressing: bool,
-    /// `(greatest, least)` from cudaDeviceGetStreamPriorityRange: greatest is numerically lowest. `(0, 0)` from
-    /// [`probe_without_context`], which makes no context to ask.
+    /// `(greatest, least)` from cudaDeviceGetStreamPriorityRange: greatest is numerically lowest. `(0, 0)`, not
+    /// read, when [`Self::priorities_read`] is false.
     pub stream_priority_range: (i32, i32),
+    /// Whether [`Self::stream_priority_range`] was read: false from [`probe_without_context`], which makes no
+    /// context to ask, so what depends on the range (`requires: stream-priorities`) is left to a worker's probe.
+    pub priorities_read: bool,
     pub device_count: u32,
     /// cudaDriverGetVersion, e.g. 13000.
     pub driver_version: u32,
@@ -177,8 +180,8 @@ pub fn probe(ordinal: i32) -> Result<DeviceInfo, NoDevice> {
 
 /// Probes device `ordinal` without making it current, so without creating a context (about 250 ms on an H100
 /// host): for a process that only hands the device's cases to a worker, which probes fully (a test binary's process
-/// for one trial under cargo-nextest). The stream priority range needs a context: it is `(0, 0)` here, and a
-/// report must not be made from this probe.
+/// for one trial under cargo-nextest, or one that lists trials). The stream priority range needs a context: it is
+/// not read here ([`DeviceInfo::priorities_read`]), and a report must not be made from this probe.
 pub fn probe_without_context(ordinal: i32) -> Result<DeviceInfo, NoDevice> {
     probe_with(ordinal, false)
 }
@@ -222,6 +225,7 @@ fn probe_with(ordinal: i32, make_current: bool) -> Result<DeviceInfo, NoDevice> 
             pageable_memory_access: attribute(A::cudaDevAttrPageableMemoryAccess, ordinal)? == 1,
             unified_addressing: attribute(A::cudaDevAttrUnifiedAddressing, ordinal)? == 1,
             stream_priority_range: (greatest, least),
+            priorities_read: make_current,
             device_count: count as u32,
             driver_version: driver,
             runtime_version: runtime as u32,

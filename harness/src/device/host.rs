@@ -68,6 +68,7 @@ impl Provenance {
             pageable_memory_access: false,
             unified_addressing: false,
             stream_priority_range: (0, 0),
+            priorities_read: false,
             device_count: 0,
             driver_version: gpu::driver_version().unwrap_or(0),
             runtime_version: gpu::runtime_version().unwrap_or(0),

@@ -95,9 +95,12 @@ fn unmet(requirement: &Requirement, d: &DeviceInfo, connections: u32, devices: u
                 d.compute_capability.0, d.compute_capability.1
             )
         }),
-        Requirement::StreamPriorities => (d.stream_priority_range.0 == d.stream_priority_range.1).then(|| {
-            format!("requires stream-priorities; this device has a single priority ({})", d.stream_priority_range.0)
-        }),
+        // Not decided where the range was not read (a probe without a context): the worker that runs the case
+        // probes fully and decides it there.
+        Requirement::StreamPriorities => (d.priorities_read && d.stream_priority_range.0 == d.stream_priority_range.1)
+            .then(|| {
+                format!("requires stream-priorities; this device has a single priority ({})", d.stream_priority_range.0)
+            }),
         Requirement::MappedMemory => {
             (!d.can_map_host_memory).then(|| "requires mapped-memory; this device has canMapHostMemory = 0".to_owned())
         }
@@ -225,6 +228,11 @@ mod tests {
                 "{r:?}"
             );
         }
+        // A probe without a context (a trial's process under cargo-nextest) did not read the range: the requirement
+        // is left to the worker, which probes fully, instead of every stream-priority case being skipped.
+        d.priorities_read = false;
+        let priorities = case(vec![Requirement::StreamPriorities], vec![], vec![]);
+        assert_eq!(unmet_requirement_in(&priorities, &d, false, None, 8), None);
     }
 
     #[test]

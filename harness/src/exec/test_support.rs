@@ -19,6 +19,7 @@ pub fn h100() -> DeviceInfo {
         pageable_memory_access: false,
         unified_addressing: true,
         stream_priority_range: (-5, 0),
+        priorities_read: true,
         device_count: 1,
         driver_version: 13000,
         runtime_version: 13000,

@@ -109,6 +109,7 @@ pub fn mock_device() -> DeviceInfo {
         pageable_memory_access: false,
         unified_addressing: true,
         stream_priority_range: (-1, 0),
+        priorities_read: true,
         device_count: 1,
         driver_version: 13000,
         runtime_version: 13000,
