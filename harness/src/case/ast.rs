@@ -485,6 +485,17 @@ words! {
     }
 }
 
+/// The codes an operation or declaration accepts from what it wrote after `=>` (its `expect`): those codes, or
+/// `cudaSuccess` where it wrote none. The one statement of that rule: the executor records it, the verdict judges by
+/// it, the reproducer prints it and coverage counts it.
+pub fn accepted_codes(expect: &[String]) -> Vec<String> {
+    if expect.is_empty() {
+        vec!["cudaSuccess".to_owned()]
+    } else {
+        expect.to_vec()
+    }
+}
+
 /// One line of the script: `[LABEL:] [@THREAD] OPERATION [=> CODE | CODE ...]`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Op {

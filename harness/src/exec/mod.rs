@@ -37,8 +37,6 @@ mod host_calls;
 mod interpret;
 /// A generic call with no case around it: the `no-driver` sweep on a host without a driver (tests/no_driver.rs).
 pub use interpret::call_bare;
-/// The codes an operation accepts, as its record holds them (`readings::verdict::judge_again` derives them again).
-pub use objects::acceptable;
 
 /// Runs a case that declares nothing and only `call`s, in a process that sees no device (`env:
 /// CUDA_VISIBLE_DEVICES=-1`: the `no-device` sweep): each call through [`call_bare`] (which may name the probe

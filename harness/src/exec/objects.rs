@@ -190,7 +190,7 @@ pub fn create(
             kind: decl_kind(decl).to_owned(),
             line: case.positions.decl_lines.get(i).copied().unwrap_or(0),
             code: code.map(|c| c.to_string()),
-            acceptable: acceptable(expect),
+            acceptable: crate::case::ast::accepted_codes(expect),
         });
     }
     (state, gates, records)
@@ -236,15 +236,6 @@ fn event_flags(flags: EventFlags) -> u32 {
 
 fn decl_kind(decl: &Decl) -> &'static str {
     decl.word().word()
-}
-
-/// The codes a case accepts: those it wrote, or cudaSuccess.
-pub fn acceptable(expect: &[String]) -> Vec<String> {
-    if expect.is_empty() {
-        vec!["cudaSuccess".to_owned()]
-    } else {
-        expect.to_vec()
-    }
 }
 
 /// The object in slot `name`, or why there is none.

@@ -21,7 +21,7 @@ pub fn judge_again(case: &Case, obs: &Observations) -> Verdict {
     for rec in &mut obs.ops {
         let Some(op) = case.script.get(rec.index) else { continue };
         if crate::case::print::op_kind(&op.kind) == rec.text {
-            rec.acceptable = crate::exec::acceptable(&op.expect);
+            rec.acceptable = crate::case::ast::accepted_codes(&op.expect);
         }
     }
     judge(case, &obs)

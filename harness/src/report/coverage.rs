@@ -152,13 +152,7 @@ fn coverage_of(
         observed: BTreeSet<String>,
     }
     let mut seen: BTreeMap<&'static str, Seen> = BTreeMap::new();
-    let accepted = |expect: &[String]| -> Vec<String> {
-        if expect.is_empty() {
-            vec!["cudaSuccess".to_owned()]
-        } else {
-            expect.to_vec()
-        }
-    };
+    let accepted = crate::case::ast::accepted_codes;
     for case in cases {
         for decl in &case.decls {
             let expect = match decl {

@@ -193,15 +193,6 @@ pub fn memcpy_kind(dst: MemKind, src: MemKind) -> &'static str {
     }
 }
 
-/// The codes a case accepts for an operation or a creation: those it wrote, or cudaSuccess.
-pub fn acceptable(expect: &[String]) -> Vec<String> {
-    if expect.is_empty() {
-        vec!["cudaSuccess".to_owned()]
-    } else {
-        expect.to_vec()
-    }
-}
-
 /// A C++ string literal.
 pub fn cstr(s: &str) -> String {
     let mut out = String::from("\"");

@@ -3,8 +3,9 @@
 //! (gates opened, captures ended, the final synchronize, the reads, the release). Mirrors `exec::run_case`,
 //! `exec::objects::create` and `exec::teardown`.
 
-use super::code::{acceptable, cstr, ident, BufferInfo, Names};
+use super::code::{cstr, ident, BufferInfo, Names};
 use super::ReproError;
+use crate::case::ast::accepted_codes;
 use crate::case::ast::{Case, Decl, EventFlags, Expectation, MemKind, OpKind, Predicate, Priority};
 use crate::case::words::{KernelWord, Word};
 
@@ -326,7 +327,7 @@ fn declaration(case: &Case, names: &Names, d: &Decl, line: u32, multi: bool) -> 
     let name = cstr(d.name());
     let v = names.var(d.name());
     let record = |code: &str, accepted: &[String]| {
-        let list: Vec<String> = acceptable(accepted).iter().map(|c| cstr(c)).collect();
+        let list: Vec<String> = accepted_codes(accepted).iter().map(|c| cstr(c)).collect();
         format!("    run.decl({name}, {}, {line}, {code}, {{{}}});\n", cstr(d.word().word()), list.join(", "))
     };
     let indent = |body: &str, by: &str| body.lines().map(|l| format!("{by}{l}\n")).collect::<String>();

@@ -102,7 +102,7 @@ fn op_table(case: &Case) -> String {
     );
     for (index, op) in case.script.iter().enumerate() {
         let opt = |s: &Option<String>| s.as_deref().map_or("nullptr".to_owned(), cstr);
-        let acceptable = code::acceptable(&op.expect);
+        let acceptable = crate::case::ast::accepted_codes(&op.expect);
         out.push_str(&format!(
             "    {{{}, {}, {}, {}, {{{}}}, {}}},\n",
             line_of(case, index),

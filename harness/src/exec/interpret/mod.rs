@@ -25,7 +25,7 @@ use super::clock::CaseClock;
 use super::devices::CaseDevices;
 use super::gates::{GateKeeper, GateSet};
 use super::host_calls::HostLog;
-use super::objects::{acceptable, Objects};
+use super::objects::Objects;
 use super::stamps::StampPool;
 use super::timing::EventTiming;
 use super::ExecOptions;
@@ -67,7 +67,7 @@ pub fn new_record(case: &Case, index: usize) -> OpRecord {
         thread: op.thread.clone(),
         text: op_text(&op.kind),
         code: None,
-        acceptable: acceptable(&op.expect),
+        acceptable: crate::case::ast::accepted_codes(&op.expect),
         start_ns: 0,
         end_ns: 0,
         value: None,
