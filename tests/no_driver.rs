@@ -56,8 +56,7 @@ fn run(case: &harness::case::ast::Case) -> Result<(), Failed> {
             continue;
         }
         let kernels = cuda_conformance::kernel_table();
-        let code =
-            harness::exec::call_bare(call, Some(&kernels)).map_err(|e| format!("line {line}: {e}"))?.0.to_string();
+        let code = harness::exec::call_bare(call, &kernels).map_err(|e| format!("line {line}: {e}"))?.0.to_string();
         let accepted: Vec<&str> =
             if op.expect.is_empty() { vec!["cudaSuccess"] } else { op.expect.iter().map(String::as_str).collect() };
         if !accepted.contains(&"any") && !accepted.contains(&code.as_str()) {

@@ -203,8 +203,9 @@ struct Gpu {
     /// a case this device cannot run (an unmet `requires:`) is ignored when listed, and device 0 is probed without
     /// a context (no report is written then).
     at_list_time: bool,
-    /// Device 0, probed when a GPU trial first runs (or the report session starts), not by a process that runs a
-    /// CPU trial: the full probe makes device 0 current, which creates its context.
+    /// Device 0, probed when a GPU trial first runs (or the report session starts, or the trials are listed
+    /// [`Self::at_list_time`]), not by a process that runs a CPU trial: the full probe makes device 0 current,
+    /// which creates its context.
     device: OnceLock<Result<DeviceInfo, String>>,
     runner: OnceLock<Mutex<DeviceRunner<'static>>>,
     results: Mutex<Vec<(usize, CaseResult)>>,

@@ -50,7 +50,7 @@ pub fn run_bare(case: &Case, kernels: &KernelTable) -> Observations {
         match &op.kind {
             OpKind::Call(call) if case.decls.is_empty() => {
                 record.start_ns = clock.now_ns();
-                match call_bare(call, Some(kernels)) {
+                match call_bare(call, kernels) {
                     Ok((code, values)) => {
                         record.code = Some(code.to_string());
                         if !values.is_empty() {

@@ -14,8 +14,9 @@ use crate::record::verdict::{Verdict, VerdictKind};
 use std::collections::VecDeque;
 
 /// The verdict on a recorded run of `case` as the case reads now (`rejudge`): each operation's accepted codes are
-/// taken from the case's text (as the executor derives them when it records), not from the record, where the operation is still the one recorded (same index,
-/// same text); a changed `=> CODE` is then judged like a changed expectation.
+/// taken from the case's text (as the executor derives them when it records), not from the record, where the
+/// operation is still the one recorded (same index, same text); a changed `=> CODE` is then judged like a changed
+/// expectation.
 pub fn judge_again(case: &Case, obs: &Observations) -> Verdict {
     let mut obs = obs.clone();
     for rec in &mut obs.ops {

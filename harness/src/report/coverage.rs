@@ -8,7 +8,7 @@
 
 use crate::api::header::parse_header;
 pub use crate::api::header::Declared;
-use crate::case::ast::Case;
+use crate::case::ast::{accepted_codes, Case};
 use crate::record::Report;
 use crate::report::escape::{markdown_cell, xml};
 use serde::Serialize;
@@ -152,7 +152,6 @@ fn coverage_of(
         observed: BTreeSet<String>,
     }
     let mut seen: BTreeMap<&'static str, Seen> = BTreeMap::new();
-    let accepted = crate::case::ast::accepted_codes;
     for case in cases {
         for decl in &case.decls {
             let expect = match decl {
@@ -164,7 +163,7 @@ fn coverage_of(
             for f in decl.creation_calls() {
                 let s = seen.entry(f).or_default();
                 s.cases.insert(case.id.clone());
-                s.asserted.extend(accepted(expect));
+                s.asserted.extend(accepted_codes(expect));
             }
         }
         for op in &case.script {
@@ -172,7 +171,7 @@ fn coverage_of(
                 let s = seen.entry(f).or_default();
                 s.cases.insert(case.id.clone());
                 // `=> any` (a sweep's observe) asserts nothing: what the driver returned is in the reports.
-                s.asserted.extend(accepted(&op.expect).into_iter().filter(|c| c != "any"));
+                s.asserted.extend(accepted_codes(&op.expect).into_iter().filter(|c| c != "any"));
             }
         }
     }

@@ -5,8 +5,7 @@
 
 use super::code::{cstr, ident, BufferInfo, Names};
 use super::ReproError;
-use crate::case::ast::accepted_codes;
-use crate::case::ast::{Case, Decl, EventFlags, Expectation, MemKind, OpKind, Predicate, Priority};
+use crate::case::ast::{accepted_codes, Case, Decl, EventFlags, Expectation, MemKind, OpKind, Predicate, Priority};
 use crate::case::words::{KernelWord, Word};
 
 /// The comment on top: the case as written, and how to build and run the program.

@@ -6,8 +6,8 @@ use super::Step;
 use crate::api::generated::Args;
 use crate::api::{self, max_of, ParamClass, OUT_BYTES};
 use crate::case::ast::StreamRef;
-use crate::case::call::{ArgValue, ArgWord, Call, CallArg, ObjectKind, PROBE_SYMBOL, TMP};
-use crate::case::words::{KernelWord, Word};
+use crate::case::call::{ArgValue, ArgWord, Call, CallArg, ObjectKind, TMP};
+use crate::case::words::KernelWord;
 use crate::device::kernels::KernelTable;
 use crate::exec::graph_api;
 use crate::record::observations::{CallOutput, OpValue};
@@ -230,9 +230,9 @@ impl Operands for CaseOperands<'_, '_> {
 
 /// No case objects: what a call can name where no device is visible (`env: CUDA_VISIBLE_DEVICES=-1`) or on a host
 /// without a driver (`requires: no-driver`): numbers, constants, built-in streams, and the probe kernels and their
-/// variable when the process has them (their registration makes no driver call, so they exist without a device).
+/// variable (their registration makes no driver call, so they exist without a device).
 struct BareOperands<'k> {
-    kernels: Option<&'k KernelTable>,
+    kernels: &'k KernelTable,
 }
 
 impl Operands for BareOperands<'_> {
@@ -243,16 +243,10 @@ impl Operands for BareOperands<'_> {
         Err("`{tmp}` names the case's directory, which a call without a device does not make".into())
     }
     fn kernel(&self, k: KernelWord) -> Result<*const c_void, String> {
-        match self.kernels {
-            Some(table) => Ok(table.get(k)),
-            None => Err(format!("no probe kernels in this process (`{}`)", k.word())),
-        }
+        Ok(self.kernels.get(k))
     }
     fn symbol(&self) -> Result<*const c_void, String> {
-        match self.kernels {
-            Some(table) => Ok(table.symbol),
-            None => Err(format!("no probe kernels in this process (`{PROBE_SYMBOL}`)")),
-        }
+        Ok(self.kernels.symbol)
     }
     fn stream(&self, s: &StreamRef) -> Result<*const c_void, String> {
         match s {
@@ -274,10 +268,10 @@ impl Operands for BareOperands<'_> {
 }
 
 /// Calls `call` with no case around it: every argument a number, a constant, a built-in stream, `null`, `out`,
-/// text or a struct of those, or a probe kernel or `cc_symbol` when `kernels` is given. Its code, and on success
+/// text or a struct of those, or a probe kernel or `cc_symbol` of `kernels`. Its code, and on success
 /// what it wrote into its outputs (recorded as `call` records them). What `tests/no_driver.rs` runs for the
 /// `no-driver` sweep on a host without a driver, and the `no-device` sweep's worker (`exec::run_bare`).
-pub fn call_bare(call: &Call, kernels: Option<&KernelTable>) -> Result<(sys::cudaError_t, Vec<CallOutput>), String> {
+pub fn call_bare(call: &Call, kernels: &KernelTable) -> Result<(sys::cudaError_t, Vec<CallOutput>), String> {
     let (row, caller) = resolve(call)?;
     let mut scratch = Scratch::default();
     let mut args = Args::default();
