@@ -103,6 +103,7 @@ pub fn trials(fx: &Arc<LazyFixture>) -> Vec<Trial> {
         ("runner/a-hang-is-a-timeout-and-a-fresh-worker-takes-the-next", hang),
         ("runner/unreadable-output-is-a-crash", garbage),
         ("runner/a-dirty-context-ends-its-worker", dirty),
+        ("runner/a-sweep-s-own-process-rows-share-one-process", sweep_rows),
         ("runner/device-memory-a-case-keeps-ends-its-worker", leak),
         ("runner/several-device-cases-share-a-worker-of-their-own", several),
         ("runner/cases-share-a-worker-and-own-process-cases-do-not", sharing),
@@ -192,6 +193,30 @@ fn dirty(fx: &Fixture) -> Result<(), Failed> {
     expect(pid(&r[0]) == pid(&r[1]) && pid(&r[1]) != pid(&r[2]) && stats.processes_started == 2, || {
         format!("{:?} {:?} {:?} {stats:?}", pid(&r[0]), pid(&r[1]), pid(&r[2]))
     })
+}
+
+/// The rows of a sweep that need a process of their own run in one (`suite::units_of`): the after-fault rows on
+/// one prelude, so a row's sticky error (a dirty context) does not end it; a crash costs its row alone and the next
+/// row gets a fresh process; the no-device rows (an `env:` sweep) share one process of their own.
+fn sweep_rows(fx: &Fixture) -> Result<(), Failed> {
+    let rows =
+        |sweep: &str, n: usize| -> Vec<&Case> { fx.cases.iter().filter(|c| c.id.starts_with(sweep)).take(n).collect() };
+    let mut c = rows("api/after-fault/", 5);
+    c.extend(rows("api/no-device/", 3));
+    expect(c.len() == 8, || format!("{} rows", c.len()))?;
+    let mut o = fx.opts(&[(c[0], "dirty"), (c[2], "crash")]);
+    o.reruns = 0;
+    let (r, stats) = fx.run(&c, &o);
+    let want = [VerdictKind::Pass, VerdictKind::Pass, VerdictKind::Crash];
+    expect(kinds(&r)[..3] == want && kinds(&r)[3..].iter().all(|k| *k == VerdictKind::Pass), || {
+        format!("{:?}", kinds(&r))
+    })?;
+    let pids: Vec<Option<u32>> = r.iter().map(pid).collect();
+    expect(pids[0] == pids[1] && pids[3] == pids[4] && pids[3] != pids[0], || format!("{pids:?}"))?;
+    expect(pids[5] == pids[6] && pids[6] == pids[7] && pids[5] != pids[3], || format!("{pids:?}"))?;
+    // The after-fault group's process, the one after its crash, the no-device group's, and the batch worker
+    // (started ahead, unused).
+    expect(stats.processes_started == 4, || format!("{pids:?} {stats:?}"))
 }
 
 fn leak(fx: &Fixture) -> Result<(), Failed> {
@@ -400,6 +425,8 @@ fn own_everywhere(fx: &Fixture) -> Result<(), Failed> {
         .cases
         .iter()
         .filter(|c| needs_own_process(c) && !needs_all_devices(c) && c.poisons.is_empty() && !measures(c))
+        // Cases of their own, not sweep rows: consecutive rows share one process (`sweep_rows`), on one lane.
+        .filter(|c| harness::exec::row_index(c).is_none())
         .take(10)
         .collect();
     expect(own.len() == 10, || "fewer than 10 own-process cases".into())?;

@@ -37,6 +37,7 @@ mod host_calls;
 mod interpret;
 /// A generic call with no case around it: the `no-driver` sweep on a host without a driver (tests/no_driver.rs).
 pub use interpret::call_bare;
+pub use shared_rows::{row_index, SharedRows};
 
 /// Runs a case that declares nothing and only `call`s, in a process that sees no device (`env:
 /// CUDA_VISIBLE_DEVICES=-1`: the `no-device` sweep): each call through [`call_bare`] (which may name the probe
@@ -76,6 +77,7 @@ mod pinned_cache;
 mod pools;
 mod resources;
 mod samples;
+mod shared_rows;
 mod stamps;
 mod sys_words;
 mod teardown;
@@ -237,17 +239,19 @@ fn start_run(
     let (stamps, note) = StampPool::create(case, !devices.is_single());
     obs.notes.extend(note);
     let resources = Resources { state: Mutex::new(state), stamps, gates };
-    let healthy = run_script(case, kernels, device, opts, clock, &devices, &mut peers, &resources, &mut obs, reads);
+    let healthy = run_script(case, 0, kernels, device, opts, clock, &devices, &mut peers, &resources, &mut obs, reads);
     (obs, Held { devices, resources, healthy, ordinal: device.ordinal }, clock)
 }
 
 /// Runs the script of `case` once on `resources` (created, or restored to their initial state) and reads back what
 /// it observed into `obs`: event timing, the script on its threads, the end of captures, the final synchronize,
 /// stamps, gates, host calls, buffers and graphs. Releases nothing of `resources`. Returns whether the final
-/// synchronize succeeded.
+/// synchronize succeeded. The script runs from operation `from` (0: all of it; a sweep row that shares its
+/// prelude with an earlier row runs only its own operations, [`SharedRows`]).
 #[allow(clippy::too_many_arguments)]
 fn run_script(
     case: &Case,
+    from: usize,
     kernels: &KernelTable,
     device: &DeviceInfo,
     opts: &ExecOptions,
@@ -302,7 +306,7 @@ fn run_script(
             }
         }
         obs.notes.extend(ctx.timing.start());
-        for index in 0..case.script.len() {
+        for index in from..case.script.len() {
             let thread = case.script[index].thread.as_deref();
             let ctx = &ctx;
             let outcome = match thread.filter(|t| peer::Peers::is_process(case, t)) {
@@ -464,6 +468,7 @@ impl Kept {
         let held = &mut self.held;
         let healthy = run_script(
             case,
+            0,
             kernels,
             device,
             opts,

@@ -281,9 +281,52 @@ impl<'a> DeviceRunner<'a> {
         }
     }
 
+    /// Runs the rows `rows` of one sweep, own-process cases that differ only from their call on (see
+    /// [`super::suite`]'s groups), in the process pooled for the first: one process for the group, and one
+    /// prelude when the rows poison the context ([`Worker::run_group`]). Each row's result then gets the runs the
+    /// runner's rules ask for, as [`DeviceRunner::run_case`] gives them (a rerun of a row runs it alone).
+    pub fn run_pooled_group(&mut self, rows: &[&Case]) -> Vec<CaseResult> {
+        let first = rows[0];
+        let together = self.opts.executors.runs_workers()
+            && !self.opts.process_per_case
+            && self.expectation_for(first).is_none_or(|e| e.action != expectations::Action::Skip)
+            && unmet_requirement(first, self.device).is_none()
+            && !has_delayed_open(first);
+        if !together {
+            let mut results = vec![self.run_pooled(first)];
+            results.extend(rows[1..].iter().map(|row| self.run_case(row)));
+            return results;
+        }
+        let position = self.warm.iter().position(|(id, _)| *id == first.id);
+        let mut own = match position.and_then(|p| self.warm.remove(p)) {
+            Some((_, worker)) => worker,
+            None => Worker::new(self.own_spec(first)),
+        };
+        let share_prelude = !first.poisons.is_empty();
+        let firsts = own.run_group(rows, 1.0, self.opts.case_deadline, share_prelude);
+        self.retire_worker(own);
+        self.pooled.retain(|(_, id)| *id != first.id);
+        let (unused, kept): (VecDeque<_>, VecDeque<_>) =
+            std::mem::take(&mut self.warm).into_iter().partition(|(id, _)| *id == first.id);
+        self.warm = kept;
+        for (_, mut worker) in unused {
+            self.exiting.extend(worker.kill_in_background());
+            self.count(&worker);
+        }
+        rows.iter().zip(firsts).map(|(row, first_run)| self.run_case_after(row, Some(first_run))).collect()
+    }
+
     /// Every run of `case` it needs (see the module documentation), and the result that counts.
     pub fn run_case(&mut self, case: &Case) -> CaseResult {
+        self.run_case_after(case, None)
+    }
+
+    /// [`DeviceRunner::run_case`], where `first` (when given) is the case's first run, made already (at the written
+    /// delays) by a group of rows.
+    fn run_case_after(&mut self, case: &Case, first: Option<CaseResult>) -> CaseResult {
         let started = Instant::now();
+        // A row's time in its group counts as the case's own.
+        let earlier_ms = first.as_ref().map_or(0, |f| f.wall_ms);
         // `suite::run_suite` never hands over a case a `skip` line names; a test binary's trial may.
         if let Some(entry) = self.expectation_for(case).filter(|e| e.action == expectations::Action::Skip) {
             let mut r = CaseResult::new(case, expectations::skipped_verdict(entry), None, started.elapsed());
@@ -315,9 +358,15 @@ impl<'a> DeviceRunner<'a> {
         // delays anyway: it starts there, which saves a process (a context creation) per run of the suite.
         let straight_to_written = needs_own_process(case) && short_delay_can_decide(case);
         let fast = if timed && !straight_to_written { self.opts.gate_delay_scale() } else { 1.0 };
-        let mut scale = fast;
+        let mut scale = if first.is_some() { 1.0 } else { fast };
         let mut attempts = Vec::new();
-        let mut result = self.attempt(case, scale, "first", &mut attempts);
+        let mut result = match first {
+            Some(first) => {
+                record_attempt(&first, scale, "first", &mut attempts);
+                first
+            }
+            None => self.attempt(case, scale, "first", &mut attempts),
+        };
         if scale < 1.0 && needs_written_delays(case, &result.verdict) {
             scale = 1.0;
             result = self.attempt(case, scale, "written-delays", &mut attempts);
@@ -356,7 +405,7 @@ impl<'a> DeviceRunner<'a> {
                 }
             }
         }
-        result.wall_ms = started.elapsed().as_millis() as u64;
+        result.wall_ms = earlier_ms + started.elapsed().as_millis() as u64;
         result.device = Some(self.device.ordinal);
         result
     }
@@ -404,18 +453,23 @@ impl<'a> DeviceRunner<'a> {
         } else {
             self.run_shared(case, scale)
         };
-        attempts.push(Attempt {
-            kind: result.verdict.kind,
-            variant: result.verdict.variant.clone(),
-            gate_delay_ms: (scale * WRITTEN_GATE_DELAY.as_secs_f64() * 1000.0 * 100.0).round() / 100.0,
-            why: why.to_owned(),
-            messages: match result.verdict.kind {
-                VerdictKind::Pass | VerdictKind::Variant => Vec::new(),
-                _ => result.verdict.messages.clone(),
-            },
-        });
+        record_attempt(&result, scale, why, attempts);
         result
     }
+}
+
+/// Notes the run `result` of a case (at gate delay `scale`, for the reason `why`) in its `attempts`.
+fn record_attempt(result: &CaseResult, scale: f64, why: &str, attempts: &mut Vec<Attempt>) {
+    attempts.push(Attempt {
+        kind: result.verdict.kind,
+        variant: result.verdict.variant.clone(),
+        gate_delay_ms: (scale * WRITTEN_GATE_DELAY.as_secs_f64() * 1000.0 * 100.0).round() / 100.0,
+        why: why.to_owned(),
+        messages: match result.verdict.kind {
+            VerdictKind::Pass | VerdictKind::Variant => Vec::new(),
+            _ => result.verdict.messages.clone(),
+        },
+    });
 }
 
 impl DeviceRunner<'_> {

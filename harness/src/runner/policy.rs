@@ -13,6 +13,32 @@ pub fn needs_own_process(case: &Case) -> bool {
     !case.env.is_empty() || !case.poisons.is_empty()
 }
 
+/// Whether case `next` may run in the process of `first` (and so of the rows between them), one after the other:
+/// both are rows of one sweep (`case::sweep`) that need a process of their own, with the same header, declarations
+/// and operations before their call, so one process with that environment serves them all, and when they poison
+/// the context, one prelude ([`crate::exec::SharedRows`]). Rows that measure, need several devices, may pick a
+/// variant (a second run each) or wait on a delayed open (a short delay could decide them) run alone.
+pub fn shares_process(first: &Case, next: &Case) -> bool {
+    let Some(k) = crate::exec::row_index(first) else { return false };
+    let alone = |c: &Case| {
+        !needs_own_process(c)
+            || measures(c)
+            || needs_all_devices(c)
+            || expected_runs(c) > 1
+            || has_delayed_open(c)
+            || c.samples > 1
+    };
+    !alone(first)
+        && !alone(next)
+        && crate::exec::row_index(next) == Some(k)
+        && first.env == next.env
+        && first.poisons == next.poisons
+        && first.requires == next.requires
+        && first.timing == next.timing
+        && first.decls == next.decls
+        && first.script[..k] == next.script[..k]
+}
+
 /// A case with `measure` figures (bandwidths, kernel and launch times: what the seeds' claims are judged on).
 pub fn measures(case: &Case) -> bool {
     case.expects.iter().any(|e| matches!(e, Expectation::Measure(_)))

@@ -48,6 +48,11 @@ pub struct Request {
     pub text: String,
     /// What the case's open delays are multiplied by (1: as written).
     pub gate_delay_scale: f64,
+    /// The case is a sweep row whose prelude it may share with the previous row this child ran (see
+    /// [`crate::exec::SharedRows`]): the child keeps the row's objects for the next such request, and stays even
+    /// when the row leaves a sticky error; the parent ends it after the sweep's last row.
+    #[serde(default)]
+    pub shares_prelude: bool,
 }
 
 impl Request {
@@ -58,6 +63,7 @@ impl Request {
             first_line: case.positions.case_line,
             text: case.positions.text.clone(),
             gate_delay_scale,
+            shares_prelude: false,
         }
     }
 
@@ -144,7 +150,13 @@ mod tests {
 
     #[test]
     fn a_request_holds_exactly_one_case() {
-        let request = Request { file: FILE.into(), first_line: 1, text: two_cases(), gate_delay_scale: 1.0 };
+        let request = Request {
+            file: FILE.into(),
+            first_line: 1,
+            text: two_cases(),
+            gate_delay_scale: 1.0,
+            shares_prelude: false,
+        };
         let error = request.case().expect_err("two cases");
         assert!(error.contains("exactly one case, found 2"), "{error}");
     }

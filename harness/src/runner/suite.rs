@@ -3,7 +3,7 @@
 
 use super::device_runner::DeviceRunner;
 use super::one_case::verdict_of;
-use super::policy::{expected_runs, measures, needs_all_devices, needs_own_process};
+use super::policy::{expected_runs, measures, needs_all_devices, needs_own_process, shares_process};
 use super::schedule::{Dispatcher, Need, Step, Task};
 use super::stats::{Disturbance, LaneTimes, SuiteStats};
 use super::{OwnProcessLanes, RunOptions};
@@ -127,7 +127,11 @@ fn run_cases(
             return (results, SuiteStats::default());
         }
     };
-    let needs = needs_of(cases, opts);
+    // The schedule hands out units: a case, or the rows of a sweep that share one process (`units_of`).
+    let units = units_of(cases, opts);
+    let heads: Vec<&Case> = units.iter().map(|unit| cases[unit[0]]).collect();
+    let needs = needs_of(&heads, opts);
+    let (heads, units) = (&heads[..], &units[..]);
     let every_lane = opts.own_processes == OwnProcessLanes::EveryDevice;
     let dispatcher = Dispatcher::new(&needs, devices.len(), measurement.is_some(), every_lane);
     let measuring_lane = dispatcher.measuring_lane();
@@ -158,7 +162,7 @@ fn run_cases(
                     if !shared.dispatcher().begins_with_several(lane_index) {
                         lane.start_workers();
                     }
-                    let times = run_lane(lane_index, &mut lane, device, cases, shared, &sender);
+                    let times = run_lane(lane_index, &mut lane, device, (heads, units), cases, shared, &sender);
                     let mut stats = lane.finish();
                     stats.lanes.push(times);
                     stats
@@ -192,6 +196,21 @@ fn run_cases(
         })
         .collect();
     (results, stats)
+}
+
+/// The units a run's schedule hands out, as indices into `cases`: each case alone, except the rows of a sweep that
+/// may share a process ([`shares_process`]), consecutive in `cases`, which make one unit. One process per unit
+/// rather than per row (issue 30: "an environment that needs its own process gets one process per sweep"), and
+/// for rows that poison the context one prelude (one trap) for the unit.
+pub fn units_of(cases: &[&Case], opts: &RunOptions) -> Vec<Vec<usize>> {
+    let mut units: Vec<Vec<usize>> = Vec::new();
+    for (index, case) in cases.iter().enumerate() {
+        match units.last_mut() {
+            Some(unit) if !opts.process_per_case && shares_process(cases[unit[0]], case) => unit.push(index),
+            _ => units.push(vec![index]),
+        }
+    }
+    units
 }
 
 /// Whether the several-device cases use none of the measuring lane's GPU: they count their devices from the first
@@ -232,6 +251,7 @@ fn run_lane(
     lane_index: usize,
     lane: &mut DeviceRunner<'_>,
     device: &DeviceInfo,
+    (heads, units): (&[&Case], &[Vec<usize>]),
     cases: &[&Case],
     shared: &Shared<'_>,
     sender: &mpsc::Sender<(usize, CaseResult)>,
@@ -242,8 +262,8 @@ fn run_lane(
     loop {
         let view = lane.view();
         let starts = shared.dispatcher().to_start(lane_index, view);
-        for index in starts {
-            lane.pool_own(index, cases[index]);
+        for unit in starts {
+            lane.pool_own(unit, heads[unit]);
         }
         let view = lane.view();
         let step = shared.dispatcher().next(lane_index, view);
@@ -265,23 +285,28 @@ fn run_lane(
                 continue;
             }
         };
-        let (index, result) = match task {
-            Task::Own(i) => (i, lane.run_pooled(cases[i])),
-            Task::Batch(i) | Task::Measure(i) => {
+        // The dispatcher's indices are units (`units_of`); the results go out by case index.
+        let results: Vec<(usize, CaseResult)> = match task {
+            Task::Own(u) if units[u].len() > 1 => {
+                let rows: Vec<&Case> = units[u].iter().map(|&i| cases[i]).collect();
+                units[u].iter().copied().zip(lane.run_pooled_group(&rows)).collect()
+            }
+            Task::Own(u) => vec![(units[u][0], lane.run_pooled(heads[u]))],
+            Task::Batch(u) | Task::Measure(u) => {
                 if matches!(task, Task::Batch(_)) && times.batch_s == 0.0 {
                     times.batch_start_s = since_start();
                 }
-                (i, lane.run_case(cases[i]))
+                vec![(units[u][0], lane.run_case(heads[u]))]
             }
-            Task::Several(i) => {
+            Task::Several(u) => {
                 if !in_several {
                     in_several = true;
                     shared.disturbance.begin();
                 }
-                let result = lane.run_case(cases[i]);
+                let result = lane.run_case(heads[u]);
                 shared.dispatcher().done(task);
                 shared.changed.notify_all();
-                (i, result)
+                vec![(units[u][0], result)]
             }
             Task::EndSeveral => {
                 lane.end_several_device_phase();
@@ -305,7 +330,7 @@ fn run_lane(
             }
         };
         let took = began.elapsed().as_secs_f64();
-        times.cases += 1;
+        times.cases += results.len();
         match task {
             Task::Own(_) | Task::Several(_) => {
                 times.own_cases += 1;
@@ -323,7 +348,7 @@ fn run_lane(
             }
             _ => times.batch_s += took,
         }
-        if sender.send((index, result)).is_err() {
+        if results.into_iter().any(|sent| sender.send(sent).is_err()) {
             break;
         }
     }
@@ -382,6 +407,38 @@ mod tests {
         let needs = needs_of(&refs, &RunOptions::default());
         assert!(needs.iter().any(|n| n.measures), "the suite has measuring cases");
         assert!(needs.iter().any(|n| n.own_process) && needs.iter().any(|n| n.several));
+    }
+}
+
+#[cfg(test)]
+mod unit_tests {
+    use super::*;
+
+    #[test]
+    fn the_rows_of_a_sweep_that_need_a_process_share_one_and_nothing_else_is_grouped() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases");
+        let all = crate::case::suite::load_dir(&dir).unwrap_or_else(|d| panic!("{d:?}"));
+        let cases: Vec<&Case> = all.iter().collect();
+        let units = units_of(&cases, &RunOptions::default());
+        let unit_of = |prefix: &str| -> Vec<usize> {
+            let mut found: Vec<usize> =
+                (0..units.len()).filter(|&u| units[u].iter().any(|&i| cases[i].id.starts_with(prefix))).collect();
+            found.dedup();
+            found
+        };
+        let rows = |prefix: &str| cases.iter().filter(|c| c.id.starts_with(prefix)).count();
+        for sweep in ["api/after-fault/", "api/no-device/"] {
+            let found = unit_of(sweep);
+            assert_eq!(found.len(), 1, "{sweep}: one unit");
+            assert_eq!(units[found[0]].len(), rows(sweep), "{sweep}: every row in it");
+        }
+        // Every unit of several is rows of one sweep, each needing its own process.
+        for unit in units.iter().filter(|u| u.len() > 1) {
+            let parent = |i: usize| cases[i].id.split('/').take(2).collect::<Vec<_>>().join("/");
+            assert!(unit.iter().all(|&i| parent(i) == parent(unit[0]) && needs_own_process(cases[i])), "{unit:?}");
+        }
+        let per_case = units_of(&cases, &RunOptions { process_per_case: true, ..RunOptions::default() });
+        assert_eq!(per_case.len(), cases.len());
     }
 }
 

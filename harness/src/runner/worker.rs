@@ -111,14 +111,24 @@ fn serve(ordinal: i32, kernels: impl FnOnce() -> KernelTable, mock: Option<Mock>
     }
     let mut mock = mock;
     let all_devices = std::env::var_os(CHILD_ALL_DEVICES).is_some();
+    // The objects of the sweep row run last, while the parent sends rows that share its prelude.
+    let mut shared: Option<exec::SharedRows> = None;
     for line in std::io::stdin().lock().lines() {
         let line = line.map_err(|e| format!("cannot read a request: {e}"))?;
         let request: Request = serde_json::from_str(&line).map_err(|e| format!("unreadable request {line:?}: {e}"))?;
         // The parent parsed and validated this text already: a failure here is a bug, which ends the child and so
         // costs the case a crash verdict that carries this message.
         let case = request.case()?;
+        if !request.shares_prelude {
+            if let Some(kept) = shared.take() {
+                release_shared(kept);
+            }
+        }
         let reply = match (&mut mock, &mut gpu) {
             (Some(mock), _) => mock.run(&case, request.gate_delay_scale),
+            (None, Some(device)) if request.shares_prelude => {
+                run_sharing(&case, &kernels, device, request.gate_delay_scale, &mut shared)
+            }
             (None, Some(device)) => run_watched(&case, &kernels, device, request.gate_delay_scale, all_devices),
             (None, None) if bare => {
                 let start = Instant::now();
@@ -130,11 +140,60 @@ fn serve(ordinal: i32, kernels: impl FnOnce() -> KernelTable, mock: Option<Mock>
         let json = serde_json::to_string(&reply).map_err(|e| format!("cannot serialise the result: {e}"))?;
         let mut out = std::io::stdout().lock();
         writeln!(out, "{RESULT_PREFIX}{json}").and_then(|()| out.flush()).map_err(|e| format!("cannot reply: {e}"))?;
-        if reply.dirty.is_some() {
+        // A row that shares its prelude leaves the sticky error the next row is about: the parent ends this child.
+        if reply.dirty.is_some() && !request.shares_prelude {
             break;
         }
     }
+    if let Some(kept) = shared.take() {
+        release_shared(kept);
+    }
     Ok(())
+}
+
+/// Runs the sweep row `case` on the objects of the previous row of the same prelude (`shared`), or from nothing
+/// when there is none, keeping its objects for the next row (see [`exec::SharedRows`]). The child's context is not
+/// checked against the state before the row: the kept objects are still live, and a row of a sweep that poisons
+/// the context leaves it unusable by design. The parent runs such a group of rows in a process of its own and ends
+/// it after the last row.
+fn run_sharing(
+    case: &Case,
+    kernels: &KernelTable,
+    device: &DeviceInfo,
+    scale: f64,
+    shared: &mut Option<exec::SharedRows>,
+) -> Reply {
+    let start = Instant::now();
+    let opts = ExecOptions { gate_delay_scale: scale, ..ExecOptions::default() };
+    if let Some(reason) = crate::device::requirements::unmet_requirement(case, device) {
+        let result = CaseResult::new(case, verdict_of(VerdictKind::NotSupported, reason), None, start.elapsed());
+        return Reply { result, dirty: None, memory: Default::default() };
+    }
+    let observations = match shared.as_mut().filter(|kept| kept.fits(case)) {
+        Some(kept) => kept.run_row(case, kernels, device, &opts),
+        None => {
+            if let Some(kept) = shared.take() {
+                release_shared(kept);
+            }
+            let (observations, kept) = exec::SharedRows::first(case, kernels, device, &opts);
+            *shared = kept;
+            observations
+        }
+    };
+    let result = super::one_case::read(case, observations, || None, start);
+    let dirty = result
+        .observations
+        .as_ref()
+        .and_then(|o| o.final_sync.clone())
+        .filter(|code| code != "cudaSuccess")
+        .map(|code| format!("a sticky error: the device synchronize after the script returned {code}"));
+    Reply { result, dirty, memory: Default::default() }
+}
+
+/// Releases the objects of a group of rows. What failed has no result left to carry it, and after a sticky error
+/// every release fails by design; the process ends after the group anyway, which frees whatever is left.
+fn release_shared(kept: exec::SharedRows) {
+    let _ = kept.release();
 }
 
 /// Makes the host threads block while they wait for device `home` (and with `every`, for every device this process
@@ -384,7 +443,27 @@ impl Worker {
     /// Runs `case` in this worker (starting one if needed) with the case's `env:` applied to a fresh process; the
     /// worker is kept for the next case only if the case left it clean.
     pub fn run(&mut self, case: &Case, scale: f64, deadline: Duration) -> CaseResult {
-        let mut result = self.run_unsanitized(case, scale, deadline);
+        self.run_sharing(case, scale, deadline, false)
+    }
+
+    /// Runs `rows`, rows of one sweep that need a process of their own, one after another in this worker's
+    /// process (started with their `env:`), each answered as [`Worker::run`] answers a case. With `share_prelude`
+    /// the rows after the first run on the first's objects, in the same process, though each leaves a sticky error
+    /// ([`crate::exec::SharedRows`]); without, a row that leaves its process dirty ends it and the next row gets a
+    /// fresh one, as any case would. A row that crashes its process or outlives its deadline costs that row alone:
+    /// the next one starts a fresh process, from the prelude. The caller ends the process after the last row.
+    pub fn run_group(
+        &mut self,
+        rows: &[&Case],
+        scale: f64,
+        deadline: Duration,
+        share_prelude: bool,
+    ) -> Vec<CaseResult> {
+        rows.iter().map(|row| self.run_sharing(row, scale, deadline, share_prelude)).collect()
+    }
+
+    fn run_sharing(&mut self, case: &Case, scale: f64, deadline: Duration, share_prelude: bool) -> CaseResult {
+        let mut result = self.run_unsanitized(case, scale, deadline, share_prelude);
         if let Some(spec) = self.spec.sanitizer.clone() {
             let errors = sanitizer::judge(case, &spec.tool, sanitizer::parse(&self.new_log_text()));
             sanitizer::apply(&mut result, &spec.tool, errors);
@@ -409,7 +488,7 @@ impl Worker {
         text
     }
 
-    fn run_unsanitized(&mut self, case: &Case, scale: f64, deadline: Duration) -> CaseResult {
+    fn run_unsanitized(&mut self, case: &Case, scale: f64, deadline: Duration, share_prelude: bool) -> CaseResult {
         let started = Instant::now();
         self.last_memory_loss = MemoryLoss::default();
         // A process that had not said it was ready is asked all the same: its answer comes after its context.
@@ -418,7 +497,8 @@ impl Worker {
             Ok(running) => running,
             Err(why) => return failed(case, VerdictKind::Crash, why, started),
         };
-        let request = serde_json::to_string(&Request::new(case, scale)).unwrap_or_default();
+        let request = Request { shares_prelude: share_prelude, ..Request::new(case, scale) };
+        let request = serde_json::to_string(&request).unwrap_or_default();
         let (running, json) = match running.ask(&request, RESULT_PREFIX, started, deadline) {
             Ok(answer) => answer,
             Err((kind, why)) => return failed(case, kind, why, started),
@@ -428,8 +508,13 @@ impl Worker {
                 result.wall_ms = started.elapsed().as_millis() as u64;
                 self.last_memory_loss = memory;
                 if let Some(why) = dirty {
-                    // The child exits on its own after a dirty case; the next case need not wait.
-                    self.exiting.push(std::thread::spawn(move || running.finish()));
+                    if share_prelude {
+                        // The child stays for the group's next row (the caller ends it after the last).
+                        self.running = Some(running);
+                    } else {
+                        // The child exits on its own after a dirty case; the next case need not wait.
+                        self.exiting.push(std::thread::spawn(move || running.finish()));
+                    }
                     result.dirty = Some(why);
                 } else {
                     self.running = Some(running);
