@@ -536,6 +536,15 @@ pub fn may_wait_on_host(name: &str) -> bool {
     name.contains("Synchronize") || prefixes.iter().any(|p| name.starts_with(p))
 }
 
+/// Whether `name` returns the runtime's last error of the calling thread, which every failing call sets and
+/// cudaGetLastError resets: its result depends on the calls made before it, not only on the device's state.
+/// Even after a sticky error: on an H100 (driver 580) cudaGetLastError resets it while every call that does work
+/// keeps returning it (`errors/trap-is-sticky`), and the `api/after-fault` row of cudaPeekAtLastError returned
+/// cudaErrorLaunchFailure alone and cudaSuccess when run after the sweep's other rows.
+pub fn reads_last_error(name: &str) -> bool {
+    matches!(name, "cudaGetLastError" | "cudaPeekAtLastError")
+}
+
 /// What a function needs that a headless Linux host with an NVIDIA GPU lacks, or None. The platform keys are
 /// those of `docs/coverage.md`'s dispositions.
 pub fn platform(name: &str) -> Option<&'static str> {

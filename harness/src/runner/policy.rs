@@ -17,11 +17,17 @@ pub fn needs_own_process(case: &Case) -> bool {
 /// both are rows of one sweep (`case::sweep`) that need a process of their own, with the same header, declarations
 /// and operations before their call, so one process with that environment serves them all, and when they poison
 /// the context, one prelude ([`crate::exec::SharedRows`]). Rows that measure, need several devices, may pick a
-/// variant (a second run each) or wait on a delayed open (a short delay could decide them) run alone.
+/// variant (a second run each) or wait on a delayed open (a short delay could decide them) run alone, and so do
+/// rows that call a function returning the last error ([`crate::api::reads_last_error`]): after other rows' calls
+/// (and the executor's own cudaGetLastError before each script) it is not what the prelude alone left.
 pub fn shares_process(first: &Case, next: &Case) -> bool {
     let Some(k) = crate::exec::row_index(first) else { return false };
+    let reads_last_error = |c: &Case| {
+        c.script.iter().any(|op| matches!(&op.kind, OpKind::Call(call) if crate::api::reads_last_error(&call.function)))
+    };
     let alone = |c: &Case| {
-        !needs_own_process(c)
+        reads_last_error(c)
+            || !needs_own_process(c)
             || measures(c)
             || needs_all_devices(c)
             || expected_runs(c) > 1
