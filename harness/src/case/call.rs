@@ -6,7 +6,7 @@
 //! object is an error at its column. This file holds the syntax tree and its printing; `parse.rs` the grammar.
 
 use super::ast::{OpWord, Operand, StreamRef};
-use super::words::{words, KernelWord, Word};
+use super::words::{words, KernelWord, SymbolWord, Word};
 
 words! {
     /// The values every parameter class takes.
@@ -25,9 +25,6 @@ words! {
 /// In a text argument, the directory a run of the case makes for it alone (`path={tmp}/g.dot`): the executor's is
 /// removed at cleanup, the reproducer's when it exits.
 pub const TMP: &str = "{tmp}";
-
-/// A symbol parameter's value: the probe kernels' `__device__ uint32_t cc_symbol[1024]` (kernels/probes.cu).
-pub const PROBE_SYMBOL: &str = "cc_symbol";
 
 /// The declared objects an argument may name, by the kind its parameter's type asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,8 +55,8 @@ pub enum ArgValue {
     },
     /// A probe kernel (a function parameter): its host stub.
     Kernel(KernelWord),
-    /// [`PROBE_SYMBOL`] (a symbol parameter): the probes' device variable, by its registered host address.
-    Symbol,
+    /// A symbol parameter's value: a registered `__device__` variable (`cc_symbol`, the probes'), by its host address.
+    Symbol(SymbolWord),
     /// A name or a path (a `const char *` parameter), as written; [`TMP`] in it names a directory of the case's own.
     Text(String),
     /// `{field=value ...}`: a struct, by value or pointed to; fields not named are zero.
@@ -169,7 +166,7 @@ pub fn value_text(value: &ArgValue) -> String {
         ArgValue::Object(name, _) | ArgValue::Node(name) | ArgValue::Text(name) => name.clone(),
         ArgValue::Output { label, param } => format!("{label}.{param}"),
         ArgValue::Kernel(k) => k.word().to_owned(),
-        ArgValue::Symbol => PROBE_SYMBOL.to_owned(),
+        ArgValue::Symbol(s) => s.word().to_owned(),
         ArgValue::Fields(fields) => {
             let inner: Vec<String> = fields.iter().map(arg_text).collect();
             format!("{{{}}}", inner.join(" "))

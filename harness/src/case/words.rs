@@ -121,6 +121,39 @@ words! {
         DeviceLaunch = "device-launch",
         RelaunchSelf = "relaunch-self",
         CurrentGraph = "current-graph",
+        /// `__launch_bounds__(32)`: at most 32 threads per block. For `call` only (`func=bounded32`).
+        Bounded32 = "bounded32",
+        /// Kernels of `kernels/other_images.cu`, each in a module of its own, for `call` only and never preloaded:
+        /// an sm_80 cubin without PTX, and compute_80 PTX without a cubin.
+        Sm80Only = "sm80-only",
+        PtxOnly = "ptx-only",
+    }
+}
+
+impl KernelWord {
+    /// Whether the executor and the reproducers load this kernel before a case's script: every kernel but
+    /// `lazy-spin` (its first launch must be the one that loads it) and the kernels of other images (the first
+    /// call that needs their module is what a case observes: a missing image, or a JIT compilation).
+    pub fn preloaded(self) -> bool {
+        !matches!(self, KernelWord::LazySpin | KernelWord::Sm80Only | KernelWord::PtxOnly)
+    }
+
+    /// Kernels only `call` names (`func=WORD`): they have no `launch` or node syntax.
+    pub fn call_only(self) -> bool {
+        matches!(self, KernelWord::Bounded32 | KernelWord::Sm80Only | KernelWord::PtxOnly)
+    }
+}
+
+words! {
+    /// The `__device__` variables a symbol parameter names (`symbol=cc_symbol`), each registered with cudart as nvcc
+    /// registers a variable.
+    pub enum SymbolWord: "a device variable (cc_symbol, cc_sm80_symbol, cc_ptx_symbol)" {
+        /// The probes' `__device__ uint32_t cc_symbol[1024]` (kernels/probes.cu).
+        Probe = "cc_symbol",
+        /// `cc_sm80_symbol[1024]` of the sm_80-only image (kernels/other_images.cu).
+        Sm80 = "cc_sm80_symbol",
+        /// `cc_ptx_symbol[1024]` of the PTX-only image (kernels/other_images.cu).
+        Ptx = "cc_ptx_symbol",
     }
 }
 

@@ -32,11 +32,15 @@
 //!   while it is below `runs`, tail-launches `cudaGetCurrentGraphExec()` `times` times, each code to
 //!   `codes[(run - 1) * times + i]`.
 //! - `cc_current_graph(u32* out, u64* stamp)`: 1 thread; `out[0] = cudaGetCurrentGraphExec() != NULL`.
+//! - `cc_bounded32()`: `__launch_bounds__(32)`, no parameters, does nothing (`call` only: `func=bounded32`).
+//! - `cc_sm80_only()` and `cc_ptx_only()`: no parameters; thread 0 of block 0 stores 7 into `cc_sm80_symbol[0]` /
+//!   `cc_ptx_symbol[0]`, the `__device__ uint32_t [1024]` of its module (`kernels/other_images.cu`: an sm_80 cubin
+//!   without PTX, and compute_80 PTX without a cubin; `call` only, never preloaded).
 //!
 //! Data kernels run one block of [`DATA_BLOCK_THREADS`] threads with a block-stride loop, so that the exit stamp
 //! (taken after `__syncthreads`) is the kernel's true end.
 
-use crate::case::words::{KernelWord, Word};
+use crate::case::words::{KernelWord, SymbolWord, Word};
 use cuda_sys::{cudaError_t, cudaLaunchKernel, cudaStream_t, dim3};
 use std::ffi::c_void;
 
@@ -63,9 +67,16 @@ pub struct KernelTable {
     pub device_launch: *const c_void,
     pub relaunch_self: *const c_void,
     pub current_graph: *const c_void,
+    pub bounded32: *const c_void,
+    pub sm80_only: *const c_void,
+    pub ptx_only: *const c_void,
     /// The probes' `__device__ uint32_t cc_symbol[1024]` by its registered host address: what `symbol=cc_symbol`
     /// passes to the symbol calls.
     pub symbol: *const c_void,
+    /// `cc_sm80_symbol` of the sm_80-only module, by its registered host address.
+    pub sm80_symbol: *const c_void,
+    /// `cc_ptx_symbol` of the PTX-only module, by its registered host address.
+    pub ptx_symbol: *const c_void,
 }
 
 impl KernelTable {
@@ -87,6 +98,18 @@ impl KernelTable {
             KernelWord::DeviceLaunch => self.device_launch,
             KernelWord::RelaunchSelf => self.relaunch_self,
             KernelWord::CurrentGraph => self.current_graph,
+            KernelWord::Bounded32 => self.bounded32,
+            KernelWord::Sm80Only => self.sm80_only,
+            KernelWord::PtxOnly => self.ptx_only,
+        }
+    }
+
+    /// The registered host address of the variable `symbol=WORD` names.
+    pub fn symbol(&self, symbol: SymbolWord) -> *const c_void {
+        match symbol {
+            SymbolWord::Probe => self.symbol,
+            SymbolWord::Sm80 => self.sm80_symbol,
+            SymbolWord::Ptx => self.ptx_symbol,
         }
     }
 

@@ -5,6 +5,7 @@
 use super::code::{cstr, dependencies, Code, Step};
 use crate::api::{self, ParamClass, OUT_BYTES};
 use crate::case::call::{ArgValue, ArgWord, Call, CallArg, ObjectKind, TMP};
+use crate::case::words::Word as _;
 
 pub fn call(x: &Step, call: &Call) -> Result<Code, String> {
     if let Some((why, _)) = &call.unresolved {
@@ -173,7 +174,7 @@ fn set(
         }
         ArgValue::Kernel(k) => assign(code, crate::repro::decls::kernel_symbol(*k).to_owned()),
         // The probes' source is in the program (the shared header): nvcc made the host shadow of its variable.
-        ArgValue::Symbol => assign(code, format!("(const void*)&{}", crate::case::call::PROBE_SYMBOL)),
+        ArgValue::Symbol(s) => assign(code, format!("(const void*)&{}", s.word())),
         ArgValue::Text(text) if text.contains(TMP) => assign(code, format!("cc::tmp_path({})", cstr(text))),
         ArgValue::Text(text) => assign(code, cstr(text)),
         ArgValue::Fields(fields) => match class {

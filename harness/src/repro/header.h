@@ -63,6 +63,68 @@ extern "C" cudaError_t CUDARTAPI cudaProfilerStop(void);
 @@DEVICE_LAUNCH@@
 
 // ---------------------------------------------------------------------------------------------------------------
+// kernels/other_images.cu's two modules: an sm_80 cubin without PTX (cc_sm80_only, cc_sm80_symbol) and compute_80
+// PTX without a cubin (cc_ptx_only, cc_ptx_symbol). One nvcc command builds a program for one set of targets, so
+// these images are the very bytes the suite's build compiled (NVRTC 12.0, nvFatbin), embedded here and registered
+// with cudart as kernels/register.c registers them (and as nvcc's own stubs register the probes above). An image
+// of 0 bytes (a header written without them) is not registered.
+
+@@OTHER_IMAGES@@
+extern "C" void** CUDARTAPI __cudaRegisterFatBinary(void* fatCubin);
+extern "C" void CUDARTAPI __cudaRegisterFatBinaryEnd(void** fatCubinHandle);
+extern "C" void CUDARTAPI __cudaUnregisterFatBinary(void** fatCubinHandle);
+extern "C" void CUDARTAPI __cudaRegisterFunction(void** fatCubinHandle, const char* hostFun, char* deviceFun,
+                                                 const char* deviceName, int thread_limit, uint3* tid, uint3* bid,
+                                                 dim3* bDim, dim3* gDim, int* wSize);
+extern "C" void CUDARTAPI __cudaRegisterVar(void** fatCubinHandle, char* hostVar, char* deviceAddress,
+                                            const char* deviceName, int ext, size_t size, int constant, int global);
+
+// The host handles: any distinct host addresses (what cudaLaunchKernel and the symbol calls take).
+static char cc_sm80_only[1];
+static char cc_ptx_only[1];
+static unsigned int cc_sm80_symbol[1024];
+static unsigned int cc_ptx_symbol[1024];
+
+namespace cc_other_images {
+// The wrapper nvcc emits around a fat binary (__fatBinC_Wrapper_t): magic, version 1, the image, no file name.
+struct Wrapper {
+    int magic;
+    int version;
+    const unsigned long long* data;
+    void* filename_or_fatbins;
+};
+alignas(8) static const Wrapper sm80_wrapper = {0x466243b1, 1, cc_sm80_only_image, nullptr};
+alignas(8) static const Wrapper ptx_wrapper = {0x466243b1, 1, cc_ptx_only_image, nullptr};
+static void** sm80_module = nullptr;
+static void** ptx_module = nullptr;
+
+inline void** register_module(const Wrapper* wrapper, char* kernel, const char* name, unsigned int* shadow,
+                              const char* symbol) {
+    void** handle = __cudaRegisterFatBinary((void*)wrapper);
+    __cudaRegisterFunction(handle, kernel, (char*)name, name, -1, nullptr, nullptr, nullptr, nullptr, nullptr);
+    __cudaRegisterVar(handle, (char*)shadow, (char*)symbol, symbol, 0, 1024 * sizeof(unsigned int), 0, 0);
+    __cudaRegisterFatBinaryEnd(handle);
+    return handle;
+}
+
+inline void unregister_modules() {
+    if (ptx_module != nullptr) __cudaUnregisterFatBinary(ptx_module);
+    if (sm80_module != nullptr) __cudaUnregisterFatBinary(sm80_module);
+}
+
+// Before main, as nvcc's stubs register the probes.
+__attribute__((constructor)) static void register_modules() {
+    if (CC_SM80_ONLY_IMAGE_BYTES > 0) {
+        sm80_module = register_module(&sm80_wrapper, cc_sm80_only, "cc_sm80_only", cc_sm80_symbol, "cc_sm80_symbol");
+    }
+    if (CC_PTX_ONLY_IMAGE_BYTES > 0) {
+        ptx_module = register_module(&ptx_wrapper, cc_ptx_only, "cc_ptx_only", cc_ptx_symbol, "cc_ptx_symbol");
+    }
+    atexit(unregister_modules);
+}
+}  // namespace cc_other_images
+
+// ---------------------------------------------------------------------------------------------------------------
 
 namespace cc {
 

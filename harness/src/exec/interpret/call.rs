@@ -7,7 +7,7 @@ use crate::api::generated::Args;
 use crate::api::{self, max_of, ParamClass, OUT_BYTES};
 use crate::case::ast::StreamRef;
 use crate::case::call::{ArgValue, ArgWord, Call, CallArg, ObjectKind, TMP};
-use crate::case::words::KernelWord;
+use crate::case::words::{KernelWord, SymbolWord};
 use crate::device::kernels::KernelTable;
 use crate::exec::graph_api;
 use crate::record::observations::{CallOutput, OpValue};
@@ -171,8 +171,8 @@ trait Operands {
     /// The ordinal of the case's device `index`.
     fn device(&self, index: u32) -> i32;
     fn kernel(&self, k: KernelWord) -> Result<*const c_void, String>;
-    /// The probes' device variable (`cc_symbol`), by its registered host address.
-    fn symbol(&self) -> Result<*const c_void, String>;
+    /// A registered device variable (`cc_symbol`, ...), by its host address.
+    fn symbol(&self, s: SymbolWord) -> Result<*const c_void, String>;
     fn stream(&self, s: &StreamRef) -> Result<*const c_void, String>;
     fn object(&self, name: &str, kind: ObjectKind) -> Result<*const c_void, String>;
     fn node(&self, label: &str) -> Result<*const c_void, String>;
@@ -200,8 +200,8 @@ impl Operands for CaseOperands<'_, '_> {
     fn kernel(&self, k: KernelWord) -> Result<*const c_void, String> {
         Ok(self.ctx.kernels.get(k))
     }
-    fn symbol(&self) -> Result<*const c_void, String> {
-        Ok(self.ctx.kernels.symbol)
+    fn symbol(&self, s: SymbolWord) -> Result<*const c_void, String> {
+        Ok(self.ctx.kernels.symbol(s))
     }
     fn stream(&self, s: &StreamRef) -> Result<*const c_void, String> {
         Ok(self.st.stream(s)?.cast())
@@ -245,8 +245,8 @@ impl Operands for BareOperands<'_> {
     fn kernel(&self, k: KernelWord) -> Result<*const c_void, String> {
         Ok(self.kernels.get(k))
     }
-    fn symbol(&self) -> Result<*const c_void, String> {
-        Ok(self.kernels.symbol)
+    fn symbol(&self, s: SymbolWord) -> Result<*const c_void, String> {
+        Ok(self.kernels.symbol(s))
     }
     fn stream(&self, s: &StreamRef) -> Result<*const c_void, String> {
         match s {
@@ -347,7 +347,7 @@ fn bytes(
             v
         }
         ArgValue::Kernel(k) => ptr_bytes(operands.kernel(*k)?, size),
-        ArgValue::Symbol => ptr_bytes(operands.symbol()?, size),
+        ArgValue::Symbol(s) => ptr_bytes(operands.symbol(*s)?, size),
         ArgValue::Text(text) => {
             let text = match text.contains(TMP) {
                 true => text.replace(TMP, &operands.private_dir()?),
