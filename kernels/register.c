@@ -16,6 +16,8 @@
 
 #include "conditional_image.h"
 #include "device_launch_image.h"
+#include "bad_ptx_image.h"
+#include "future_ptx_image.h"
 #include "probes_image.h"
 #include "ptx_only_image.h"
 #include "sm80_only_image.h"
@@ -54,6 +56,9 @@ static const cc_fatbin_wrapper sm80_only_wrapper __attribute__((aligned(8))) = {
                                                                                NULL};
 static const cc_fatbin_wrapper ptx_only_wrapper __attribute__((aligned(8))) = {0x466243b1, 1, cc_ptx_only_image,
                                                                               NULL};
+static const cc_fatbin_wrapper bad_ptx_wrapper __attribute__((aligned(8))) = {0x466243b1, 1, cc_bad_ptx_image, NULL};
+static const cc_fatbin_wrapper future_ptx_wrapper __attribute__((aligned(8))) = {0x466243b1, 1, cc_future_ptx_image,
+                                                                                NULL};
 
 // Host handles: any distinct host addresses work (nvcc uses its stub functions'); cudaLaunchKernel and
 // cudaFuncGetAttributes look the kernel up by this address. Not const, so the compiler cannot merge them.
@@ -77,6 +82,8 @@ enum {
     CURRENT_GRAPH,
     SM80_ONLY,
     PTX_ONLY,
+    BAD_PTX,
+    FUTURE_PTX,
     KERNELS
 };
 static char handles[KERNELS];
@@ -84,11 +91,13 @@ static const char* const names[KERNELS] = {"cc_gate",      "cc_spin",      "cc_l
                                            "cc_fill",      "cc_transform", "cc_compare",      "cc_spin_trigger",
                                            "cc_vecadd",    "cc_sincos",    "cc_sleep",        "cc_bounded32",
                                            "cc_set_condition", "cc_countdown", "cc_device_launch", "cc_relaunch_self",
-                                           "cc_current_graph", "cc_sm80_only", "cc_ptx_only"};
+                                           "cc_current_graph", "cc_sm80_only", "cc_ptx_only", "cc_bad_ptx",
+                                           "cc_future_ptx"};
 
 // The conditional-node kernels live in a module of their own (kernels/conditional.cu, PTX only), and so do the
 // kernels that launch graphs from the device (kernels/device_launch.cu), and the two kernels of
-// kernels/other_images.cu (an sm_80 cubin only; compute_80 PTX only), each with its variable.
+// kernels/other_images.cu (an sm_80 cubin only; compute_80 PTX only), each with its variable, and the kernels of
+// kernels/bad.ptx and kernels/future.ptx (PTX the driver refuses), one module each.
 enum { FIRST_CONDITIONAL = SET_CONDITION, FIRST_DEVICE_LAUNCH = DEVICE_LAUNCH };
 
 static void** module;
@@ -96,8 +105,12 @@ static void** conditional_module;
 static void** device_launch_module;
 static void** sm80_only_module;
 static void** ptx_only_module;
+static void** bad_ptx_module;
+static void** future_ptx_module;
 
 static void unregister_probes(void) {
+    __cudaUnregisterFatBinary(future_ptx_module);
+    __cudaUnregisterFatBinary(bad_ptx_module);
     __cudaUnregisterFatBinary(ptx_only_module);
     __cudaUnregisterFatBinary(sm80_only_module);
     __cudaUnregisterFatBinary(device_launch_module);
@@ -134,7 +147,9 @@ __attribute__((constructor)) static void register_probes(void) {
     conditional_module = register_module(&conditional_wrapper, FIRST_CONDITIONAL, FIRST_DEVICE_LAUNCH, NULL, NULL);
     device_launch_module = register_module(&device_launch_wrapper, FIRST_DEVICE_LAUNCH, SM80_ONLY, NULL, NULL);
     sm80_only_module = register_module(&sm80_only_wrapper, SM80_ONLY, PTX_ONLY, "cc_sm80_symbol", sm80_symbol_shadow);
-    ptx_only_module = register_module(&ptx_only_wrapper, PTX_ONLY, KERNELS, "cc_ptx_symbol", ptx_symbol_shadow);
+    ptx_only_module = register_module(&ptx_only_wrapper, PTX_ONLY, BAD_PTX, "cc_ptx_symbol", ptx_symbol_shadow);
+    bad_ptx_module = register_module(&bad_ptx_wrapper, BAD_PTX, FUTURE_PTX, NULL, NULL);
+    future_ptx_module = register_module(&future_ptx_wrapper, FUTURE_PTX, KERNELS, NULL, NULL);
     atexit(unregister_probes);
 }
 
@@ -152,6 +167,8 @@ const void* cc_kernel_sleep(void) { return &handles[SLEEP]; }
 const void* cc_kernel_bounded32(void) { return &handles[BOUNDED32]; }
 const void* cc_kernel_sm80_only(void) { return &handles[SM80_ONLY]; }
 const void* cc_kernel_ptx_only(void) { return &handles[PTX_ONLY]; }
+const void* cc_kernel_bad_ptx(void) { return &handles[BAD_PTX]; }
+const void* cc_kernel_future_ptx(void) { return &handles[FUTURE_PTX]; }
 const void* cc_kernel_set_condition(void) { return &handles[SET_CONDITION]; }
 const void* cc_kernel_countdown(void) { return &handles[COUNTDOWN]; }
 const void* cc_kernel_device_launch(void) { return &handles[DEVICE_LAUNCH]; }
@@ -179,4 +196,12 @@ const unsigned char* cc_sm80_only_image_bytes(size_t* len) {
 const unsigned char* cc_ptx_only_image_bytes(size_t* len) {
     *len = CC_PTX_ONLY_IMAGE_BYTES;
     return (const unsigned char*)cc_ptx_only_image;
+}
+const unsigned char* cc_bad_ptx_image_bytes(size_t* len) {
+    *len = CC_BAD_PTX_IMAGE_BYTES;
+    return (const unsigned char*)cc_bad_ptx_image;
+}
+const unsigned char* cc_future_ptx_image_bytes(size_t* len) {
+    *len = CC_FUTURE_PTX_IMAGE_BYTES;
+    return (const unsigned char*)cc_future_ptx_image;
 }

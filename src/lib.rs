@@ -22,6 +22,8 @@ extern "C" {
     fn cc_kernel_bounded32() -> *const c_void;
     fn cc_kernel_sm80_only() -> *const c_void;
     fn cc_kernel_ptx_only() -> *const c_void;
+    fn cc_kernel_bad_ptx() -> *const c_void;
+    fn cc_kernel_future_ptx() -> *const c_void;
     fn cc_kernel_set_condition() -> *const c_void;
     fn cc_kernel_countdown() -> *const c_void;
     fn cc_kernel_device_launch() -> *const c_void;
@@ -68,9 +70,12 @@ pub fn kernel_table() -> harness::device::kernels::KernelTable {
             current_graph: cc_kernel_current_graph(),
             sm80_only: cc_kernel_sm80_only(),
             ptx_only: cc_kernel_ptx_only(),
+            bad_ptx: cc_kernel_bad_ptx(),
+            future_ptx: cc_kernel_future_ptx(),
             symbol: cc_symbol_host(),
             sm80_symbol: cc_sm80_symbol_host(),
             ptx_symbol: cc_ptx_symbol_host(),
+            images: kernel_image::embedded_other_images(),
         }
     }
 }

@@ -6,7 +6,7 @@
 //! object is an error at its column. This file holds the syntax tree and its printing; `parse.rs` the grammar.
 
 use super::ast::{OpWord, Operand, StreamRef};
-use super::words::{words, KernelWord, SymbolWord, Word};
+use super::words::{words, ImageWord, KernelWord, SymbolWord, Word};
 
 words! {
     /// The values every parameter class takes.
@@ -57,6 +57,10 @@ pub enum ArgValue {
     Kernel(KernelWord),
     /// A symbol parameter's value: a registered `__device__` variable (`cc_symbol`, the probes'), by its host address.
     Symbol(SymbolWord),
+    /// An image's bytes (a memory parameter: `code=sm80-fatbin`).
+    Image(ImageWord),
+    /// A file holding an image (a text parameter: `fileName=sm80-fatbin`), written in the case's private directory.
+    ImageFile(ImageWord),
     /// A name or a path (a `const char *` parameter), as written; [`TMP`] in it names a directory of the case's own.
     Text(String),
     /// `{field=value ...}`: a struct, by value or pointed to; fields not named are zero.
@@ -167,6 +171,7 @@ pub fn value_text(value: &ArgValue) -> String {
         ArgValue::Output { label, param } => format!("{label}.{param}"),
         ArgValue::Kernel(k) => k.word().to_owned(),
         ArgValue::Symbol(s) => s.word().to_owned(),
+        ArgValue::Image(i) | ArgValue::ImageFile(i) => i.word().to_owned(),
         ArgValue::Fields(fields) => {
             let inner: Vec<String> = fields.iter().map(arg_text).collect();
             format!("{{{}}}", inner.join(" "))

@@ -661,7 +661,9 @@ impl<'f> CaseParser<'f> {
             C::Handle(t) if t == "cudaGraphExec_t" => ArgValue::Object(cur.ident("an exec")?, ObjectKind::Exec),
             C::Handle(t) if t == "cudaMemPool_t" => ArgValue::Object(cur.ident("a pool")?, ObjectKind::Pool),
             C::Handle(t) if t == "cudaGraphNode_t" => ArgValue::Node(cur.ident("a node label")?),
+            C::Memory | C::UserData if ImageWord::from_word(word).is_some() => ArgValue::Image(cur.word()?),
             C::Memory | C::UserData => ArgValue::Object(cur.ident("a buffer")?, ObjectKind::Buffer),
+            C::Text if ImageWord::from_word(word).is_some() => ArgValue::ImageFile(cur.word()?),
             // A variable where a function is asked for: a registered host address that is no kernel.
             C::Function | C::Symbol if SymbolWord::from_word(word).is_some() => ArgValue::Symbol(cur.word()?),
             C::Function => ArgValue::Kernel(cur.word()?),
@@ -852,7 +854,11 @@ impl<'f> CaseParser<'f> {
                         cur.expect("add")?;
                         KernelCall::Transform { buf, mul, add: cur.u32("an addend")? }
                     }
-                    k @ (KernelWord::Bounded32 | KernelWord::Sm80Only | KernelWord::PtxOnly) => {
+                    k @ (KernelWord::Bounded32
+                    | KernelWord::Sm80Only
+                    | KernelWord::PtxOnly
+                    | KernelWord::BadPtx
+                    | KernelWord::FuturePtx) => {
                         return Err(cur.error(format!(
                             "`{}` is launched only by the generic call (`call cudaLaunchKernel func={} ...`)",
                             k.word(),
@@ -1447,6 +1453,8 @@ impl<'f> CaseParser<'f> {
                     | KernelWord::Bounded32
                     | KernelWord::Sm80Only
                     | KernelWord::PtxOnly
+                    | KernelWord::BadPtx
+                    | KernelWord::FuturePtx
                     | KernelWord::Fault
                     | KernelWord::Compare
                     | KernelWord::VecAdd

@@ -127,6 +127,9 @@ words! {
         /// an sm_80 cubin without PTX, and compute_80 PTX without a cubin.
         Sm80Only = "sm80-only",
         PtxOnly = "ptx-only",
+        /// `kernels/bad.ptx` and `kernels/future.ptx`: PTX that does not compile, and PTX of ISA 99.0.
+        BadPtx = "bad-ptx",
+        FuturePtx = "future-ptx",
     }
 }
 
@@ -135,12 +138,42 @@ impl KernelWord {
     /// `lazy-spin` (its first launch must be the one that loads it) and the kernels of other images (the first
     /// call that needs their module is what a case observes: a missing image, or a JIT compilation).
     pub fn preloaded(self) -> bool {
-        !matches!(self, KernelWord::LazySpin | KernelWord::Sm80Only | KernelWord::PtxOnly)
+        !matches!(
+            self,
+            KernelWord::LazySpin
+                | KernelWord::Sm80Only
+                | KernelWord::PtxOnly
+                | KernelWord::BadPtx
+                | KernelWord::FuturePtx
+        )
     }
 
     /// Kernels only `call` names (`func=WORD`): they have no `launch` or node syntax.
     pub fn call_only(self) -> bool {
-        matches!(self, KernelWord::Bounded32 | KernelWord::Sm80Only | KernelWord::PtxOnly)
+        matches!(
+            self,
+            KernelWord::Bounded32
+                | KernelWord::Sm80Only
+                | KernelWord::PtxOnly
+                | KernelWord::BadPtx
+                | KernelWord::FuturePtx
+        )
+    }
+}
+
+words! {
+    /// The images of the other modules as bytes (`kernels/register.c` registers the same ones): a library's code
+    /// (`code=sm80-fatbin`: a pointer to the bytes), or its file (`fileName=sm80-fatbin`: the bytes written to a
+    /// file of that name in the case's private directory).
+    pub enum ImageWord: "an image (sm80-fatbin, ptx-fatbin, bad-ptx-fatbin, future-ptx-fatbin)" {
+        /// `kernels/other_images.cu` as an sm_80 cubin only.
+        Sm80 = "sm80-fatbin",
+        /// `kernels/other_images.cu` as compute_80 PTX only.
+        Ptx = "ptx-fatbin",
+        /// `kernels/bad.ptx` packed: PTX that does not compile.
+        BadPtx = "bad-ptx-fatbin",
+        /// `kernels/future.ptx` packed: PTX of ISA 99.0.
+        FuturePtx = "future-ptx-fatbin",
     }
 }
 

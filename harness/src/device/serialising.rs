@@ -348,6 +348,8 @@ fn waits_at_block_barrier(kernel: KernelWord) -> bool {
         | KernelWord::Bounded32
         | KernelWord::Sm80Only
         | KernelWord::PtxOnly
+        | KernelWord::BadPtx
+        | KernelWord::FuturePtx
         | KernelWord::SetCondition
         | KernelWord::Countdown
         | KernelWord::DeviceLaunch

@@ -242,6 +242,8 @@ pub fn kernel_symbol(k: KernelWord) -> &'static str {
         KernelWord::Bounded32 => "cc_bounded32",
         KernelWord::Sm80Only => "cc_sm80_only",
         KernelWord::PtxOnly => "cc_ptx_only",
+        KernelWord::BadPtx => "cc_bad_ptx",
+        KernelWord::FuturePtx => "cc_future_ptx",
     }
 }
 

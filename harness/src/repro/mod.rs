@@ -65,20 +65,7 @@ impl std::error::Error for ReproError {}
 /// the failure outputs read too).
 pub use crate::record::executors::file_stem;
 
-/// The fat binaries of `kernels/other_images.cu` as the root build compiled them (an sm_80 cubin only; compute_80
-/// PTX only): the reproducers cannot build an image without SASS for their own GPU in the one nvcc command that
-/// builds them, so they embed these bytes and register them with cudart as `kernels/register.c` does.
-#[derive(Debug, Clone, Copy)]
-pub struct OtherImages {
-    pub sm80_only: &'static [u8],
-    pub ptx_only: &'static [u8],
-}
-
-impl OtherImages {
-    /// No images (the harness's own tests, which have no kernel build): the header then registers neither module,
-    /// and the handles of their kernels and variables are addresses cudart does not know.
-    pub const NONE: OtherImages = OtherImages { sm80_only: &[], ptx_only: &[] };
-}
+pub use crate::device::kernels::OtherImages;
 
 /// The shared header without the other images ([`OtherImages::NONE`]): what the harness's tests compile.
 pub fn header() -> String {
@@ -124,11 +111,15 @@ fn image_array(name: &str, image: &[u8]) -> String {
 
 /// The header's block of the other images: their bytes, and whether to register them.
 fn other_images(images: &OtherImages) -> String {
-    format!(
-        "{}{}",
-        image_array("cc_sm80_only_image", images.sm80_only),
-        image_array("cc_ptx_only_image", images.ptx_only)
-    )
+    [
+        ("cc_sm80_only_image", images.sm80_only),
+        ("cc_ptx_only_image", images.ptx_only),
+        ("cc_bad_ptx_image", images.bad_ptx),
+        ("cc_future_ptx_image", images.future_ptx),
+    ]
+    .iter()
+    .map(|(name, image)| image_array(name, image))
+    .collect()
 }
 
 /// The reproducer of `case`.

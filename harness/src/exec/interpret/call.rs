@@ -7,7 +7,7 @@ use crate::api::generated::Args;
 use crate::api::{self, max_of, ParamClass, OUT_BYTES};
 use crate::case::ast::StreamRef;
 use crate::case::call::{ArgValue, ArgWord, Call, CallArg, ObjectKind, TMP};
-use crate::case::words::{KernelWord, SymbolWord};
+use crate::case::words::{ImageWord, KernelWord, SymbolWord, Word as _};
 use crate::device::kernels::KernelTable;
 use crate::exec::graph_api;
 use crate::record::observations::{CallOutput, OpValue};
@@ -173,6 +173,8 @@ trait Operands {
     fn kernel(&self, k: KernelWord) -> Result<*const c_void, String>;
     /// A registered device variable (`cc_symbol`, ...), by its host address.
     fn symbol(&self, s: SymbolWord) -> Result<*const c_void, String>;
+    /// The bytes of an image of the kernel table.
+    fn image(&self, i: ImageWord) -> &'static [u8];
     fn stream(&self, s: &StreamRef) -> Result<*const c_void, String>;
     fn object(&self, name: &str, kind: ObjectKind) -> Result<*const c_void, String>;
     fn node(&self, label: &str) -> Result<*const c_void, String>;
@@ -202,6 +204,9 @@ impl Operands for CaseOperands<'_, '_> {
     }
     fn symbol(&self, s: SymbolWord) -> Result<*const c_void, String> {
         Ok(self.ctx.kernels.symbol(s))
+    }
+    fn image(&self, i: ImageWord) -> &'static [u8] {
+        self.ctx.kernels.image(i)
     }
     fn stream(&self, s: &StreamRef) -> Result<*const c_void, String> {
         Ok(self.st.stream(s)?.cast())
@@ -247,6 +252,9 @@ impl Operands for BareOperands<'_> {
     }
     fn symbol(&self, s: SymbolWord) -> Result<*const c_void, String> {
         Ok(self.kernels.symbol(s))
+    }
+    fn image(&self, i: ImageWord) -> &'static [u8] {
+        self.kernels.image(i)
     }
     fn stream(&self, s: &StreamRef) -> Result<*const c_void, String> {
         match s {
@@ -348,6 +356,15 @@ fn bytes(
         }
         ArgValue::Kernel(k) => ptr_bytes(operands.kernel(*k)?, size),
         ArgValue::Symbol(s) => ptr_bytes(operands.symbol(*s)?, size),
+        ArgValue::Image(i) => ptr_bytes(operands.image(*i).as_ptr().cast(), size),
+        ArgValue::ImageFile(i) => {
+            let path = format!("{}/{}", operands.private_dir()?, i.word());
+            std::fs::write(&path, operands.image(*i)).map_err(|e| format!("{path}: {e}"))?;
+            let c = CString::new(path).map_err(|_| "a path with a NUL byte".to_owned())?;
+            let p = c.as_ptr().cast::<c_void>();
+            scratch.texts.push(c);
+            ptr_bytes(p, size)
+        }
         ArgValue::Text(text) => {
             let text = match text.contains(TMP) {
                 true => text.replace(TMP, &operands.private_dir()?),
