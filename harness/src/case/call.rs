@@ -26,6 +26,9 @@ words! {
 /// removed at cleanup, the reproducer's when it exits.
 pub const TMP: &str = "{tmp}";
 
+/// The probes' variable's word (`SymbolWord::Probe`): `symbol=cc_symbol`.
+pub const PROBE_SYMBOL: &str = "cc_symbol";
+
 /// The declared objects an argument may name, by the kind its parameter's type asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ObjectKind {

@@ -426,6 +426,9 @@ mod tests {
         check::<crate::case::ast::InstantiateResult>();
         check::<crate::case::ast::UpdateResult>();
         check::<crate::case::ast::ValueCmp>();
+        check::<SymbolWord>();
+        check::<ImageWord>();
+        assert_eq!(SymbolWord::Probe.word(), crate::case::call::PROBE_SYMBOL);
     }
 
     #[test]
