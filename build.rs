@@ -30,6 +30,13 @@ const KERNELS: &str = "kernels/probes.cu";
 const CONDITIONAL_KERNELS: &str = "kernels/conditional.cu";
 /// Kernels that launch graphs from the device: cubins and PTX like the probes, in a module of their own.
 const DEVICE_LAUNCH_KERNELS: &str = "kernels/device_launch.cu";
+/// Kernels in images the device has no SASS for (issue 30): an sm_80 cubin only, and compute_80 PTX only.
+const OTHER_IMAGE_KERNELS: &str = "kernels/other_images.cu";
+/// The architecture of both other images: below every GPU the suite runs on (sm_90), and one NVRTC 12.0 targets.
+const OTHER_ARCH: &str = "80";
+/// PTX the driver refuses: an instruction PTX does not have, and an ISA version no driver knows. Packed as they are.
+const BAD_PTX: &str = "kernels/bad.ptx";
+const FUTURE_PTX: &str = "kernels/future.ptx";
 const REGISTER: &str = "kernels/register.c";
 const ARCHS_VAR: &str = "CUDA_CONFORMANCE_ARCHS";
 const DEFAULT_ARCHS: &str = "90";
@@ -42,6 +49,9 @@ fn main() {
     println!("cargo:rerun-if-changed={KERNELS}");
     println!("cargo:rerun-if-changed={CONDITIONAL_KERNELS}");
     println!("cargo:rerun-if-changed={DEVICE_LAUNCH_KERNELS}");
+    println!("cargo:rerun-if-changed={OTHER_IMAGE_KERNELS}");
+    println!("cargo:rerun-if-changed={BAD_PTX}");
+    println!("cargo:rerun-if-changed={FUTURE_PTX}");
     println!("cargo:rerun-if-changed={REGISTER}");
     println!("cargo:rerun-if-env-changed={ARCHS_VAR}");
     println!("cargo:rerun-if-env-changed={COMPILER_VAR}");
@@ -75,10 +85,34 @@ fn main() {
 
     let (device_launch_image, _) = cubins_and_ptx(&read(DEVICE_LAUNCH_KERNELS));
 
+    // The other images: an sm_80 cubin without PTX (no other GPU can use it), and compute_80 PTX without a cubin
+    // (every GPU from sm_80 on JIT-compiles it). Each source holds only its own kernel and variable.
+    let other = read(OTHER_IMAGE_KERNELS);
+    let mut sm80 = Fatbin::new(&compiler.join(NVFATBIN_LIB));
+    let sm80_source = format!("#define CC_SM80_ONLY\n{other}");
+    sm80.add_cubin(&nvrtc.compile(&sm80_source, &format!("sm_{OTHER_ARCH}"), Output::Cubin), OTHER_ARCH);
+    let sm80_image = sm80.finish();
+    let mut ptx_only = Fatbin::new(&compiler.join(NVFATBIN_LIB));
+    let ptx_source = format!("#define CC_PTX_ONLY\n{other}");
+    ptx_only.add_ptx(&nvrtc.compile(&ptx_source, &format!("compute_{OTHER_ARCH}"), Output::Ptx), OTHER_ARCH);
+    let ptx_only_image = ptx_only.finish();
+    // PTX no compiler wrote, packed without compiling it: the driver meets it at the first launch of its kernel.
+    let packed_ptx = |file: &str| {
+        let mut fatbin = Fatbin::new(&compiler.join(NVFATBIN_LIB));
+        fatbin.add_ptx(read(file).as_bytes(), OTHER_ARCH);
+        fatbin.finish()
+    };
+    let bad_ptx_image = packed_ptx(BAD_PTX);
+    let future_ptx_image = packed_ptx(FUTURE_PTX);
+
     let out = PathBuf::from(env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     write_image_header(&image, "cc_probes_image", &out.join("probes_image.h"));
     write_image_header(&conditional_image, "cc_conditional_image", &out.join("conditional_image.h"));
     write_image_header(&device_launch_image, "cc_device_launch_image", &out.join("device_launch_image.h"));
+    write_image_header(&sm80_image, "cc_sm80_only_image", &out.join("sm80_only_image.h"));
+    write_image_header(&ptx_only_image, "cc_ptx_only_image", &out.join("ptx_only_image.h"));
+    write_image_header(&bad_ptx_image, "cc_bad_ptx_image", &out.join("bad_ptx_image.h"));
+    write_image_header(&future_ptx_image, "cc_future_ptx_image", &out.join("future_ptx_image.h"));
     cc::Build::new().file(REGISTER).include(&out).opt_level(2).warnings(true).compile("probes");
 
     // What the kernels were built for and by, for reports and for the message when a GPU has no matching image.

@@ -254,3 +254,8 @@ extern "C" __global__ void cc_sleep(long long cycles, uint64_t* stamp) {
     }
     sampled_exit(stamp);
 }
+
+// cc_bounded32: compiled with __launch_bounds__(32), so its image allows at most 32 threads per block
+// (cudaFuncGetAttributes reads maxThreadsPerBlock 32). It does nothing: a launch with more threads per block than
+// that asks for what the kernel was not built for (issue 30's cudaErrorLaunchOutOfResources rows).
+extern "C" __global__ void __launch_bounds__(32) cc_bounded32() {}

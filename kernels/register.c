@@ -16,7 +16,11 @@
 
 #include "conditional_image.h"
 #include "device_launch_image.h"
+#include "bad_ptx_image.h"
+#include "future_ptx_image.h"
 #include "probes_image.h"
+#include "ptx_only_image.h"
+#include "sm80_only_image.h"
 
 typedef struct {
     unsigned int x, y, z;
@@ -48,6 +52,13 @@ static const cc_fatbin_wrapper conditional_wrapper __attribute__((aligned(8))) =
                                                                                  cc_conditional_image, NULL};
 static const cc_fatbin_wrapper device_launch_wrapper __attribute__((aligned(8))) = {0x466243b1, 1,
                                                                                    cc_device_launch_image, NULL};
+static const cc_fatbin_wrapper sm80_only_wrapper __attribute__((aligned(8))) = {0x466243b1, 1, cc_sm80_only_image,
+                                                                               NULL};
+static const cc_fatbin_wrapper ptx_only_wrapper __attribute__((aligned(8))) = {0x466243b1, 1, cc_ptx_only_image,
+                                                                              NULL};
+static const cc_fatbin_wrapper bad_ptx_wrapper __attribute__((aligned(8))) = {0x466243b1, 1, cc_bad_ptx_image, NULL};
+static const cc_fatbin_wrapper future_ptx_wrapper __attribute__((aligned(8))) = {0x466243b1, 1, cc_future_ptx_image,
+                                                                                NULL};
 
 // Host handles: any distinct host addresses work (nvcc uses its stub functions'); cudaLaunchKernel and
 // cudaFuncGetAttributes look the kernel up by this address. Not const, so the compiler cannot merge them.
@@ -63,28 +74,45 @@ enum {
     VECADD,
     SINCOS,
     SLEEP,
+    BOUNDED32,
     SET_CONDITION,
     COUNTDOWN,
     DEVICE_LAUNCH,
     RELAUNCH_SELF,
     CURRENT_GRAPH,
+    SM80_ONLY,
+    PTX_ONLY,
+    BAD_PTX,
+    FUTURE_PTX,
     KERNELS
 };
 static char handles[KERNELS];
 static const char* const names[KERNELS] = {"cc_gate",      "cc_spin",      "cc_lazy_spin",    "cc_fault",
                                            "cc_fill",      "cc_transform", "cc_compare",      "cc_spin_trigger",
-                                           "cc_vecadd",    "cc_sincos",    "cc_sleep",        "cc_set_condition",
-                                           "cc_countdown", "cc_device_launch", "cc_relaunch_self", "cc_current_graph"};
+                                           "cc_vecadd",    "cc_sincos",    "cc_sleep",        "cc_bounded32",
+                                           "cc_set_condition", "cc_countdown", "cc_device_launch", "cc_relaunch_self",
+                                           "cc_current_graph", "cc_sm80_only", "cc_ptx_only", "cc_bad_ptx",
+                                           "cc_future_ptx"};
 
 // The conditional-node kernels live in a module of their own (kernels/conditional.cu, PTX only), and so do the
-// kernels that launch graphs from the device (kernels/device_launch.cu).
+// kernels that launch graphs from the device (kernels/device_launch.cu), and the two kernels of
+// kernels/other_images.cu (an sm_80 cubin only; compute_80 PTX only), each with its variable, and the kernels of
+// kernels/bad.ptx and kernels/future.ptx (PTX the driver refuses), one module each.
 enum { FIRST_CONDITIONAL = SET_CONDITION, FIRST_DEVICE_LAUNCH = DEVICE_LAUNCH };
 
 static void** module;
 static void** conditional_module;
 static void** device_launch_module;
+static void** sm80_only_module;
+static void** ptx_only_module;
+static void** bad_ptx_module;
+static void** future_ptx_module;
 
 static void unregister_probes(void) {
+    __cudaUnregisterFatBinary(future_ptx_module);
+    __cudaUnregisterFatBinary(bad_ptx_module);
+    __cudaUnregisterFatBinary(ptx_only_module);
+    __cudaUnregisterFatBinary(sm80_only_module);
     __cudaUnregisterFatBinary(device_launch_module);
     __cudaUnregisterFatBinary(conditional_module);
     __cudaUnregisterFatBinary(module);
@@ -93,9 +121,14 @@ static void unregister_probes(void) {
 // The host shadow of the probes' `__device__ uint32_t cc_symbol[1024]`: the address the symbol calls take, as nvcc's
 // host copy of a device variable is (the runtime maps it to the variable in each device's module).
 static unsigned int symbol_shadow[1024];
+// The host shadows of other_images.cu's `cc_sm80_symbol` and `cc_ptx_symbol` (each `__device__ uint32_t[1024]`).
+static unsigned int sm80_symbol_shadow[1024];
+static unsigned int ptx_symbol_shadow[1024];
 
-// Registers kernels [first, end) of the tables in the module of `image`, and with `symbol` the variable.
-static void** register_module(const cc_fatbin_wrapper* image, int first, int end, int symbol) {
+// Registers kernels [first, end) of the tables in the module of `image`, and with `symbol` the variable of that
+// name whose host shadow is `shadow` (1024 words).
+static void** register_module(const cc_fatbin_wrapper* image, int first, int end, const char* symbol,
+                              unsigned int* shadow) {
     void** handle = __cudaRegisterFatBinary((void*)image);
     for (int i = first; i < end; i++) {
         // thread_limit -1 and null shapes: what nvcc emits for kernels without __launch_bounds__.
@@ -103,17 +136,20 @@ static void** register_module(const cc_fatbin_wrapper* image, int first, int end
     }
     if (symbol) {
         // ext 0, constant 0, global 0: what nvcc emits for a plain `__device__` variable.
-        __cudaRegisterVar(handle, (char*)symbol_shadow, (char*)"cc_symbol", "cc_symbol", 0, sizeof symbol_shadow, 0,
-                          0);
+        __cudaRegisterVar(handle, (char*)shadow, (char*)symbol, symbol, 0, sizeof symbol_shadow, 0, 0);
     }
     __cudaRegisterFatBinaryEnd(handle);
     return handle;
 }
 
 __attribute__((constructor)) static void register_probes(void) {
-    module = register_module(&wrapper, 0, FIRST_CONDITIONAL, 1);
-    conditional_module = register_module(&conditional_wrapper, FIRST_CONDITIONAL, FIRST_DEVICE_LAUNCH, 0);
-    device_launch_module = register_module(&device_launch_wrapper, FIRST_DEVICE_LAUNCH, KERNELS, 0);
+    module = register_module(&wrapper, 0, FIRST_CONDITIONAL, "cc_symbol", symbol_shadow);
+    conditional_module = register_module(&conditional_wrapper, FIRST_CONDITIONAL, FIRST_DEVICE_LAUNCH, NULL, NULL);
+    device_launch_module = register_module(&device_launch_wrapper, FIRST_DEVICE_LAUNCH, SM80_ONLY, NULL, NULL);
+    sm80_only_module = register_module(&sm80_only_wrapper, SM80_ONLY, PTX_ONLY, "cc_sm80_symbol", sm80_symbol_shadow);
+    ptx_only_module = register_module(&ptx_only_wrapper, PTX_ONLY, BAD_PTX, "cc_ptx_symbol", ptx_symbol_shadow);
+    bad_ptx_module = register_module(&bad_ptx_wrapper, BAD_PTX, FUTURE_PTX, NULL, NULL);
+    future_ptx_module = register_module(&future_ptx_wrapper, FUTURE_PTX, KERNELS, NULL, NULL);
     atexit(unregister_probes);
 }
 
@@ -128,6 +164,11 @@ const void* cc_kernel_spin_trigger(void) { return &handles[SPIN_TRIGGER]; }
 const void* cc_kernel_vecadd(void) { return &handles[VECADD]; }
 const void* cc_kernel_sincos(void) { return &handles[SINCOS]; }
 const void* cc_kernel_sleep(void) { return &handles[SLEEP]; }
+const void* cc_kernel_bounded32(void) { return &handles[BOUNDED32]; }
+const void* cc_kernel_sm80_only(void) { return &handles[SM80_ONLY]; }
+const void* cc_kernel_ptx_only(void) { return &handles[PTX_ONLY]; }
+const void* cc_kernel_bad_ptx(void) { return &handles[BAD_PTX]; }
+const void* cc_kernel_future_ptx(void) { return &handles[FUTURE_PTX]; }
 const void* cc_kernel_set_condition(void) { return &handles[SET_CONDITION]; }
 const void* cc_kernel_countdown(void) { return &handles[COUNTDOWN]; }
 const void* cc_kernel_device_launch(void) { return &handles[DEVICE_LAUNCH]; }
@@ -144,3 +185,23 @@ const unsigned char* cc_device_launch_image_bytes(size_t* len) {
     return (const unsigned char*)cc_device_launch_image;
 }
 const void* cc_symbol_host(void) { return symbol_shadow; }
+const void* cc_sm80_symbol_host(void) { return sm80_symbol_shadow; }
+const void* cc_ptx_symbol_host(void) { return ptx_symbol_shadow; }
+
+// The other images, for the reproducers, which embed and register these same bytes (harness/src/repro/header.h).
+const unsigned char* cc_sm80_only_image_bytes(size_t* len) {
+    *len = CC_SM80_ONLY_IMAGE_BYTES;
+    return (const unsigned char*)cc_sm80_only_image;
+}
+const unsigned char* cc_ptx_only_image_bytes(size_t* len) {
+    *len = CC_PTX_ONLY_IMAGE_BYTES;
+    return (const unsigned char*)cc_ptx_only_image;
+}
+const unsigned char* cc_bad_ptx_image_bytes(size_t* len) {
+    *len = CC_BAD_PTX_IMAGE_BYTES;
+    return (const unsigned char*)cc_bad_ptx_image;
+}
+const unsigned char* cc_future_ptx_image_bytes(size_t* len) {
+    *len = CC_FUTURE_PTX_IMAGE_BYTES;
+    return (const unsigned char*)cc_future_ptx_image;
+}

@@ -38,6 +38,24 @@ pub fn embedded_device_launch() -> &'static [u8] {
     registered(cc_device_launch_image_bytes)
 }
 
+/// The images of `kernels/other_images.cu` (an sm_80 cubin only; compute_80 PTX only) and of `kernels/bad.ptx` and
+/// `kernels/future.ptx`, byte for byte: the
+/// reproducers embed and register the same bytes.
+pub fn embedded_other_images() -> harness::device::kernels::OtherImages {
+    extern "C" {
+        fn cc_sm80_only_image_bytes(len: *mut usize) -> *const u8;
+        fn cc_ptx_only_image_bytes(len: *mut usize) -> *const u8;
+        fn cc_bad_ptx_image_bytes(len: *mut usize) -> *const u8;
+        fn cc_future_ptx_image_bytes(len: *mut usize) -> *const u8;
+    }
+    harness::device::kernels::OtherImages {
+        sm80_only: registered(cc_sm80_only_image_bytes),
+        ptx_only: registered(cc_ptx_only_image_bytes),
+        bad_ptx: registered(cc_bad_ptx_image_bytes),
+        future_ptx: registered(cc_future_ptx_image_bytes),
+    }
+}
+
 /// The bytes one of `kernels/register.c`'s image accessors returns.
 fn registered(image_bytes: unsafe extern "C" fn(*mut usize) -> *const u8) -> &'static [u8] {
     let mut len = 0usize;

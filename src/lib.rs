@@ -19,12 +19,19 @@ extern "C" {
     fn cc_kernel_vecadd() -> *const c_void;
     fn cc_kernel_sincos() -> *const c_void;
     fn cc_kernel_sleep() -> *const c_void;
+    fn cc_kernel_bounded32() -> *const c_void;
+    fn cc_kernel_sm80_only() -> *const c_void;
+    fn cc_kernel_ptx_only() -> *const c_void;
+    fn cc_kernel_bad_ptx() -> *const c_void;
+    fn cc_kernel_future_ptx() -> *const c_void;
     fn cc_kernel_set_condition() -> *const c_void;
     fn cc_kernel_countdown() -> *const c_void;
     fn cc_kernel_device_launch() -> *const c_void;
     fn cc_kernel_relaunch_self() -> *const c_void;
     fn cc_kernel_current_graph() -> *const c_void;
     fn cc_symbol_host() -> *const c_void;
+    fn cc_sm80_symbol_host() -> *const c_void;
+    fn cc_ptx_symbol_host() -> *const c_void;
 }
 
 /// The GPU code the kernels were compiled to, e.g. `sm_90 + compute_90 PTX` (set with `CUDA_CONFORMANCE_ARCHS`
@@ -55,12 +62,20 @@ pub fn kernel_table() -> harness::device::kernels::KernelTable {
             vecadd: cc_kernel_vecadd(),
             sincos: cc_kernel_sincos(),
             sleep: cc_kernel_sleep(),
+            bounded32: cc_kernel_bounded32(),
             set_condition: cc_kernel_set_condition(),
             countdown: cc_kernel_countdown(),
             device_launch: cc_kernel_device_launch(),
             relaunch_self: cc_kernel_relaunch_self(),
             current_graph: cc_kernel_current_graph(),
+            sm80_only: cc_kernel_sm80_only(),
+            ptx_only: cc_kernel_ptx_only(),
+            bad_ptx: cc_kernel_bad_ptx(),
+            future_ptx: cc_kernel_future_ptx(),
             symbol: cc_symbol_host(),
+            sm80_symbol: cc_sm80_symbol_host(),
+            ptx_symbol: cc_ptx_symbol_host(),
+            images: kernel_image::embedded_other_images(),
         }
     }
 }

@@ -69,7 +69,12 @@
 //! for graph kernel nodes). A kernel `launch` runs is a `KernelCall` variant in `case/ast.rs` (its arguments; the
 //! compiler then names `KernelCall::word` and `KernelCall::operands` there, the printer,
 //! `exec/interpret/launches.rs` and `repro/launches.rs`). Its ABI goes in the `device/kernels.rs` docs;
-//! `exec/mod.rs` and every reproducer preload every kernel but `lazy-spin` by walking `KernelWord::ALL`.
+//! `exec/mod.rs` and every reproducer preload the kernels `KernelWord::preloaded` names by walking
+//! `KernelWord::ALL`. A kernel in an image of another kind (`kernels/other_images.cu`, `bad.ptx`, `future.ptx`: no
+//! SASS for the device, PTX only, PTX the driver refuses) is built by the root `build.rs` into a fat binary of its
+//! own, registered in `register.c`, a `KernelWord` that `KernelWord::call_only` names (only `call func=WORD`
+//! launches it), and an `ImageWord` for its bytes; the reproducers cannot build such an image with their one nvcc
+//! command, so `repro::header_with` embeds the same bytes and registers them as `register.c` does.
 //!
 //! **A report format** (e.g. JUnit): a module in `report/` that renders [`record::Report`] (plain serde data, so it
 //! works from a saved JSON report too), and a flag or a `summary --format` value in `src/cli/reports.rs`.

@@ -55,7 +55,10 @@ impl FindingsCmd {
             write(&out.join(format!("{slug}.md")), &text)?;
         }
         // The reproducers' shared header, once for every page (each links to it).
-        write(&out.join(harness::repro::HEADER_NAME), &harness::repro::header())?;
+        write(
+            &out.join(harness::repro::HEADER_NAME),
+            &harness::repro::header_with(&cuda_conformance::kernel_image::embedded_other_images()),
+        )?;
         write(&out.join("README.md"), &findings::index(&list, &reports))?;
         eprintln!("wrote {} finding page(s) and the index into {}", list.len(), out.display());
         Ok(Status::Ok)
@@ -91,7 +94,7 @@ fn reproducer(case: &harness::case::ast::Case) -> Result<Reproducer, String> {
     let program = harness::repro::program(case).map_err(|e| e.to_string())?;
     Ok(Reproducer {
         program: program.source,
-        header: harness::repro::header(),
+        header: harness::repro::header_with(&cuda_conformance::kernel_image::embedded_other_images()),
         header_name: harness::repro::HEADER_NAME.to_owned(),
     })
 }

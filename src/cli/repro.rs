@@ -34,7 +34,8 @@ impl ReproCmd {
         let out = self.out.as_ref().ok_or("--out DIR is required")?;
         std::fs::create_dir_all(out).map_err(|e| format!("{}: cannot create: {e}", out.display()))?;
         let header = out.join(harness::repro::HEADER_NAME);
-        std::fs::write(&header, harness::repro::header()).map_err(|e| format!("{}: {e}", header.display()))?;
+        std::fs::write(&header, harness::repro::header_with(&cuda_conformance::kernel_image::embedded_other_images()))
+            .map_err(|e| format!("{}: {e}", header.display()))?;
         let mut failed = Vec::new();
         for case in &selected {
             match harness::repro::program(case) {

@@ -141,7 +141,7 @@ const FROM_SYMBOL: &str = "cudaMemcpyFromSymbolAsync";
 /// it) and the start of the symbol, in the parameter order of the header.
 fn symbol_copy(function: &str, side: &str, buffer: &str, bytes: u64, stream: StreamRef) -> Call {
     let arg = |name: &str, value: ArgValue| CallArg { name: name.to_owned(), value };
-    let symbol = arg("symbol", ArgValue::Symbol);
+    let symbol = arg("symbol", ArgValue::Symbol(harness::case::words::SymbolWord::Probe));
     let buffer = arg(side, ArgValue::Object(buffer.to_owned(), ObjectKind::Buffer));
     let (first, second) = if side == "src" { (symbol, buffer) } else { (buffer, symbol) };
     Call {

@@ -6,7 +6,7 @@
 //! object is an error at its column. This file holds the syntax tree and its printing; `parse.rs` the grammar.
 
 use super::ast::{OpWord, Operand, StreamRef};
-use super::words::{words, KernelWord, Word};
+use super::words::{words, ImageWord, KernelWord, SymbolWord, Word};
 
 words! {
     /// The values every parameter class takes.
@@ -26,7 +26,7 @@ words! {
 /// removed at cleanup, the reproducer's when it exits.
 pub const TMP: &str = "{tmp}";
 
-/// A symbol parameter's value: the probe kernels' `__device__ uint32_t cc_symbol[1024]` (kernels/probes.cu).
+/// The probes' variable's word (`SymbolWord::Probe`): `symbol=cc_symbol`.
 pub const PROBE_SYMBOL: &str = "cc_symbol";
 
 /// The declared objects an argument may name, by the kind its parameter's type asks for.
@@ -58,8 +58,12 @@ pub enum ArgValue {
     },
     /// A probe kernel (a function parameter): its host stub.
     Kernel(KernelWord),
-    /// [`PROBE_SYMBOL`] (a symbol parameter): the probes' device variable, by its registered host address.
-    Symbol,
+    /// A symbol parameter's value: a registered `__device__` variable (`cc_symbol`, the probes'), by its host address.
+    Symbol(SymbolWord),
+    /// An image's bytes (a memory parameter: `code=sm80-fatbin`).
+    Image(ImageWord),
+    /// A file holding an image (a text parameter: `fileName=sm80-fatbin`), written in the case's private directory.
+    ImageFile(ImageWord),
     /// A name or a path (a `const char *` parameter), as written; [`TMP`] in it names a directory of the case's own.
     Text(String),
     /// `{field=value ...}`: a struct, by value or pointed to; fields not named are zero.
@@ -169,7 +173,8 @@ pub fn value_text(value: &ArgValue) -> String {
         ArgValue::Object(name, _) | ArgValue::Node(name) | ArgValue::Text(name) => name.clone(),
         ArgValue::Output { label, param } => format!("{label}.{param}"),
         ArgValue::Kernel(k) => k.word().to_owned(),
-        ArgValue::Symbol => PROBE_SYMBOL.to_owned(),
+        ArgValue::Symbol(s) => s.word().to_owned(),
+        ArgValue::Image(i) | ArgValue::ImageFile(i) => i.word().to_owned(),
         ArgValue::Fields(fields) => {
             let inner: Vec<String> = fields.iter().map(arg_text).collect();
             format!("{{{}}}", inner.join(" "))

@@ -661,12 +661,12 @@ impl<'f> CaseParser<'f> {
             C::Handle(t) if t == "cudaGraphExec_t" => ArgValue::Object(cur.ident("an exec")?, ObjectKind::Exec),
             C::Handle(t) if t == "cudaMemPool_t" => ArgValue::Object(cur.ident("a pool")?, ObjectKind::Pool),
             C::Handle(t) if t == "cudaGraphNode_t" => ArgValue::Node(cur.ident("a node label")?),
+            C::Memory | C::UserData if ImageWord::from_word(word).is_some() => ArgValue::Image(cur.word()?),
             C::Memory | C::UserData => ArgValue::Object(cur.ident("a buffer")?, ObjectKind::Buffer),
+            C::Text if ImageWord::from_word(word).is_some() => ArgValue::ImageFile(cur.word()?),
+            // A variable where a function is asked for: a registered host address that is no kernel.
+            C::Function | C::Symbol if SymbolWord::from_word(word).is_some() => ArgValue::Symbol(cur.word()?),
             C::Function => ArgValue::Kernel(cur.word()?),
-            C::Symbol if word == crate::case::call::PROBE_SYMBOL => {
-                cur.pos += 1;
-                ArgValue::Symbol
-            }
             C::Text => {
                 cur.pos += 1;
                 ArgValue::Text(word.to_owned())
@@ -853,6 +853,17 @@ impl<'f> CaseParser<'f> {
                         let mul = cur.u32("a multiplier")?;
                         cur.expect("add")?;
                         KernelCall::Transform { buf, mul, add: cur.u32("an addend")? }
+                    }
+                    k @ (KernelWord::Bounded32
+                    | KernelWord::Sm80Only
+                    | KernelWord::PtxOnly
+                    | KernelWord::BadPtx
+                    | KernelWord::FuturePtx) => {
+                        return Err(cur.error(format!(
+                            "`{}` is launched only by the generic call (`call cudaLaunchKernel func={} ...`)",
+                            k.word(),
+                            k.word()
+                        )))
                     }
                     k @ (KernelWord::SetCondition | KernelWord::Countdown) => {
                         return Err(cur.error(format!(
@@ -1439,6 +1450,11 @@ impl<'f> CaseParser<'f> {
                         ))
                     }
                     k @ (KernelWord::LazySpin
+                    | KernelWord::Bounded32
+                    | KernelWord::Sm80Only
+                    | KernelWord::PtxOnly
+                    | KernelWord::BadPtx
+                    | KernelWord::FuturePtx
                     | KernelWord::Fault
                     | KernelWord::Compare
                     | KernelWord::VecAdd

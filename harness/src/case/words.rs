@@ -121,6 +121,72 @@ words! {
         DeviceLaunch = "device-launch",
         RelaunchSelf = "relaunch-self",
         CurrentGraph = "current-graph",
+        /// `__launch_bounds__(32)`: at most 32 threads per block. For `call` only (`func=bounded32`).
+        Bounded32 = "bounded32",
+        /// Kernels of `kernels/other_images.cu`, each in a module of its own, for `call` only and never preloaded:
+        /// an sm_80 cubin without PTX, and compute_80 PTX without a cubin.
+        Sm80Only = "sm80-only",
+        PtxOnly = "ptx-only",
+        /// `kernels/bad.ptx` and `kernels/future.ptx`: PTX that does not compile, and PTX of ISA 99.0.
+        BadPtx = "bad-ptx",
+        FuturePtx = "future-ptx",
+    }
+}
+
+impl KernelWord {
+    /// Whether the executor and the reproducers load this kernel before a case's script: every kernel but
+    /// `lazy-spin` (its first launch must be the one that loads it) and the kernels of other images (the first
+    /// call that needs their module is what a case observes: a missing image, or a JIT compilation).
+    pub fn preloaded(self) -> bool {
+        !matches!(
+            self,
+            KernelWord::LazySpin
+                | KernelWord::Sm80Only
+                | KernelWord::PtxOnly
+                | KernelWord::BadPtx
+                | KernelWord::FuturePtx
+        )
+    }
+
+    /// Kernels only `call` names (`func=WORD`): they have no `launch` or node syntax.
+    pub fn call_only(self) -> bool {
+        matches!(
+            self,
+            KernelWord::Bounded32
+                | KernelWord::Sm80Only
+                | KernelWord::PtxOnly
+                | KernelWord::BadPtx
+                | KernelWord::FuturePtx
+        )
+    }
+}
+
+words! {
+    /// The images of the other modules as bytes (`kernels/register.c` registers the same ones): a library's code
+    /// (`code=sm80-fatbin`: a pointer to the bytes), or its file (`fileName=sm80-fatbin`: the bytes written to a
+    /// file of that name in the case's private directory).
+    pub enum ImageWord: "an image (sm80-fatbin, ptx-fatbin, bad-ptx-fatbin, future-ptx-fatbin)" {
+        /// `kernels/other_images.cu` as an sm_80 cubin only.
+        Sm80 = "sm80-fatbin",
+        /// `kernels/other_images.cu` as compute_80 PTX only.
+        Ptx = "ptx-fatbin",
+        /// `kernels/bad.ptx` packed: PTX that does not compile.
+        BadPtx = "bad-ptx-fatbin",
+        /// `kernels/future.ptx` packed: PTX of ISA 99.0.
+        FuturePtx = "future-ptx-fatbin",
+    }
+}
+
+words! {
+    /// The `__device__` variables a symbol parameter names (`symbol=cc_symbol`), each registered with cudart as nvcc
+    /// registers a variable.
+    pub enum SymbolWord: "a device variable (cc_symbol, cc_sm80_symbol, cc_ptx_symbol)" {
+        /// The probes' `__device__ uint32_t cc_symbol[1024]` (kernels/probes.cu).
+        Probe = "cc_symbol",
+        /// `cc_sm80_symbol[1024]` of the sm_80-only image (kernels/other_images.cu).
+        Sm80 = "cc_sm80_symbol",
+        /// `cc_ptx_symbol[1024]` of the PTX-only image (kernels/other_images.cu).
+        Ptx = "cc_ptx_symbol",
     }
 }
 
@@ -360,6 +426,9 @@ mod tests {
         check::<crate::case::ast::InstantiateResult>();
         check::<crate::case::ast::UpdateResult>();
         check::<crate::case::ast::ValueCmp>();
+        check::<SymbolWord>();
+        check::<ImageWord>();
+        assert_eq!(SymbolWord::Probe.word(), crate::case::call::PROBE_SYMBOL);
     }
 
     #[test]

@@ -32,16 +32,41 @@
 //!   while it is below `runs`, tail-launches `cudaGetCurrentGraphExec()` `times` times, each code to
 //!   `codes[(run - 1) * times + i]`.
 //! - `cc_current_graph(u32* out, u64* stamp)`: 1 thread; `out[0] = cudaGetCurrentGraphExec() != NULL`.
+//! - `cc_bounded32()`: `__launch_bounds__(32)`, no parameters, does nothing (`call` only: `func=bounded32`).
+//! - `cc_sm80_only()` and `cc_ptx_only()`: no parameters; thread 0 of block 0 stores 7 into `cc_sm80_symbol[0]` /
+//!   `cc_ptx_symbol[0]`, the `__device__ uint32_t [1024]` of its module (`kernels/other_images.cu`: an sm_80 cubin
+//!   without PTX, and compute_80 PTX without a cubin; `call` only, never preloaded).
+//! - `cc_bad_ptx()` and `cc_future_ptx()`: no parameters, PTX the driver refuses (`kernels/bad.ptx`: an instruction
+//!   PTX lacks; `kernels/future.ptx`: ISA 99.0), a module each; `call` only, never preloaded.
 //!
 //! Data kernels run one block of [`DATA_BLOCK_THREADS`] threads with a block-stride loop, so that the exit stamp
 //! (taken after `__syncthreads`) is the kernel's true end.
 
-use crate::case::words::{KernelWord, Word};
+use crate::case::words::{ImageWord, KernelWord, SymbolWord, Word};
 use cuda_sys::{cudaError_t, cudaLaunchKernel, cudaStream_t, dim3};
 use std::ffi::c_void;
 
 /// Threads of the single block every data kernel runs.
 pub const DATA_BLOCK_THREADS: u32 = 256;
+
+/// The fat binaries of `kernels/other_images.cu` as the root build compiled them (an sm_80 cubin only; compute_80
+/// PTX only), and of `kernels/bad.ptx` and `kernels/future.ptx` as it packed them. The executor passes them to
+/// the library loads (`code=sm80-fatbin`, `fileName=sm80-fatbin`); the reproducers, which cannot build an image
+/// without SASS for their own GPU in the one nvcc command that builds them, embed these bytes and register them
+/// with cudart as `kernels/register.c` does.
+#[derive(Debug, Clone, Copy)]
+pub struct OtherImages {
+    pub sm80_only: &'static [u8],
+    pub ptx_only: &'static [u8],
+    pub bad_ptx: &'static [u8],
+    pub future_ptx: &'static [u8],
+}
+
+impl OtherImages {
+    /// No images (the harness's own tests, which have no kernel build): the header then registers neither module,
+    /// and the handles of their kernels and variables are addresses cudart does not know.
+    pub const NONE: OtherImages = OtherImages { sm80_only: &[], ptx_only: &[], bad_ptx: &[], future_ptx: &[] };
+}
 
 /// Addresses of the probe kernels (host-side handles accepted by `cudaLaunchKernel`).
 #[derive(Debug, Clone, Copy)]
@@ -63,9 +88,20 @@ pub struct KernelTable {
     pub device_launch: *const c_void,
     pub relaunch_self: *const c_void,
     pub current_graph: *const c_void,
+    pub bounded32: *const c_void,
+    pub sm80_only: *const c_void,
+    pub ptx_only: *const c_void,
+    pub bad_ptx: *const c_void,
+    pub future_ptx: *const c_void,
     /// The probes' `__device__ uint32_t cc_symbol[1024]` by its registered host address: what `symbol=cc_symbol`
     /// passes to the symbol calls.
     pub symbol: *const c_void,
+    /// `cc_sm80_symbol` of the sm_80-only module, by its registered host address.
+    pub sm80_symbol: *const c_void,
+    /// `cc_ptx_symbol` of the PTX-only module, by its registered host address.
+    pub ptx_symbol: *const c_void,
+    /// The registered bytes of the other images, for `code=IMAGE` and `fileName=IMAGE`.
+    pub images: OtherImages,
 }
 
 impl KernelTable {
@@ -87,6 +123,30 @@ impl KernelTable {
             KernelWord::DeviceLaunch => self.device_launch,
             KernelWord::RelaunchSelf => self.relaunch_self,
             KernelWord::CurrentGraph => self.current_graph,
+            KernelWord::Bounded32 => self.bounded32,
+            KernelWord::Sm80Only => self.sm80_only,
+            KernelWord::PtxOnly => self.ptx_only,
+            KernelWord::BadPtx => self.bad_ptx,
+            KernelWord::FuturePtx => self.future_ptx,
+        }
+    }
+
+    /// The bytes of the image `code=WORD` names.
+    pub fn image(&self, image: ImageWord) -> &'static [u8] {
+        match image {
+            ImageWord::Sm80 => self.images.sm80_only,
+            ImageWord::Ptx => self.images.ptx_only,
+            ImageWord::BadPtx => self.images.bad_ptx,
+            ImageWord::FuturePtx => self.images.future_ptx,
+        }
+    }
+
+    /// The registered host address of the variable `symbol=WORD` names.
+    pub fn symbol(&self, symbol: SymbolWord) -> *const c_void {
+        match symbol {
+            SymbolWord::Probe => self.symbol,
+            SymbolWord::Sm80 => self.sm80_symbol,
+            SymbolWord::Ptx => self.ptx_symbol,
         }
     }
 

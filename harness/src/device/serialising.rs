@@ -345,6 +345,11 @@ fn waits_at_block_barrier(kernel: KernelWord) -> bool {
         | KernelWord::Sleep => true,
         KernelWord::Gate
         | KernelWord::Fault
+        | KernelWord::Bounded32
+        | KernelWord::Sm80Only
+        | KernelWord::PtxOnly
+        | KernelWord::BadPtx
+        | KernelWord::FuturePtx
         | KernelWord::SetCondition
         | KernelWord::Countdown
         | KernelWord::DeviceLaunch

@@ -89,7 +89,7 @@ mod threads;
 mod timing;
 
 use crate::case::ast::{Case, Decl, OpKind};
-use crate::case::words::{KernelWord, Word};
+use crate::case::words::Word;
 use crate::device::gpu::DeviceInfo;
 use crate::device::kernels::KernelTable;
 use crate::record::observations::{DeclRecord, GateOpener, Observations};
@@ -534,8 +534,8 @@ pub fn preload_kernels(kernels: &KernelTable) -> Vec<String> {
 
 fn load_kernels(kernels: &KernelTable) -> Vec<String> {
     let mut notes = Vec::new();
-    // Not lazy-spin: its first launch in a case must be the one that loads it.
-    let words = kernels.all().filter(|(k, _)| *k != KernelWord::LazySpin).map(|(k, f)| (k.word(), f));
+    // Not lazy-spin (its first launch in a case must be the one that loads it), nor the kernels of other images.
+    let words = kernels.all().filter(|(k, _)| k.preloaded()).map(|(k, f)| (k.word(), f));
     // The trigger variant of spin has no word of its own (`launch spin … trigger`).
     for (name, func) in words.chain([("spin … trigger", kernels.spin_trigger)]) {
         let mut attributes = sys::cudaFuncAttributes::default();

@@ -469,7 +469,15 @@ fn null_kernels() -> KernelTable {
         device_launch: null,
         relaunch_self: null,
         current_graph: null,
+        bounded32: null,
+        sm80_only: null,
+        ptx_only: null,
+        bad_ptx: null,
+        future_ptx: null,
         symbol: null,
+        sm80_symbol: null,
+        ptx_symbol: null,
+        images: crate::device::kernels::OtherImages::NONE,
     }
 }
 

@@ -5,6 +5,7 @@
 use super::code::{cstr, dependencies, Code, Step};
 use crate::api::{self, ParamClass, OUT_BYTES};
 use crate::case::call::{ArgValue, ArgWord, Call, CallArg, ObjectKind, TMP};
+use crate::case::words::{ImageWord, Word as _};
 
 pub fn call(x: &Step, call: &Call) -> Result<Code, String> {
     if let Some((why, _)) = &call.unresolved {
@@ -173,7 +174,14 @@ fn set(
         }
         ArgValue::Kernel(k) => assign(code, crate::repro::decls::kernel_symbol(*k).to_owned()),
         // The probes' source is in the program (the shared header): nvcc made the host shadow of its variable.
-        ArgValue::Symbol => assign(code, format!("(const void*)&{}", crate::case::call::PROBE_SYMBOL)),
+        ArgValue::Symbol(s) => assign(code, format!("(const void*)&{}", s.word())),
+        // The header embeds the images (`@@OTHER_IMAGES@@`): a pointer to one, or a file written with it.
+        ArgValue::Image(i) => assign(code, format!("(const void*){}", image_array(*i))),
+        ArgValue::ImageFile(i) => {
+            let array = image_array(*i);
+            let file = cstr(&format!("{TMP}/{}", i.word()));
+            assign(code, format!("cc::image_file({file}, {array}, {}_BYTES)", array.to_uppercase()))
+        }
         ArgValue::Text(text) if text.contains(TMP) => assign(code, format!("cc::tmp_path({})", cstr(text))),
         ArgValue::Text(text) => assign(code, cstr(text)),
         ArgValue::Fields(fields) => match class {
@@ -193,6 +201,16 @@ fn set(
         },
     }
     Ok(())
+}
+
+/// The header's array of an image (`harness/src/repro/mod.rs`, `other_images`).
+fn image_array(i: ImageWord) -> &'static str {
+    match i {
+        ImageWord::Sm80 => "cc_sm80_only_image",
+        ImageWord::Ptx => "cc_ptx_only_image",
+        ImageWord::BadPtx => "cc_bad_ptx_image",
+        ImageWord::FuturePtx => "cc_future_ptx_image",
+    }
 }
 
 fn set_fields(x: &Step, code: &mut Code, base: &str, ty: &str, fields: &[CallArg], tmp: &str) -> Result<(), String> {

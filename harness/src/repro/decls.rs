@@ -85,7 +85,7 @@ pub fn setup(case: &Case, names: &Names) -> Result<String, ReproError> {
     // launch in a case must be the one that loads it.
     let kernels: Vec<String> = KernelWord::ALL
         .iter()
-        .filter(|k| **k != KernelWord::LazySpin)
+        .filter(|k| k.preloaded())
         .map(|k| format!("(const void*){}", kernel_symbol(*k)))
         .chain(["(const void*)cc_spin_trigger".to_owned()])
         .collect();
@@ -239,6 +239,11 @@ pub fn kernel_symbol(k: KernelWord) -> &'static str {
         KernelWord::DeviceLaunch => "cc_device_launch",
         KernelWord::RelaunchSelf => "cc_relaunch_self",
         KernelWord::CurrentGraph => "cc_current_graph",
+        KernelWord::Bounded32 => "cc_bounded32",
+        KernelWord::Sm80Only => "cc_sm80_only",
+        KernelWord::PtxOnly => "cc_ptx_only",
+        KernelWord::BadPtx => "cc_bad_ptx",
+        KernelWord::FuturePtx => "cc_future_ptx",
     }
 }
 

@@ -63,6 +63,81 @@ extern "C" cudaError_t CUDARTAPI cudaProfilerStop(void);
 @@DEVICE_LAUNCH@@
 
 // ---------------------------------------------------------------------------------------------------------------
+// kernels/other_images.cu's two modules: an sm_80 cubin without PTX (cc_sm80_only, cc_sm80_symbol) and compute_80
+// PTX without a cubin (cc_ptx_only, cc_ptx_symbol); and kernels/bad.ptx and future.ptx, PTX the driver refuses
+// (cc_bad_ptx, cc_future_ptx), a module each. One nvcc command builds a program for one set of targets, so
+// these images are the very bytes the suite's build compiled (NVRTC 12.0, nvFatbin), embedded here and registered
+// with cudart as kernels/register.c registers them (and as nvcc's own stubs register the probes above). An image
+// of 0 bytes (a header written without them) is not registered.
+
+@@OTHER_IMAGES@@
+extern "C" void** CUDARTAPI __cudaRegisterFatBinary(void* fatCubin);
+extern "C" void CUDARTAPI __cudaRegisterFatBinaryEnd(void** fatCubinHandle);
+extern "C" void CUDARTAPI __cudaUnregisterFatBinary(void** fatCubinHandle);
+extern "C" void CUDARTAPI __cudaRegisterFunction(void** fatCubinHandle, const char* hostFun, char* deviceFun,
+                                                 const char* deviceName, int thread_limit, uint3* tid, uint3* bid,
+                                                 dim3* bDim, dim3* gDim, int* wSize);
+extern "C" void CUDARTAPI __cudaRegisterVar(void** fatCubinHandle, char* hostVar, char* deviceAddress,
+                                            const char* deviceName, int ext, size_t size, int constant, int global);
+
+// The host handles: any distinct host addresses (what cudaLaunchKernel and the symbol calls take).
+static char cc_sm80_only[1];
+static char cc_ptx_only[1];
+static char cc_bad_ptx[1];
+static char cc_future_ptx[1];
+static unsigned int cc_sm80_symbol[1024];
+static unsigned int cc_ptx_symbol[1024];
+
+namespace cc_other_images {
+// The wrapper nvcc emits around a fat binary (__fatBinC_Wrapper_t): magic, version 1, the image, no file name.
+struct Wrapper {
+    int magic;
+    int version;
+    const unsigned long long* data;
+    void* filename_or_fatbins;
+};
+alignas(8) static const Wrapper sm80_wrapper = {0x466243b1, 1, cc_sm80_only_image, nullptr};
+alignas(8) static const Wrapper ptx_wrapper = {0x466243b1, 1, cc_ptx_only_image, nullptr};
+alignas(8) static const Wrapper bad_ptx_wrapper = {0x466243b1, 1, cc_bad_ptx_image, nullptr};
+alignas(8) static const Wrapper future_ptx_wrapper = {0x466243b1, 1, cc_future_ptx_image, nullptr};
+static void** modules[4] = {nullptr, nullptr, nullptr, nullptr};
+
+inline void** register_module(const Wrapper* wrapper, char* kernel, const char* name, unsigned int* shadow,
+                              const char* symbol) {
+    void** handle = __cudaRegisterFatBinary((void*)wrapper);
+    __cudaRegisterFunction(handle, kernel, (char*)name, name, -1, nullptr, nullptr, nullptr, nullptr, nullptr);
+    if (symbol != nullptr) {
+        __cudaRegisterVar(handle, (char*)shadow, (char*)symbol, symbol, 0, 1024 * sizeof(unsigned int), 0, 0);
+    }
+    __cudaRegisterFatBinaryEnd(handle);
+    return handle;
+}
+
+inline void unregister_modules() {
+    for (int i = 3; i >= 0; i--) {
+        if (modules[i] != nullptr) __cudaUnregisterFatBinary(modules[i]);
+    }
+}
+
+// Before main, as nvcc's stubs register the probes.
+__attribute__((constructor)) static void register_modules() {
+    if (CC_SM80_ONLY_IMAGE_BYTES > 0) {
+        modules[0] = register_module(&sm80_wrapper, cc_sm80_only, "cc_sm80_only", cc_sm80_symbol, "cc_sm80_symbol");
+    }
+    if (CC_PTX_ONLY_IMAGE_BYTES > 0) {
+        modules[1] = register_module(&ptx_wrapper, cc_ptx_only, "cc_ptx_only", cc_ptx_symbol, "cc_ptx_symbol");
+    }
+    if (CC_BAD_PTX_IMAGE_BYTES > 0) {
+        modules[2] = register_module(&bad_ptx_wrapper, cc_bad_ptx, "cc_bad_ptx", nullptr, nullptr);
+    }
+    if (CC_FUTURE_PTX_IMAGE_BYTES > 0) {
+        modules[3] = register_module(&future_ptx_wrapper, cc_future_ptx, "cc_future_ptx", nullptr, nullptr);
+    }
+    atexit(unregister_modules);
+}
+}  // namespace cc_other_images
+
+// ---------------------------------------------------------------------------------------------------------------
 
 namespace cc {
 
@@ -853,6 +928,16 @@ inline const char* tmp_path(const char* text) {
     }
     kept.push_back(filled);
     return kept.back().c_str();
+}
+
+// The file `path` ({tmp} replaced) holding `bytes` bytes of `image` (an image the header embeds), written now.
+inline const char* image_file(const char* path, const unsigned long long* image, size_t bytes) {
+    const char* filled = tmp_path(path);
+    if (FILE* f = std::fopen(filled, "wb")) {
+        std::fwrite(image, 1, bytes, f);
+        std::fclose(f);
+    }
+    return filled;
 }
 
 // ---- One script operation as it ran (harness::record::observations::OpRecord).

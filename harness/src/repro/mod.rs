@@ -65,17 +65,61 @@ impl std::error::Error for ReproError {}
 /// the failure outputs read too).
 pub use crate::record::executors::file_stem;
 
-/// The shared header: the probe kernels of `kernels/` verbatim (a kernel change reaches every reproducer), the
-/// executor's defaults, and the bookkeeping of a run.
+pub use crate::device::kernels::OtherImages;
+
+/// The shared header without the other images ([`OtherImages::NONE`]): what the harness's tests compile.
 pub fn header() -> String {
+    header_with(&OtherImages::NONE)
+}
+
+/// The shared header: the probe kernels of `kernels/` verbatim (a kernel change reaches every reproducer), the
+/// other images' bytes, the executor's defaults, and the bookkeeping of a run.
+pub fn header_with(images: &OtherImages) -> String {
     let defaults = crate::exec::ExecOptions::default();
     include_str!("header.h")
+        .replace("@@OTHER_IMAGES@@", &other_images(images))
         .replace("@@PROBES@@", include_str!("../../kernels/probes.cu").trim_end())
         .replace("@@CONDITIONAL@@", include_str!("../../kernels/conditional.cu").trim_end())
         .replace("@@DEVICE_LAUNCH@@", include_str!("../../kernels/device_launch.cu").trim_end())
         .replace("@@DEADLINE_MS@@", &defaults.case_deadline.as_millis().to_string())
         .replace("@@GATE_TIMEOUT_NS@@", &defaults.gate_timeout_ns.to_string())
         .replace("@@DATA_BLOCK_THREADS@@", &crate::device::kernels::DATA_BLOCK_THREADS.to_string())
+}
+
+/// An image as a C array of 64-bit words (a fat binary must be 8-byte aligned), as build.rs writes it for
+/// kernels/register.c; at least one word, so an absent image is still an array.
+fn image_array(name: &str, image: &[u8]) -> String {
+    let mut words: Vec<String> = image
+        .chunks(8)
+        .map(|chunk| {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            format!("0x{:016x}ull,", u64::from_le_bytes(word))
+        })
+        .collect();
+    if words.is_empty() {
+        words.push("0ull,".into());
+    }
+    let lines: Vec<String> = words.chunks(6).map(|line| line.join(" ")).collect();
+    format!(
+        "static const unsigned long long {name}[] __attribute__((aligned(8))) = {{\n{}\n}};\nconstexpr size_t {}_BYTES = {};\n",
+        lines.join("\n"),
+        name.to_uppercase(),
+        image.len()
+    )
+}
+
+/// The header's block of the other images: their bytes, and whether to register them.
+fn other_images(images: &OtherImages) -> String {
+    [
+        ("cc_sm80_only_image", images.sm80_only),
+        ("cc_ptx_only_image", images.ptx_only),
+        ("cc_bad_ptx_image", images.bad_ptx),
+        ("cc_future_ptx_image", images.future_ptx),
+    ]
+    .iter()
+    .map(|(name, image)| image_array(name, image))
+    .collect()
 }
 
 /// The reproducer of `case`.

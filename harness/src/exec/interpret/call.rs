@@ -7,7 +7,7 @@ use crate::api::generated::Args;
 use crate::api::{self, max_of, ParamClass, OUT_BYTES};
 use crate::case::ast::StreamRef;
 use crate::case::call::{ArgValue, ArgWord, Call, CallArg, ObjectKind, TMP};
-use crate::case::words::KernelWord;
+use crate::case::words::{ImageWord, KernelWord, SymbolWord, Word as _};
 use crate::device::kernels::KernelTable;
 use crate::exec::graph_api;
 use crate::record::observations::{CallOutput, OpValue};
@@ -171,8 +171,10 @@ trait Operands {
     /// The ordinal of the case's device `index`.
     fn device(&self, index: u32) -> i32;
     fn kernel(&self, k: KernelWord) -> Result<*const c_void, String>;
-    /// The probes' device variable (`cc_symbol`), by its registered host address.
-    fn symbol(&self) -> Result<*const c_void, String>;
+    /// A registered device variable (`cc_symbol`, ...), by its host address.
+    fn symbol(&self, s: SymbolWord) -> Result<*const c_void, String>;
+    /// The bytes of an image of the kernel table.
+    fn image(&self, i: ImageWord) -> &'static [u8];
     fn stream(&self, s: &StreamRef) -> Result<*const c_void, String>;
     fn object(&self, name: &str, kind: ObjectKind) -> Result<*const c_void, String>;
     fn node(&self, label: &str) -> Result<*const c_void, String>;
@@ -200,8 +202,11 @@ impl Operands for CaseOperands<'_, '_> {
     fn kernel(&self, k: KernelWord) -> Result<*const c_void, String> {
         Ok(self.ctx.kernels.get(k))
     }
-    fn symbol(&self) -> Result<*const c_void, String> {
-        Ok(self.ctx.kernels.symbol)
+    fn symbol(&self, s: SymbolWord) -> Result<*const c_void, String> {
+        Ok(self.ctx.kernels.symbol(s))
+    }
+    fn image(&self, i: ImageWord) -> &'static [u8] {
+        self.ctx.kernels.image(i)
     }
     fn stream(&self, s: &StreamRef) -> Result<*const c_void, String> {
         Ok(self.st.stream(s)?.cast())
@@ -245,8 +250,11 @@ impl Operands for BareOperands<'_> {
     fn kernel(&self, k: KernelWord) -> Result<*const c_void, String> {
         Ok(self.kernels.get(k))
     }
-    fn symbol(&self) -> Result<*const c_void, String> {
-        Ok(self.kernels.symbol)
+    fn symbol(&self, s: SymbolWord) -> Result<*const c_void, String> {
+        Ok(self.kernels.symbol(s))
+    }
+    fn image(&self, i: ImageWord) -> &'static [u8] {
+        self.kernels.image(i)
     }
     fn stream(&self, s: &StreamRef) -> Result<*const c_void, String> {
         match s {
@@ -347,7 +355,16 @@ fn bytes(
             v
         }
         ArgValue::Kernel(k) => ptr_bytes(operands.kernel(*k)?, size),
-        ArgValue::Symbol => ptr_bytes(operands.symbol()?, size),
+        ArgValue::Symbol(s) => ptr_bytes(operands.symbol(*s)?, size),
+        ArgValue::Image(i) => ptr_bytes(operands.image(*i).as_ptr().cast(), size),
+        ArgValue::ImageFile(i) => {
+            let path = format!("{}/{}", operands.private_dir()?, i.word());
+            std::fs::write(&path, operands.image(*i)).map_err(|e| format!("{path}: {e}"))?;
+            let c = CString::new(path).map_err(|_| "a path with a NUL byte".to_owned())?;
+            let p = c.as_ptr().cast::<c_void>();
+            scratch.texts.push(c);
+            ptr_bytes(p, size)
+        }
         ArgValue::Text(text) => {
             let text = match text.contains(TMP) {
                 true => text.replace(TMP, &operands.private_dir()?),
