@@ -1286,7 +1286,12 @@ impl<'f> CaseParser<'f> {
                 let bytes = cur.size()?;
                 // Whole u32 words (`vk-write`, `snapshot`), and Vulkan refuses an allocation of 0 bytes.
                 if bytes == 0 || bytes % 4 != 0 {
-                    return Err(diag(self.file, cur.line, col, format!("a Vulkan memory size is a non-zero multiple of 4, not {bytes}")));
+                    return Err(diag(
+                        self.file,
+                        cur.line,
+                        col,
+                        format!("a Vulkan memory size is a non-zero multiple of 4, not {bytes}"),
+                    ));
                 }
                 OpKind::VkMemory { bytes }
             }
@@ -1296,7 +1301,12 @@ impl<'f> CaseParser<'f> {
                     "binary" => None,
                     "timeline" => Some(if cur.eat("initial") { u64::from(cur.u32("an initial value")?) } else { 0 }),
                     other => {
-                        return Err(diag(self.file, cur.line, col, format!("expected `binary` or `timeline`, found `{other}`")))
+                        return Err(diag(
+                            self.file,
+                            cur.line,
+                            col,
+                            format!("expected `binary` or `timeline`, found `{other}`"),
+                        ))
                     }
                 };
                 OpKind::VkSemaphore { timeline }
@@ -1310,7 +1320,9 @@ impl<'f> CaseParser<'f> {
                 let at = if cur.eat("at") { cur.size()? } else { 0 };
                 let bytes = if cur.eat("bytes") { Some(cur.size()?) } else { None };
                 if at % 4 != 0 || bytes.is_some_and(|b| b == 0 || b % 4 != 0) {
-                    return Err(cur.error("`vk-read` reads whole u32 words: an offset and a non-zero size that are multiples of 4".into()));
+                    return Err(cur.error(
+                        "`vk-read` reads whole u32 words: an offset and a non-zero size that are multiples of 4".into(),
+                    ));
                 }
                 OpKind::VkRead { memory, at, bytes }
             }

@@ -888,8 +888,14 @@ impl<'c, 'o> Checker<'c, 'o> {
             }
             Predicate::SnapshotEquals { label, .. } => {
                 if let Some(k) = self.label(line, label) {
-                    if !matches!(k, OpKind::HostFunc { snapshot: Some(_), .. } | OpKind::Read { .. } | OpKind::VkRead { .. }) {
-                        self.report(line, format!("`{label}` is not a `read`, a `vk-read` or a host-func with a snapshot"));
+                    if !matches!(
+                        k,
+                        OpKind::HostFunc { snapshot: Some(_), .. } | OpKind::Read { .. } | OpKind::VkRead { .. }
+                    ) {
+                        self.report(
+                            line,
+                            format!("`{label}` is not a `read`, a `vk-read` or a host-func with a snapshot"),
+                        );
                     }
                 }
             }

@@ -121,9 +121,7 @@ fn unmet(requirement: &Requirement, d: &DeviceInfo, connections: u32, devices: u
         }),
         // A probed device means a driver: these cases run on CPU-only hosts (tests/no_driver.rs).
         // A Vulkan instance and device on this GPU, made once per process (`device::vulkan`).
-        Requirement::Vulkan => {
-            crate::device::vulkan::unavailable(&d.uuid).map(|why| format!("requires vulkan; {why}"))
-        }
+        Requirement::Vulkan => crate::device::vulkan::unavailable(&d.uuid).map(|why| format!("requires vulkan; {why}")),
         Requirement::NoDriver => Some(
             "requires no-driver; this host has an NVIDIA driver (the case runs where none is installed: CI's CPU \
              machine, through tests/no_driver.rs)"

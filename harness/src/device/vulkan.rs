@@ -97,8 +97,8 @@ impl Session {
     /// The physical device of `want`, checked for the extensions and a host-visible memory type.
     fn on_device(instance: &ash::Instance, want: [u8; 16], uuid: &str) -> Result<(vk::PhysicalDevice, u32), String> {
         // SAFETY: a live instance.
-        let devices = unsafe { instance.enumerate_physical_devices() }
-            .map_err(|e| format!("vkEnumeratePhysicalDevices: {e}"))?;
+        let devices =
+            unsafe { instance.enumerate_physical_devices() }.map_err(|e| format!("vkEnumeratePhysicalDevices: {e}"))?;
         let physical = devices
             .into_iter()
             .find(|&pd| {
@@ -200,9 +200,8 @@ impl Session {
             }
         };
         self.memories.insert(name.to_owned(), Memory { memory, map, size: bytes });
-        let info = vk::MemoryGetFdInfoKHR::default()
-            .memory(memory)
-            .handle_type(vk::ExternalMemoryHandleTypeFlags::OPAQUE_FD);
+        let info =
+            vk::MemoryGetFdInfoKHR::default().memory(memory).handle_type(vk::ExternalMemoryHandleTypeFlags::OPAQUE_FD);
         // SAFETY: memory allocated with the opaque-fd export type.
         unsafe { self.memory_fd.get_memory_fd(&info) }.map_err(|e| format!("vkGetMemoryFdKHR: {e}"))
     }

@@ -25,9 +25,9 @@ mod managed;
 mod memory;
 mod mempools;
 mod sync;
-mod vulkan;
 #[cfg(test)]
 mod tests;
+mod vulkan;
 
 use crate::case::ast::{Case, OpKind};
 use crate::case::print::op_kind as op_text;

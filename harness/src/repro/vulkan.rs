@@ -75,7 +75,11 @@ pub fn read(_x: &Step, memory: &str, at: u64, bytes: Option<u64>) -> Result<Code
     let mut code = Code::default();
     session(&mut code);
     code.pre("std::vector<uint32_t> words;");
-    code.call(format!("op.host([&] {{ err = vk.read({}, {at}ull, {}ull, words); }});", cstr(memory), bytes.unwrap_or(0)));
+    code.call(format!(
+        "op.host([&] {{ err = vk.read({}, {at}ull, {}ull, words); }});",
+        cstr(memory),
+        bytes.unwrap_or(0)
+    ));
     failed(&mut code);
     code.post("op.value = \"{\\\"snapshot\\\":\" + cc::contents(words) + \"}\";");
     Ok(code)

@@ -4,8 +4,8 @@
 //! Vulkan device with the case's device 0's UUID, and released with the case's handles.
 
 use super::Step;
-use crate::exec::objects::Objects;
 use crate::device::vulkan::Session;
+use crate::exec::objects::Objects;
 use crate::record::observations::{Contents, OpValue};
 
 /// The case's Vulkan session, made on first use.
