@@ -287,8 +287,9 @@ fn parses_every_construct() {
     let case = &file.cases[0];
     assert_eq!(case.id, "area/one");
     assert_eq!(case.rule, "Work on the legacy stream waits for a blocking stream # the hash is text here");
-    assert_eq!(case.requires.len(), 7);
-    assert_eq!(case.requires[5..], [Requirement::Devices(2), Requirement::PeerAccess]);
+    assert_eq!(case.requires.len(), 8);
+    assert_eq!(case.requires[7], Requirement::Vulkan);
+    assert_eq!(case.requires[5..7], [Requirement::Devices(2), Requirement::PeerAccess]);
     assert_eq!(case.requires[4], Requirement::Connections(2));
     assert_eq!(case.env[0], ("CUDA_MODULE_LOADING".to_owned(), "EAGER".to_owned()));
     assert_eq!(case.poisons.len(), 2);
