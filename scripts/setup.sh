@@ -13,7 +13,9 @@
 #      by itself; choose another with CUDA_HOME (e.g. CUDA_HOME=$PWD/.toolkit/cu12.9, best with its own
 #      CARGO_TARGET_DIR so the two builds do not rebuild each other);
 #   3. the kernel compiler (NVRTC 12.0 and nvFatbin 12.4, pinned in scripts/kernel-compiler-requirements.txt) into
-#      .toolkit/kernel-compiler: the root build.rs compiles kernels/probes.cu with it for every toolkit.
+#      .toolkit/kernel-compiler: the root build.rs compiles kernels/probes.cu with it for every toolkit;
+#   4. the Vulkan headers (Debian's libvulkan-dev), from apt, if <vulkan/vulkan.h> is missing: the reproducers of the
+#      external-resource cases include it (they dlopen the loader at run time, so nothing links libvulkan).
 # Idempotent: a second run does nothing. After it, plain `cargo build` / `cargo test` work.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,7 +28,7 @@ while [ $# -gt 0 ]; do
     case "$1" in
         --cuda) cuda="${2:-}"; shift 2 || { say "--cuda needs a version, e.g. --cuda 12.9" >&2; exit 2; } ;;
         --cuda=*) cuda="${1#--cuda=}"; shift ;;
-        -h | --help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h | --help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) say "unknown argument: $1 (usage: scripts/setup.sh [--cuda VERSION])" >&2; exit 2 ;;
     esac
 done
@@ -54,6 +56,22 @@ elif command -v apt-get >/dev/null; then
 else
     say "libclang: not found and no apt-get here; install libclang (>= 9) and its headers yourself" >&2
     exit 1
+fi
+
+# The Vulkan headers: only the reproducers of cases/external-resources.case need them (the test that compiles every
+# reproducer fails without them); the Rust build does not (ash carries its own bindings and loads the loader at run
+# time).
+if [ -f /usr/include/vulkan/vulkan.h ]; then
+    say "Vulkan headers: found"
+elif command -v apt-get >/dev/null; then
+    say "Vulkan headers: installing libvulkan-dev with apt"
+    sudo_cmd=""
+    [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+    export DEBIAN_FRONTEND=noninteractive
+    $sudo_cmd apt-get update -qq
+    $sudo_cmd apt-get install -y -qq --no-install-recommends libvulkan-dev >/dev/null
+else
+    say "Vulkan headers: not found and no apt-get here; the external-resource reproducers need <vulkan/vulkan.h>" >&2
 fi
 
 # --no-deps: the NVIDIA wheels declare unpinned dependencies that would pull other CUDA versions.

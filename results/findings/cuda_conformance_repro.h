@@ -2377,3 +2377,243 @@ inline std::string buffer_record(const Buffer& b, const char* kind, uint64_t byt
 }
 
 }  // namespace cc
+
+// ---- Vulkan, for the external-resource cases (`vk-memory`, `vk-semaphore`, `vk-write`, `vk-read`, `vk-counter`).
+//
+// The loader is opened at run time (dlopen("libvulkan.so.1"), as the Rust executor's ash::Entry::load does), so a
+// reproducer links no Vulkan library: it builds where only the headers are (Debian's libvulkan-dev) and runs where
+// the loader is unpacked beside the run (LD_LIBRARY_PATH; the loader reads VK_DRIVER_FILES / VK_ICD_FILENAMES
+// itself). Only a program of a case that uses these words needs <vulkan/vulkan.h>; without it every program still
+// compiles, and those operations are recorded as not run, saying why (the stub below).
+#if __has_include(<vulkan/vulkan.h>)
+#define VK_NO_PROTOTYPES
+#include <vulkan/vulkan.h>
+#include <dlfcn.h>
+
+namespace cc {
+
+// One instance and device on the Vulkan device whose UUID is the CUDA device's, and the objects made on it. `why`
+// says why there is none.
+struct VulkanSession {
+    std::string why;
+    void* lib = nullptr;
+    VkInstance instance = VK_NULL_HANDLE;
+    VkDevice device = VK_NULL_HANDLE;
+    uint32_t memory_type = 0;
+    struct Memory {
+        VkDeviceMemory memory;
+        unsigned char* map;
+        uint64_t size;
+    };
+    std::map<std::string, Memory> memories;
+    std::map<std::string, VkSemaphore> semaphores;
+    PFN_vkGetInstanceProcAddr gipa = nullptr;
+    PFN_vkGetDeviceProcAddr gdpa = nullptr;
+
+    template <class F>
+    F instance_fn(const char* name) { return (F)gipa(instance, name); }
+    template <class F>
+    F device_fn(const char* name) { return (F)gdpa(device, name); }
+
+    static std::string result(const char* what, VkResult r) { return std::string(what) + ": VkResult " + std::to_string((int)r); }
+
+    explicit VulkanSession(int cuda_device) {
+        cudaDeviceProp prop{};
+        if (cudaGetDeviceProperties(&prop, cuda_device) != cudaSuccess) {
+            cudaGetLastError();
+            why = "cudaGetDeviceProperties failed: no UUID to find the Vulkan device by";
+            return;
+        }
+        lib = dlopen("libvulkan.so.1", RTLD_NOW | RTLD_LOCAL);
+        if (lib == nullptr) {
+            why = std::string("no Vulkan loader: ") + dlerror();
+            return;
+        }
+        gipa = (PFN_vkGetInstanceProcAddr)dlsym(lib, "vkGetInstanceProcAddr");
+        auto create_instance = gipa ? (PFN_vkCreateInstance)gipa(VK_NULL_HANDLE, "vkCreateInstance") : nullptr;
+        if (create_instance == nullptr) {
+            why = "the Vulkan loader has no vkGetInstanceProcAddr/vkCreateInstance";
+            return;
+        }
+        VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
+        app.apiVersion = VK_API_VERSION_1_2;
+        VkInstanceCreateInfo ici{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+        ici.pApplicationInfo = &app;
+        if (VkResult r = create_instance(&ici, nullptr, &instance); r != VK_SUCCESS) {
+            why = result("vkCreateInstance", r);
+            instance = VK_NULL_HANDLE;
+            return;
+        }
+        auto enumerate = instance_fn<PFN_vkEnumeratePhysicalDevices>("vkEnumeratePhysicalDevices");
+        auto props2 = instance_fn<PFN_vkGetPhysicalDeviceProperties2>("vkGetPhysicalDeviceProperties2");
+        uint32_t n = 0;
+        enumerate(instance, &n, nullptr);
+        std::vector<VkPhysicalDevice> devices(n);
+        enumerate(instance, &n, devices.data());
+        VkPhysicalDevice physical = VK_NULL_HANDLE;
+        for (VkPhysicalDevice pd : devices) {
+            VkPhysicalDeviceIDProperties id{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES};
+            VkPhysicalDeviceProperties2 p{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+            p.pNext = &id;
+            props2(pd, &p);
+            if (memcmp(id.deviceUUID, prop.uuid.bytes, VK_UUID_SIZE) == 0) physical = pd;
+        }
+        if (physical == VK_NULL_HANDLE) {
+            why = "no Vulkan physical device has the UUID of the CUDA device";
+            return;
+        }
+        VkPhysicalDeviceMemoryProperties mp{};
+        instance_fn<PFN_vkGetPhysicalDeviceMemoryProperties>("vkGetPhysicalDeviceMemoryProperties")(physical, &mp);
+        const VkMemoryPropertyFlags host = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+        int pick = -1;
+        for (VkMemoryPropertyFlags want : {host | VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, host}) {
+            for (uint32_t i = 0; i < mp.memoryTypeCount && pick < 0; i++) {
+                if ((mp.memoryTypes[i].propertyFlags & want) == want) pick = (int)i;
+            }
+        }
+        if (pick < 0) {
+            why = "the Vulkan device has no host-visible, host-coherent memory type";
+            return;
+        }
+        memory_type = (uint32_t)pick;
+        float priority = 1.0f;
+        VkDeviceQueueCreateInfo q{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
+        q.queueFamilyIndex = 0;
+        q.queueCount = 1;
+        q.pQueuePriorities = &priority;
+        const char* extensions[] = {VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME, VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME};
+        VkPhysicalDeviceVulkan12Features f12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+        f12.timelineSemaphore = VK_TRUE;
+        VkDeviceCreateInfo dci{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+        dci.pNext = &f12;
+        dci.queueCreateInfoCount = 1;
+        dci.pQueueCreateInfos = &q;
+        dci.enabledExtensionCount = 2;
+        dci.ppEnabledExtensionNames = extensions;
+        if (VkResult r = instance_fn<PFN_vkCreateDevice>("vkCreateDevice")(physical, &dci, nullptr, &device);
+            r != VK_SUCCESS) {
+            why = result("vkCreateDevice with the external fd extensions and timeline semaphores", r);
+            device = VK_NULL_HANDLE;
+            return;
+        }
+        gdpa = instance_fn<PFN_vkGetDeviceProcAddr>("vkGetDeviceProcAddr");
+    }
+
+    ~VulkanSession() {
+        if (device != VK_NULL_HANDLE) {
+            for (auto& [name, s] : semaphores) device_fn<PFN_vkDestroySemaphore>("vkDestroySemaphore")(device, s, nullptr);
+            for (auto& [name, m] : memories) {
+                device_fn<PFN_vkUnmapMemory>("vkUnmapMemory")(device, m.memory);
+                device_fn<PFN_vkFreeMemory>("vkFreeMemory")(device, m.memory, nullptr);
+            }
+            device_fn<PFN_vkDestroyDevice>("vkDestroyDevice")(device, nullptr);
+        }
+        if (instance != VK_NULL_HANDLE) instance_fn<PFN_vkDestroyInstance>("vkDestroyInstance")(instance, nullptr);
+    }
+
+    bool ready() const { return why.empty(); }
+
+    // `L: vk-memory BYTES`: exportable host-visible memory, mapped; an opaque FD of it into *fd.
+    std::string memory(const std::string& name, uint64_t bytes, int* fd) {
+        VkExportMemoryAllocateInfo ex{VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO};
+        ex.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+        VkMemoryAllocateInfo ai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+        ai.pNext = &ex;
+        ai.allocationSize = bytes;
+        ai.memoryTypeIndex = memory_type;
+        VkDeviceMemory m = VK_NULL_HANDLE;
+        if (VkResult r = device_fn<PFN_vkAllocateMemory>("vkAllocateMemory")(device, &ai, nullptr, &m); r != VK_SUCCESS)
+            return result("vkAllocateMemory", r);
+        void* map = nullptr;
+        if (VkResult r = device_fn<PFN_vkMapMemory>("vkMapMemory")(device, m, 0, VK_WHOLE_SIZE, 0, &map); r != VK_SUCCESS) {
+            device_fn<PFN_vkFreeMemory>("vkFreeMemory")(device, m, nullptr);
+            return result("vkMapMemory", r);
+        }
+        memories[name] = Memory{m, (unsigned char*)map, bytes};
+        VkMemoryGetFdInfoKHR gi{VK_STRUCTURE_TYPE_MEMORY_GET_FD_INFO_KHR};
+        gi.memory = m;
+        gi.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+        if (VkResult r = device_fn<PFN_vkGetMemoryFdKHR>("vkGetMemoryFdKHR")(device, &gi, fd); r != VK_SUCCESS)
+            return result("vkGetMemoryFdKHR", r);
+        return "";
+    }
+
+    // `L: vk-semaphore binary|timeline [initial N]`: an exportable semaphore; an opaque FD of it into *fd.
+    std::string semaphore(const std::string& name, bool timeline, uint64_t initial, int* fd) {
+        VkSemaphoreTypeCreateInfo ti{VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
+        ti.semaphoreType = timeline ? VK_SEMAPHORE_TYPE_TIMELINE : VK_SEMAPHORE_TYPE_BINARY;
+        ti.initialValue = timeline ? initial : 0;
+        VkExportSemaphoreCreateInfo ex{VK_STRUCTURE_TYPE_EXPORT_SEMAPHORE_CREATE_INFO};
+        ex.pNext = &ti;
+        ex.handleTypes = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
+        VkSemaphoreCreateInfo ci{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
+        ci.pNext = &ex;
+        VkSemaphore s = VK_NULL_HANDLE;
+        if (VkResult r = device_fn<PFN_vkCreateSemaphore>("vkCreateSemaphore")(device, &ci, nullptr, &s); r != VK_SUCCESS)
+            return result("vkCreateSemaphore (exportable)", r);
+        semaphores[name] = s;
+        VkSemaphoreGetFdInfoKHR gi{VK_STRUCTURE_TYPE_SEMAPHORE_GET_FD_INFO_KHR};
+        gi.semaphore = s;
+        gi.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
+        if (VkResult r = device_fn<PFN_vkGetSemaphoreFdKHR>("vkGetSemaphoreFdKHR")(device, &gi, fd); r != VK_SUCCESS)
+            return result("vkGetSemaphoreFdKHR", r);
+        return "";
+    }
+
+    // `vk-write L VALUE` / `vk-read L`: through the host mapping (coherent: no flush or invalidate).
+    std::string write(const std::string& name, uint32_t value) {
+        auto it = memories.find(name);
+        if (it == memories.end()) return "no Vulkan memory " + name;
+        volatile uint32_t* w = (volatile uint32_t*)it->second.map;
+        for (uint64_t i = 0; i < it->second.size / 4; i++) w[i] = value;
+        return "";
+    }
+    // Bytes [at, at + bytes) (to the end when bytes is 0).
+    std::string read(const std::string& name, uint64_t at, uint64_t bytes, std::vector<uint32_t>& words) {
+        auto it = memories.find(name);
+        if (it == memories.end()) return "no Vulkan memory " + name;
+        uint64_t end = bytes == 0 ? it->second.size : at + bytes;
+        if (at >= end || end > it->second.size)
+            return "bytes " + std::to_string(at) + ".." + std::to_string(end) + " are outside Vulkan memory `" + name +
+                   "` of " + std::to_string(it->second.size) + " bytes";
+        volatile const uint32_t* w = (volatile const uint32_t*)(it->second.map + at);
+        words.assign((end - at) / 4, 0);
+        for (size_t i = 0; i < words.size(); i++) words[i] = w[i];
+        return "";
+    }
+    // `vk-counter L`: vkGetSemaphoreCounterValue.
+    std::string counter(const std::string& name, uint64_t* value) {
+        auto it = semaphores.find(name);
+        if (it == semaphores.end()) return "no Vulkan semaphore " + name;
+        VkResult r = device_fn<PFN_vkGetSemaphoreCounterValue>("vkGetSemaphoreCounterValue")(device, it->second, value);
+        return r == VK_SUCCESS ? "" : result("vkGetSemaphoreCounterValue", r);
+    }
+};
+
+// The program's session: made on the first Vulkan operation, on the case's device 0.
+inline VulkanSession& vulkan(int cuda_device) {
+    static std::unique_ptr<VulkanSession> session;
+    if (!session) session = std::make_unique<VulkanSession>(cuda_device);
+    return *session;
+}
+
+}  // namespace cc
+#else
+namespace cc {
+// Built without <vulkan/vulkan.h>: the program still compiles, and each Vulkan operation is recorded as not run with
+// this reason (the Rust executor decides `requires: vulkan` before a case runs; this says why the C++ one cannot).
+struct VulkanSession {
+    std::string why = "this reproducer was compiled without <vulkan/vulkan.h> (install libvulkan-dev and rebuild it)";
+    bool ready() const { return false; }
+    std::string memory(const std::string&, uint64_t, int*) { return why; }
+    std::string semaphore(const std::string&, bool, uint64_t, int*) { return why; }
+    std::string write(const std::string&, uint32_t) { return why; }
+    std::string read(const std::string&, uint64_t, uint64_t, std::vector<uint32_t>&) { return why; }
+    std::string counter(const std::string&, uint64_t*) { return why; }
+};
+inline VulkanSession& vulkan(int) {
+    static VulkanSession session;
+    return session;
+}
+}  // namespace cc
+#endif

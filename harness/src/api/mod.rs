@@ -331,6 +331,20 @@ const HANDLES: &[&str] = &[
     "cudaLogIterator",
 ];
 
+/// The class of a struct field of `rust_type`, as a `call` argument's `{field=value}` sets it: a parameter's class,
+/// except that a `T *` field (not `void *`) is an input array. A struct a call reads is its input, so a pointer in
+/// it points to what the call reads (`cudaExternalSemaphoreSignalNodeParams::extSemArray`), unlike a `T *`
+/// parameter, which the call writes.
+pub fn field_class(name: &str, rust_type: &str) -> ParamClass {
+    match classify("", name, rust_type) {
+        ParamClass::Out => match rust_type.strip_prefix("*mut ") {
+            Some(pointee) => ParamClass::InArray(pointee.trim().rsplit("::").next().unwrap_or(pointee).to_owned()),
+            None => ParamClass::Out,
+        },
+        class => class,
+    }
+}
+
 /// A parameter's class from its function, name and Rust type. The one place the table's classes are decided.
 pub fn classify(function: &str, name: &str, rust_type: &str) -> ParamClass {
     let base = |t: &str| t.rsplit("::").next().unwrap_or(t).trim().to_owned();

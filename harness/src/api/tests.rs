@@ -112,3 +112,17 @@ fn a_char_output_is_a_text_and_a_pointer_to_one_is_not() {
     }
     assert!(!is_text_output("*mut ::std::os::raw::c_int"));
 }
+
+#[test]
+fn a_typed_pointer_in_a_struct_argument_is_an_input_array() {
+    // cudaExternalSemaphoreSignalNodeParams::extSemArray: the call reads the handles it points to, so a `L.param`
+    // value passes a pointer to what L wrote (as an `in-array` parameter does), not L's bytes as the pointer.
+    let layout = structure("cudaExternalSemaphoreSignalNodeParams").unwrap();
+    let (_, array) = field(layout, "extSemArray").unwrap();
+    assert_eq!(classify("", array.name, array.rust_type), ParamClass::Out);
+    assert!(matches!(field_class(array.name, array.rust_type), ParamClass::InArray(_)), "{}", array.rust_type);
+    // `void *` fields stay memory, by-value fields keep their class.
+    let (_, count) = field(layout, "numExtSems").unwrap();
+    assert_eq!(field_class(count.name, count.rust_type), classify("", count.name, count.rust_type));
+    assert_eq!(field_class("devPtr", "*mut ::std::os::raw::c_void"), ParamClass::Memory);
+}

@@ -138,6 +138,9 @@ pub enum Requirement {
     /// `no-driver`: no NVIDIA driver is installed (cudaDriverGetVersion reports 0): the case runs on a CPU-only
     /// host, through `tests/no_driver.rs`, and is *not-supported* wherever a GPU runs it.
     NoDriver,
+    /// `vulkan`: a Vulkan loader and driver are present and a Vulkan device with this GPU's UUID exports memory
+    /// and semaphores as opaque FDs (`device::vulkan`): the external-resource cases.
+    Vulkan,
 }
 
 impl Requirement {
@@ -158,6 +161,7 @@ impl Requirement {
             Requirement::ConcurrentManagedAccess => RequirementWord::ConcurrentManagedAccess,
             Requirement::PageableMemoryAccess => RequirementWord::PageableMemoryAccess,
             Requirement::NoDriver => RequirementWord::NoDriver,
+            Requirement::Vulkan => RequirementWord::Vulkan,
         }
     }
 }
@@ -480,6 +484,12 @@ words! {
         ReleaseUserObject = "release-user-object",
         Destroyed = "destroyed",
         QueueDepth = "queue-depth",
+        // Vulkan objects for the external-resource calls (`device::vulkan`)
+        VkMemory = "vk-memory",
+        VkSemaphore = "vk-semaphore",
+        VkWrite = "vk-write",
+        VkRead = "vk-read",
+        VkCounter = "vk-counter",
         // Any function of the API table, by name (`case/call.rs`)
         Call = "call",
     }
@@ -737,6 +747,20 @@ pub enum OpKind {
     /// thread; the value is how many returned while GATE was still closed. With GATE holding STREAM and opened
     /// later by `open GATE after D`, a launch that returned after the open had been blocked in the launch call.
     QueueDepth { stream: StreamRef, gate: String, max: u32 },
+    /// `L: vk-memory BYTES`: exportable, host-visible Vulkan memory of the case's GPU (vkAllocateMemory with
+    /// VkExportMemoryAllocateInfo, opaque FD), mapped; `L.fd` is an opaque FD of it (vkGetMemoryFdKHR) for a call's
+    /// `handle={fd=L.fd}` (cudaImportExternalMemory takes it), `L.size` its size in bytes.
+    VkMemory { bytes: u64 },
+    /// `L: vk-semaphore binary|timeline [initial N]`: an exportable Vulkan semaphore (timeline with initial value
+    /// N, default 0); `L.fd` is an opaque FD of it (vkGetSemaphoreFdKHR) for cudaImportExternalSemaphore.
+    VkSemaphore { timeline: Option<u64> },
+    /// `vk-write L VALUE`: every u32 of Vulkan memory L = VALUE, written on the host through Vulkan's mapping.
+    VkWrite { memory: String, value: u32 },
+    /// `vk-read L [at OFFSET] [bytes N]`: Vulkan memory L's bytes now (from OFFSET, N of them; default all),
+    /// read through Vulkan's mapping (for `snapshot R == V`).
+    VkRead { memory: String, at: u64, bytes: Option<u64> },
+    /// `vk-counter L`: vkGetSemaphoreCounterValue of timeline semaphore L, for `R value == N`.
+    VkCounter { semaphore: String },
     /// `call FUNCTION [PARAM=VALUE ...]`: any function of the API table (`api::table`) by name, each argument
     /// named or taken from its parameter's class (`case/call.rs`); the value is its first output.
     Call(Call),
@@ -1243,6 +1267,19 @@ impl OpKind {
             OpKind::QueueDepth { stream, gate, .. } => OpFacts {
                 value: true,
                 ..row(OpWord::QueueDepth, None, None, W::Stream(stream), vec![O::Stream(stream), O::Gate(gate)])
+            },
+            // Vulkan's own objects: no CUDA call, nothing on a stream, nothing to wait for.
+            OpKind::VkMemory { .. } => row(OpWord::VkMemory, None, None, W::Nothing, vec![]),
+            OpKind::VkSemaphore { .. } => row(OpWord::VkSemaphore, None, None, W::Nothing, vec![]),
+            OpKind::VkWrite { memory, .. } => {
+                row(OpWord::VkWrite, None, None, W::Nothing, vec![O::Made(memory, OpWord::VkMemory)])
+            }
+            OpKind::VkRead { memory, .. } => {
+                row(OpWord::VkRead, None, None, W::Nothing, vec![O::Made(memory, OpWord::VkMemory)])
+            }
+            OpKind::VkCounter { semaphore } => OpFacts {
+                value: true,
+                ..row(OpWord::VkCounter, None, None, W::Nothing, vec![O::Made(semaphore, OpWord::VkSemaphore)])
             },
             // Its stream argument is where an `...Async` call adds a node and runs; what a synchronous function
             // may wait for is not in the table, so it may wait for the whole device (the can-finish check).

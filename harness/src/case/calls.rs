@@ -153,6 +153,12 @@ impl OpKind {
             // Reads the destructor's flag: no CUDA call.
             OpKind::Destroyed { .. } => Vec::new(),
             OpKind::QueueDepth { .. } => one("cudaLaunchKernel"),
+            // Vulkan calls (`device::vulkan`), no CUDA call.
+            OpKind::VkMemory { .. }
+            | OpKind::VkSemaphore { .. }
+            | OpKind::VkWrite { .. }
+            | OpKind::VkRead { .. }
+            | OpKind::VkCounter { .. } => Vec::new(),
             // The table's own name of the function (the parser accepted only names of the table).
             OpKind::Call(call) => {
                 crate::api::function(&call.function).map(|f| vec![f.name.as_str()]).unwrap_or_default()

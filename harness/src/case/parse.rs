@@ -357,6 +357,7 @@ impl<'f> CaseParser<'f> {
                 RequirementWord::ConcurrentManagedAccess => Requirement::ConcurrentManagedAccess,
                 RequirementWord::PageableMemoryAccess => Requirement::PageableMemoryAccess,
                 RequirementWord::NoDriver => Requirement::NoDriver,
+                RequirementWord::Vulkan => Requirement::Vulkan,
                 RequirementWord::AsyncEngines => Requirement::AsyncEngines(Self::at_least(cur)?),
                 RequirementWord::Connections => Requirement::Connections(Self::at_least(cur)?),
                 RequirementWord::Devices => Requirement::Devices(Self::at_least(cur)?),
@@ -1291,6 +1292,52 @@ impl<'f> CaseParser<'f> {
                 cur.expect("max")?;
                 OpKind::QueueDepth { stream, gate, max: cur.u32("a launch count")? }
             }
+            OpWord::VkMemory => {
+                let col = cur.col();
+                let bytes = cur.size()?;
+                // Whole u32 words (`vk-write`, `snapshot`), and Vulkan refuses an allocation of 0 bytes.
+                if bytes == 0 || bytes % 4 != 0 {
+                    return Err(diag(
+                        self.file,
+                        cur.line,
+                        col,
+                        format!("a Vulkan memory size is a non-zero multiple of 4, not {bytes}"),
+                    ));
+                }
+                OpKind::VkMemory { bytes }
+            }
+            OpWord::VkSemaphore => {
+                let col = cur.col();
+                let timeline = match cur.next("`binary` or `timeline`")? {
+                    "binary" => None,
+                    "timeline" => Some(if cur.eat("initial") { u64::from(cur.u32("an initial value")?) } else { 0 }),
+                    other => {
+                        return Err(diag(
+                            self.file,
+                            cur.line,
+                            col,
+                            format!("expected `binary` or `timeline`, found `{other}`"),
+                        ))
+                    }
+                };
+                OpKind::VkSemaphore { timeline }
+            }
+            OpWord::VkWrite => {
+                let memory = cur.ident("the label of a vk-memory")?;
+                OpKind::VkWrite { memory, value: cur.u32("a u32 value")? }
+            }
+            OpWord::VkRead => {
+                let memory = cur.ident("the label of a vk-memory")?;
+                let at = if cur.eat("at") { cur.size()? } else { 0 };
+                let bytes = if cur.eat("bytes") { Some(cur.size()?) } else { None };
+                if at % 4 != 0 || bytes.is_some_and(|b| b == 0 || b % 4 != 0) {
+                    return Err(cur.error(
+                        "`vk-read` reads whole u32 words: an offset and a non-zero size that are multiples of 4".into(),
+                    ));
+                }
+                OpKind::VkRead { memory, at, bytes }
+            }
+            OpWord::VkCounter => OpKind::VkCounter { semaphore: cur.ident("the label of a vk-semaphore")? },
         };
         let expect = cur.codes()?;
         cur.done()?;

@@ -67,7 +67,8 @@ fn requirement(r: &Requirement) -> String {
         | Requirement::PeerAccess
         | Requirement::ConcurrentManagedAccess
         | Requirement::PageableMemoryAccess
-        | Requirement::NoDriver => w.into(),
+        | Requirement::NoDriver
+        | Requirement::Vulkan => w.into(),
         Requirement::AsyncEngines(n) | Requirement::Devices(n) | Requirement::Connections(n) => format!("{w} >= {n}"),
         Requirement::Runtime(v) | Requirement::Driver(v) => format!("{w} >= {}", version(*v)),
         Requirement::Compute(major, minor) => format!("{w} >= {major}.{minor}"),
@@ -358,7 +359,17 @@ pub fn op_kind(k: &OpKind) -> String {
         OpKind::StreamFlags { stream: s } => format!("{w} {}", s.name()),
         OpKind::Read { buf } => format!("{w} {buf}"),
         OpKind::PeekLastError => w.into(),
-        OpKind::Malloc { bytes } => format!("{w} {}", size(*bytes)),
+        OpKind::Malloc { bytes } | OpKind::VkMemory { bytes } => format!("{w} {}", size(*bytes)),
+        OpKind::VkSemaphore { timeline: None } => format!("{w} binary"),
+        OpKind::VkSemaphore { timeline: Some(0) } => format!("{w} timeline"),
+        OpKind::VkSemaphore { timeline: Some(n) } => format!("{w} timeline initial {n}"),
+        OpKind::VkWrite { memory, value } => format!("{w} {memory} {value}"),
+        OpKind::VkRead { memory, at, bytes } => {
+            let at = if *at > 0 { format!(" at {}", size(*at)) } else { String::new() };
+            let bytes = bytes.map_or(String::new(), |b| format!(" bytes {}", size(b)));
+            format!("{w} {memory}{at}{bytes}")
+        }
+        OpKind::VkCounter { semaphore } => format!("{w} {semaphore}"),
         OpKind::GetLastError => w.into(),
         OpKind::Open { gate, after_ns: None } => format!("{w} {gate}"),
         OpKind::Open { gate, after_ns: Some(ns) } => format!("{w} {gate} after {}", duration(*ns)),

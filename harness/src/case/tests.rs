@@ -8,7 +8,7 @@ pub(crate) const VALID: &str = "\
 case area/one
   rule: Work on the legacy stream waits for a blocking stream # the hash is text here
   source: somewhere
-  requires: concurrent-kernels, async-engines >= 2, runtime >= 12.3, compute >= 9.0, connections >= 2, devices >= 2, peer-access
+  requires: concurrent-kernels, async-engines >= 2, runtime >= 12.3, compute >= 9.0, connections >= 2, devices >= 2, peer-access, vulkan
   env: CUDA_MODULE_LOADING=EAGER CUDA_DEVICE_MAX_CONNECTIONS=4
   poisons-context: cudaErrorIllegalAddress | cudaErrorLaunchFailure
 
@@ -176,6 +176,13 @@ case area/one
   ar:   call cudaMallocArray desc={x=32 f=cudaChannelFormatKindUnsigned} width=16 height=0 flags=0
         call cudaFreeArray array=ar.array
   pc:   @pp device-count
+  vm:   vk-memory 64KiB
+  vs:   vk-semaphore binary
+  vt:   vk-semaphore timeline initial 3
+        vk-write vm 7
+  vr:   vk-read vm at 4KiB bytes 4KiB
+  vc:   vk-counter vt
+        call cudaImportExternalMemory memHandleDesc={type_=cudaExternalMemoryHandleTypeOpaqueFd handle={fd=vm.fd} size=vm.size}
 
   expect held before k
   expect ls value == 3
@@ -198,6 +205,8 @@ case area/one
   expect g timed-out
   expect host-order hf cb
   expect snapshot hf == 1
+  expect snapshot vr == 7
+  expect vc value == 3
   expect callback cb status cudaSuccess
   expect elapsed el >= 0.5
   expect elapsed el > 0
@@ -278,8 +287,9 @@ fn parses_every_construct() {
     let case = &file.cases[0];
     assert_eq!(case.id, "area/one");
     assert_eq!(case.rule, "Work on the legacy stream waits for a blocking stream # the hash is text here");
-    assert_eq!(case.requires.len(), 7);
-    assert_eq!(case.requires[5..], [Requirement::Devices(2), Requirement::PeerAccess]);
+    assert_eq!(case.requires.len(), 8);
+    assert_eq!(case.requires[7], Requirement::Vulkan);
+    assert_eq!(case.requires[5..7], [Requirement::Devices(2), Requirement::PeerAccess]);
     assert_eq!(case.requires[4], Requirement::Connections(2));
     assert_eq!(case.env[0], ("CUDA_MODULE_LOADING".to_owned(), "EAGER".to_owned()));
     assert_eq!(case.poisons.len(), 2);
@@ -290,7 +300,10 @@ fn parses_every_construct() {
         case.decls[23],
         Decl::Buffer { name: "d1".into(), kind: MemKind::Device, bytes: 4096, device: Some(1), later: false }
     );
-    assert_eq!(case.script.len(), 134);
+    assert_eq!(case.script.len(), 141);
+    // Vulkan objects named by their labels; a call passes a memory's exported FD and size as `L.fd`, `L.size`.
+    assert_eq!(case.script[136].kind, OpKind::VkSemaphore { timeline: Some(3) });
+    assert_eq!(case.script[138].kind, OpKind::VkRead { memory: "vm".into(), at: 4096, bytes: Some(4096) });
     // A user object named by its label, and a release with and without a graph.
     assert_eq!(
         case.script[121].kind,
@@ -314,7 +327,7 @@ fn parses_every_construct() {
         case.script[92].kind,
         OpKind::Memcpy { dst: "h".into(), src: "d1".into(), bytes: Some(64), inferred: true, stream: s1 }
     );
-    assert_eq!(case.expects.len(), 41);
+    assert_eq!(case.expects.len(), 43);
     let shape = LaunchShape::default();
     assert_eq!(
         case.script[1].kind,

@@ -280,8 +280,11 @@ impl<'c, 'o> Checker<'c, 'o> {
             }
             self.codes(line, &op.expect);
             // A user object is named by its operation's label.
-            if matches!(op.kind, OpKind::UserObject) && op.label.is_none() {
-                self.report(line, "`user-object` needs a label: later operations name the object by it".into());
+            if matches!(op.kind, OpKind::UserObject | OpKind::VkMemory { .. } | OpKind::VkSemaphore { .. })
+                && op.label.is_none()
+            {
+                let word = op.kind.word().word();
+                self.report(line, format!("`{word}` needs a label: later operations name the object by it"));
             }
             self.operands(line, &op.kind);
             if let OpKind::Launch { kernel: KernelCall::DeviceLaunch { exec, .. }, .. } = &op.kind {
@@ -331,7 +334,9 @@ impl<'c, 'o> Checker<'c, 'o> {
                 // A handle or user object, named by the operation that made it
                 Operand::Made(label, word) => {
                     if let Some(kind) = self.label(line, label) {
-                        if kind.word() != word {
+                        // A call's `L.param` may also name a Vulkan object's `fd` or `size` (`call_output`).
+                        let vulkan = matches!(kind, OpKind::VkMemory { .. } | OpKind::VkSemaphore { .. });
+                        if kind.word() != word && !(word == OpWord::Call && vulkan) {
                             self.report(
                                 line,
                                 format!("`{label}` names a `{}` operation, not `{}`", kind.word().word(), word.word()),
@@ -757,6 +762,12 @@ impl<'c, 'o> Checker<'c, 'o> {
                     );
                 }
             }
+            // What a Vulkan object offers a call: its exported FD, and a memory's size.
+            Some(OpKind::VkMemory { .. }) if matches!(param, "fd" | "size") => {}
+            Some(OpKind::VkSemaphore { .. }) if param == "fd" => {}
+            Some(OpKind::VkMemory { .. } | OpKind::VkSemaphore { .. }) => {
+                self.report(line, format!("`{op}.{param}`: a Vulkan object offers `fd` (and a memory `size`)"))
+            }
             Some(_) => self.report(line, format!("`{op}.{param}`: `{op}` is not a call")),
             None => {}
         }
@@ -877,8 +888,14 @@ impl<'c, 'o> Checker<'c, 'o> {
             }
             Predicate::SnapshotEquals { label, .. } => {
                 if let Some(k) = self.label(line, label) {
-                    if !matches!(k, OpKind::HostFunc { snapshot: Some(_), .. } | OpKind::Read { .. }) {
-                        self.report(line, format!("`{label}` is not a `read` or a host-func with a snapshot"));
+                    if !matches!(
+                        k,
+                        OpKind::HostFunc { snapshot: Some(_), .. } | OpKind::Read { .. } | OpKind::VkRead { .. }
+                    ) {
+                        self.report(
+                            line,
+                            format!("`{label}` is not a `read`, a `vk-read` or a host-func with a snapshot"),
+                        );
                     }
                 }
             }

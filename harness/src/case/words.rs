@@ -240,6 +240,7 @@ words! {
         ConcurrentManagedAccess = "concurrent-managed-access",
         PageableMemoryAccess = "pageable-memory-access",
         NoDriver = "no-driver",
+        Vulkan = "vulkan",
     }
 }
 

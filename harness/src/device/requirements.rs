@@ -120,6 +120,8 @@ fn unmet(requirement: &Requirement, d: &DeviceInfo, connections: u32, devices: u
                 .to_owned()
         }),
         // A probed device means a driver: these cases run on CPU-only hosts (tests/no_driver.rs).
+        // A Vulkan instance and device on this GPU, made once per process (`device::vulkan`).
+        Requirement::Vulkan => crate::device::vulkan::unavailable(&d.uuid).map(|why| format!("requires vulkan; {why}")),
         Requirement::NoDriver => Some(
             "requires no-driver; this host has an NVIDIA driver (the case runs where none is installed: CI's CPU \
              machine, through tests/no_driver.rs)"
@@ -214,6 +216,9 @@ mod tests {
         check(Requirement::Driver(13020), "driver >= 13.2");
         check(Requirement::Compute(10, 0), "this device is 9.0");
         check(Requirement::Compute(9, 1), "compute >= 9.1");
+        // The test fixture's GPU has a made-up UUID: no Vulkan device has it, or there is no loader or driver here
+        // at all (CI's CPU machine). Either way a reason, never a panic, so the case is not-supported.
+        check(Requirement::Vulkan, "requires vulkan; ");
     }
 
     #[test]

@@ -64,6 +64,9 @@ pub struct Handles {
     pub call_outputs: BTreeMap<String, Vec<u8>>,
     /// The directory `{tmp}` in a call's text argument names: made on first use, removed with its files at cleanup.
     pub private_dir: Option<PrivateDir>,
+    /// The Vulkan instance and device of `vk-memory` and `vk-semaphore`, and their objects: made on the first
+    /// such operation, released at cleanup (after the script's own `cudaDestroyExternal*` calls).
+    pub vulkan: Option<crate::device::vulkan::Session>,
 }
 
 /// A directory of this case alone (`mkdtemp`, mode 0700, under `$TMPDIR` or `/tmp`): a path a case writes to (a DOT
@@ -135,6 +138,7 @@ impl Handles {
         self.mem.clear();
         self.events.clear();
         self.private_dir = None;
+        self.vulkan = None;
     }
 }
 

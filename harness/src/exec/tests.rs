@@ -368,6 +368,11 @@ fn every_operation() -> Case {
         op(None, None, OpKind::ReleaseUserObject { graph: None, object: name("uo"), count: 1 }),
         op(None, None, OpKind::Destroyed { object: name("uo"), wait: false }),
         op(None, None, OpKind::QueueDepth { stream: s(), gate: name("g"), max: 4 }),
+        op(Some("vm"), None, OpKind::VkMemory { bytes: 4096 }),
+        op(Some("vs"), None, OpKind::VkSemaphore { timeline: Some(1) }),
+        op(None, None, OpKind::VkWrite { memory: name("vm"), value: 7 }),
+        op(None, None, OpKind::VkRead { memory: name("vm"), at: 0, bytes: None }),
+        op(None, None, OpKind::VkCounter { semaphore: name("vs") }),
         op(
             Some("mi"),
             None,

@@ -400,8 +400,9 @@ fn holds(p: &Predicate, obs: &Observations) -> Result<(), String> {
         }
         Predicate::HostOrder { labels } => host_order(obs, labels),
         Predicate::SnapshotEquals { label, value } => {
-            // A `read` operation (its record's text is the printed operation) rather than a host function.
-            if obs.op(label).is_some_and(|r| r.text.split_whitespace().next() == Some(OpWord::Read.word())) {
+            // A `read` or `vk-read` operation (its record's text is the printed operation) rather than a host function.
+            let reads = [OpWord::Read.word(), OpWord::VkRead.word()];
+            if obs.op(label).is_some_and(|r| r.text.split_whitespace().next().is_some_and(|w| reads.contains(&w))) {
                 let rec = ran(obs, label)?;
                 let Some(OpValue::Snapshot(snap)) = &rec.value else {
                     return Err(format!("{label} read nothing ({})", rec.code.as_deref().unwrap_or_default()));

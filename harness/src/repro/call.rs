@@ -169,6 +169,12 @@ fn set(
         ArgValue::Output { label, param } if *class == ParamClass::Text => {
             code.need(format!("run.output_text({}, &{lhs}, op)", cstr(&format!("{label}.{param}"))));
         }
+        // An array of one element an earlier call wrote: a pointer to a copy of it, as the executor passes.
+        ArgValue::Output { label, param } if matches!(class, ParamClass::InArray(_)) => {
+            code.pre(format!("{} {tmp}elem{{}};", pointee(c_type)));
+            code.need(format!("run.output({}, &{tmp}elem, sizeof {tmp}elem, op)", cstr(&format!("{label}.{param}"))));
+            code.pre(format!("{lhs} = ({c_type})&{tmp}elem;"));
+        }
         ArgValue::Output { label, param } => {
             code.need(format!("run.output({}, &{lhs}, sizeof {lhs}, op)", cstr(&format!("{label}.{param}"))));
         }
@@ -226,7 +232,7 @@ fn set_fields(x: &Step, code: &mut Code, base: &str, ty: &str, fields: &[CallArg
         } else {
             format!("{base}.{}", c_field(field.name))
         };
-        let class = api::classify("", field.name, field.rust_type);
+        let class = api::field_class(field.name, field.rust_type);
         let c_type = api::c_type(field.rust_type);
         set(x, code, &lhs, &class, &c_type, field.rust_type, field.size, &arg.value, &format!("{tmp}{i}_"))?;
     }

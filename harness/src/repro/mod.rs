@@ -27,6 +27,7 @@ mod mempools;
 mod sync;
 #[cfg(test)]
 mod tests;
+mod vulkan;
 
 use crate::case::ast::{Case, OpKind};
 use crate::case::print::op_kind as op_text;
@@ -293,6 +294,11 @@ fn emit_op(x: &code::Step) -> Result<Code, String> {
         OpKind::IpcEventHandle { event } => ipc::event_handle(x, event),
         OpKind::IpcOpenEvent { handle, into } => ipc::open_event(x, handle, into),
         OpKind::PoolExport { pool } => ipc::pool_export(x, pool),
+        OpKind::VkMemory { bytes } => vulkan::memory(x, *bytes),
+        OpKind::VkSemaphore { timeline } => vulkan::semaphore(x, *timeline),
+        OpKind::VkWrite { memory, value } => vulkan::write(x, memory, *value),
+        OpKind::VkRead { memory, at, bytes } => vulkan::read(x, memory, *at, *bytes),
+        OpKind::VkCounter { semaphore } => vulkan::counter(x, semaphore),
         OpKind::UserObject => lifetimes::create(x),
         OpKind::RetainUserObject { graph, object, count, take } => lifetimes::retain(x, graph, object, *count, *take),
         OpKind::ReleaseUserObject { graph, object, count } => lifetimes::release(x, graph, object, *count),

@@ -118,6 +118,12 @@ fn calls(word: OpWord) -> &'static [&'static str] {
         // Reads the destructor's flag on the host: no CUDA call.
         OpWord::Destroyed => &["op.host("],
         OpWord::QueueDepth => &["cudaLaunchKernel("],
+        // Vulkan through the header's session (dlopen'd loader), timed as host work.
+        OpWord::VkMemory => &["vk.memory("],
+        OpWord::VkSemaphore => &["vk.semaphore("],
+        OpWord::VkWrite => &["vk.write("],
+        OpWord::VkRead => &["vk.read("],
+        OpWord::VkCounter => &["vk.counter("],
         // Any function by name: the witness calls its row's function through a timed lambda.
         OpWord::Call => &["op.call([&] { return cuda"],
     }

@@ -349,6 +349,12 @@ fn bytes(
             scratch.texts.push(c);
             ptr_bytes(p, size)
         }
+        // An array of one element an earlier call wrote (`extSemArray=i.extSem_out`, with a count of 1): a pointer
+        // to a copy of it.
+        ArgValue::Output { label, param } if matches!(target.class, ParamClass::InArray(_)) => {
+            let written = operands.output(&format!("{label}.{param}"))?;
+            ptr_bytes(scratch.block_with(&written), size)
+        }
         ArgValue::Output { label, param } => {
             let mut v = operands.output(&format!("{label}.{param}"))?;
             v.resize(size, 0);
@@ -404,7 +410,7 @@ fn struct_bytes(
     for arg in fields {
         let (offset, field) = api::field(layout, &arg.name).ok_or_else(|| format!("{ty} has no field {}", arg.name))?;
         let target = Target {
-            class: api::classify("", field.name, field.rust_type),
+            class: api::field_class(field.name, field.rust_type),
             rust_type: field.rust_type,
             size: field.size,
             pointee_size: 0,

@@ -20,6 +20,7 @@ mod managed;
 mod memory;
 mod mempools;
 mod sync;
+mod vulkan;
 
 use super::clock::CaseClock;
 use super::devices::CaseDevices;
@@ -247,6 +248,11 @@ fn interpret(ctx: &Ctx, st: &mut Objects, index: usize, op: &Op, t: &mut Timed) 
         OpKind::IpcEventHandle { event } => ipc::event_handle(x, event),
         OpKind::IpcOpenEvent { handle, into } => ipc::open_event(x, handle, into),
         OpKind::PoolExport { pool } => ipc::pool_export(x, pool),
+        OpKind::VkMemory { bytes } => vulkan::memory(x, *bytes),
+        OpKind::VkSemaphore { timeline } => vulkan::semaphore(x, *timeline),
+        OpKind::VkWrite { memory, value } => vulkan::write(x, memory, *value),
+        OpKind::VkRead { memory, at, bytes } => vulkan::read(x, memory, *at, *bytes),
+        OpKind::VkCounter { semaphore } => vulkan::counter(x, semaphore),
         OpKind::UserObject => lifetimes::create(x),
         OpKind::RetainUserObject { graph, object, count, take } => lifetimes::retain(x, graph, object, *count, *take),
         OpKind::ReleaseUserObject { graph, object, count } => lifetimes::release(x, graph, object, *count),
