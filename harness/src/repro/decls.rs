@@ -660,6 +660,20 @@ fn release(case: &Case, names: &Names) -> String {
 /// The release statements (indented for a block inside `main`).
 fn release_lines(case: &Case, names: &Names) -> String {
     let mut out = String::from("        run.release();\n");
+    // Vulkan's objects first: the imports of them were released by the script's own calls.
+    let vulkan = |op: &crate::case::ast::Op| {
+        matches!(
+            op.kind,
+            OpKind::VkMemory { .. }
+                | OpKind::VkSemaphore { .. }
+                | OpKind::VkWrite { .. }
+                | OpKind::VkRead { .. }
+                | OpKind::VkCounter { .. }
+        )
+    };
+    if case.script.iter().any(vulkan) {
+        out.push_str("        cc::release_vulkan();\n");
+    }
     for d in case.decls.iter().rev() {
         let v = names.var(d.name());
         match d {

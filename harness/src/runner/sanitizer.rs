@@ -127,10 +127,23 @@ fn api_error_function(headline: &str) -> Option<&str> {
     name.starts_with("cuda").then_some(name)
 }
 
-/// The cudaError code of an API error line (`Program hit cudaErrorNotReady (error 600) ...`), if it is one.
-fn api_error_code(headline: &str) -> Option<&str> {
+/// The cudaError code of an API error line (`Program hit cudaErrorNotReady (error 600) ...`), if it is one. A
+/// driver API error that cudart's own calls hit (`Program hit CUDA_ERROR_NO_BINARY_FOR_GPU (error 209) ... on CUDA
+/// API call to cuLibraryGetKernel.`, when a launch loads a module that has no code for the device) is the runtime
+/// code of the same number, which the runtime returns for it: the runtime's codes carry the driver's numbers
+/// (driver_types.h and cuda.h: cudaErrorNoKernelImageForDevice and CUDA_ERROR_NO_BINARY_FOR_GPU are both 209,
+/// cudaErrorInvalidPtx and CUDA_ERROR_INVALID_PTX 218).
+fn api_error_code(headline: &str) -> Option<String> {
     let rest = headline.strip_prefix("Program hit ")?;
-    rest.split(|c: char| !c.is_ascii_alphanumeric()).next().filter(|w| w.starts_with("cudaError"))
+    let word = rest.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).next()?;
+    if word.starts_with("cudaError") {
+        return Some(word.to_owned());
+    }
+    if !word.starts_with("CUDA_ERROR_") {
+        return None;
+    }
+    let number: u32 = rest.split_once("(error ")?.1.split(')').next()?.trim().parse().ok()?;
+    cuda_sys::cudaError(number).name().filter(|n| n.starts_with("cudaError")).map(str::to_owned)
 }
 
 /// Every `cudaError...` word of the case's text: the codes it expects some call to return.
@@ -175,7 +188,8 @@ pub fn judge(case: &Case, tool: &str, errors: Vec<(String, Vec<String>)>) -> Vec
         .into_iter()
         .map(|(headline, detail)| {
             let function = api_error_function(&headline);
-            let (intended, why) = match api_error_code(&headline) {
+            let code = api_error_code(&headline);
+            let (intended, why) = match code.as_deref() {
                 Some(code) if codes.contains(&code) => (true, format!("the case expects {code}")),
                 Some(code) if function.is_some_and(|f| observed.contains(&f)) => {
                     (true, format!("the case records what {} returns (=> any): {code}", function.unwrap_or_default()))
@@ -192,8 +206,8 @@ pub fn judge(case: &Case, tool: &str, errors: Vec<(String, Vec<String>)>) -> Vec
                 }
                 None => (false, format!("a {tool} error in a case that provokes none")),
             };
-            if let (true, Some(code)) = (intended, api_error_code(&headline)) {
-                intended_codes.push(code.to_owned());
+            if let (true, Some(code)) = (intended, code) {
+                intended_codes.push(code);
             }
             SanitizerError { headline, detail, intended, why }
         })
@@ -244,6 +258,26 @@ mod tests {
         crate::case::parse_file("area.case", text).unwrap_or_else(|d| panic!("{d:?}")).cases.remove(0)
     }
 
+    /// What memcheck printed for `execution/kernel-without-an-image-for-the-device` on the H100: cudart's own driver
+    /// call failing inside the launch.
+    const DRIVER_ERROR: &str = "========= Program hit CUDA_ERROR_NO_BINARY_FOR_GPU (error 209) due to \"no kernel \
+        image is available for execution on the device\" on CUDA API call to cuLibraryGetKernel.\n\
+        =========\n";
+
+    #[test]
+    fn a_driver_error_is_the_runtime_code_of_its_number() {
+        let errors = parse(DRIVER_ERROR);
+        assert_eq!(api_error_code(&errors[0].0).as_deref(), Some("cudaErrorNoKernelImageForDevice"));
+        let expecting = case(
+            "case area/n\n  rule: r\n  source: s\n  stream s blocking\n  \
+             k: sync s => cudaSuccess | cudaErrorNoKernelImageForDevice\nend\n",
+        );
+        assert!(judge(&expecting, "memcheck", parse(DRIVER_ERROR))[0].intended);
+        let not_expecting = case("case area/m\n  rule: r\n  source: s\n  stream s blocking\n  k: sync s\nend\n");
+        let judged = judge(&not_expecting, "memcheck", parse(DRIVER_ERROR));
+        assert!(!judged[0].intended && judged[0].why.contains("cudaErrorNoKernelImageForDevice"), "{judged:?}");
+    }
+
     #[test]
     fn errors_are_parsed_without_banner_or_summary() {
         let errors = parse(OUTPUT);
@@ -251,7 +285,7 @@ mod tests {
         assert!(errors[0].0.starts_with("Program hit cudaErrorNotReady"));
         assert_eq!(errors[0].1.len(), 2);
         assert_eq!(errors[1].0, "Invalid __global__ write of size 4 bytes");
-        assert_eq!(api_error_code(&errors[0].0), Some("cudaErrorNotReady"));
+        assert_eq!(api_error_code(&errors[0].0).as_deref(), Some("cudaErrorNotReady"));
         assert_eq!(api_error_code(&errors[1].0), None);
         assert!(parse("========= COMPUTE-SANITIZER\n========= ERROR SUMMARY: 0 errors\n").is_empty());
     }
