@@ -192,7 +192,7 @@ words! {
 
 words! {
     /// The probe callbacks a `callback` parameter names (`callbackFunc=log-probe`): each is written once in the
-    /// harness (`exec::probe_callbacks`, Rust `extern "C"`) and once in the reproducer's header (`cc_*_probe`, C), and
+    /// harness (`exec::probe_callbacks`, Rust `extern "C"`) and once in the reproducer's header (`cc::log_probe`, ..., C), and
     /// does the same in both: it adds 1 to the `uint32_t` its user-data pointer points to, when that is not NULL
     /// (pass a host buffer as the call's user data and read it with `BUF[0] == N`), and to a counter of its own.
     pub enum CallbackWord: "a probe callback (log-probe, async-probe, host-probe)" {
@@ -219,9 +219,9 @@ impl CallbackWord {
     /// The reproducer header's C function of the same behaviour.
     pub fn c_function(self) -> &'static str {
         match self {
-            CallbackWord::Log => "cc_log_probe",
-            CallbackWord::Async => "cc_async_probe",
-            CallbackWord::Host => "cc_host_probe",
+            CallbackWord::Log => "cc::log_probe",
+            CallbackWord::Async => "cc::async_probe",
+            CallbackWord::Host => "cc::host_probe",
         }
     }
 }

@@ -1,5 +1,5 @@
 //! The probe callbacks a `callback` argument names (`case::words::CallbackWord`), as Rust `extern "C"` functions.
-//! The reproducer's header has the same three in C (`cc_log_probe`, `cc_async_probe`, `cc_host_probe`): each adds 1
+//! The reproducer's header has the same three in C (`cc::log_probe`, `cc::async_probe`, `cc::host_probe`): each adds 1
 //! to the `uint32_t` its user-data pointer points to, when that is not NULL, and to a counter of its own. None makes
 //! a CUDA call or blocks, so each is a valid destructor, host function and notification callback.
 
