@@ -76,6 +76,12 @@
 //! launches it), and an `ImageWord` for its bytes; the reproducers cannot build such an image with their one nvcc
 //! command, so `repro::header_with` embeds the same bytes and registers them as `register.c` does.
 //!
+//! **A probe callback** for the generic call's `callback` parameters (e.g. one of a new callback type): a variant
+//! of `CallbackWord` in `case/words.rs` with its word, the type it fits (`c_type`) and the reproducer's function
+//! (`c_function`); the compiler then names `exec/probe_callbacks.rs`, where its Rust `extern "C"` function goes;
+//! the C function of the same behaviour goes in `repro/header.h` (namespace `cc`), and its row in the class table of
+//! `cases/README.md`. Each probe only counts (in its user data, when not NULL), so it is valid wherever its type is.
+//!
 //! **A report format** (e.g. JUnit): a module in `report/` that renders [`record::Report`] (plain serde data, so it
 //! works from a saved JSON report too), and a flag or a `summary --format` value in `src/cli/reports.rs`.
 

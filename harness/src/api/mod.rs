@@ -349,7 +349,12 @@ pub fn field_class(name: &str, rust_type: &str) -> ParamClass {
 pub fn classify(function: &str, name: &str, rust_type: &str) -> ParamClass {
     let base = |t: &str| t.rsplit("::").next().unwrap_or(t).trim().to_owned();
     let lower = name.to_ascii_lowercase();
-    if rust_type.starts_with("::std::option::Option<") || rust_type.ends_with("Fn_t") || rust_type.contains("Callback")
+    // A pointer to a callback type (`cudaLogsCallbackHandle *callback_out`) is an output, not a callback.
+    let pointer = rust_type.starts_with('*');
+    if !pointer
+        && (rust_type.starts_with("::std::option::Option<")
+            || rust_type.ends_with("Fn_t")
+            || rust_type.contains("Callback"))
     {
         return if HANDLES.contains(&rust_type) {
             ParamClass::Handle(rust_type.to_owned())

@@ -40,6 +40,17 @@ fn parameters_are_classed_from_their_types_and_names() {
     assert_eq!(class("cudaMemset3D", "extent"), ParamClass::Struct("cudaExtent".into()));
     assert_eq!(class("cudaMemcpy3D", "p"), ParamClass::InStruct("cudaMemcpy3DParms".into()));
     assert_eq!(class("cudaLaunchHostFunc", "fn_"), ParamClass::Callback);
+    // The handle a registration writes is an output (its type names a callback), passed on as `L.param`.
+    // Async notifications entered the runtime in 12.4.
+    if header_version().is_some_and(|v| v >= 12040) {
+        assert_eq!(class("cudaDeviceRegisterAsyncNotification", "callbackFunc"), ParamClass::Callback);
+        assert_eq!(class("cudaDeviceRegisterAsyncNotification", "callback"), ParamClass::Out);
+        assert_eq!(
+            class("cudaDeviceUnregisterAsyncNotification", "callback"),
+            ParamClass::Handle("cudaAsyncCallbackHandle_t".into())
+        );
+    }
+    assert_eq!(class("cudaUserObjectCreate", "destroy"), ParamClass::Callback);
     // Library management entered the runtime in 12.5.
     if header_version().is_some_and(|v| v >= 12050) {
         assert_eq!(class("cudaLibraryLoadFromFile", "fileName"), ParamClass::Text);

@@ -6,7 +6,7 @@
 //! object is an error at its column. This file holds the syntax tree and its printing; `parse.rs` the grammar.
 
 use super::ast::{OpWord, Operand, StreamRef};
-use super::words::{words, ImageWord, KernelWord, SymbolWord, Word};
+use super::words::{words, CallbackWord, ImageWord, KernelWord, SymbolWord, Word};
 
 words! {
     /// The values every parameter class takes.
@@ -56,8 +56,11 @@ pub enum ArgValue {
         label: String,
         param: String,
     },
-    /// A probe kernel (a function parameter): its host stub.
+    /// A probe kernel (a function parameter, or a symbol parameter that asks for a kernel's host stub:
+    /// cudaGetFuncBySymbol's `symbolPtr`): its host stub.
     Kernel(KernelWord),
+    /// A probe callback (a callback parameter of its type): the function.
+    Callback(CallbackWord),
     /// A symbol parameter's value: a registered `__device__` variable (`cc_symbol`, the probes'), by its host address.
     Symbol(SymbolWord),
     /// An image's bytes (a memory parameter: `code=sm80-fatbin`).
@@ -173,6 +176,7 @@ pub fn value_text(value: &ArgValue) -> String {
         ArgValue::Object(name, _) | ArgValue::Node(name) | ArgValue::Text(name) => name.clone(),
         ArgValue::Output { label, param } => format!("{label}.{param}"),
         ArgValue::Kernel(k) => k.word().to_owned(),
+        ArgValue::Callback(c) => c.word().to_owned(),
         ArgValue::Symbol(s) => s.word().to_owned(),
         ArgValue::Image(i) | ArgValue::ImageFile(i) => i.word().to_owned(),
         ArgValue::Fields(fields) => {

@@ -597,6 +597,9 @@ impl<'f> CaseParser<'f> {
             if let Some(text) = tmp_text(cur) {
                 return Ok(ArgValue::Text(text));
             }
+            if let Some(text) = colon_text(cur)? {
+                return Ok(ArgValue::Text(text));
+            }
         }
         if cur.eat("{") {
             // A struct by value, or one a pointer parameter points to (`const T *`, and `T *` the header does not
@@ -668,6 +671,25 @@ impl<'f> CaseParser<'f> {
             // A variable where a function is asked for: a registered host address that is no kernel.
             C::Function | C::Symbol if SymbolWord::from_word(word).is_some() => ArgValue::Symbol(cur.word()?),
             C::Function => ArgValue::Kernel(cur.word()?),
+            // A kernel where a symbol is asked for: its host stub, a registered address that is no variable (what
+            // cudaGetFuncBySymbol's `symbolPtr`, "the device entry function", takes; the class comes from its name).
+            C::Symbol if KernelWord::from_word(word).is_some() => ArgValue::Kernel(cur.word()?),
+            C::Callback => {
+                let callback: CallbackWord = cur.word()?;
+                let param_type = rust_type.rsplit("::").next().unwrap_or(rust_type).trim();
+                if callback.c_type() != param_type {
+                    return Err(diag(
+                        self.file,
+                        cur.line,
+                        col,
+                        format!("`{word}` is a {}; this parameter is a {param_type}", callback.c_type()),
+                    ));
+                }
+                ArgValue::Callback(callback)
+            }
+            C::Text if !starts_word(word) => {
+                return Err(diag(self.file, cur.line, col, format!("expected a text (a word), found `{word}`")))
+            }
             C::Text => {
                 cur.pos += 1;
                 ArgValue::Text(word.to_owned())
@@ -1698,6 +1720,42 @@ impl<'f> CaseParser<'f> {
             }
         })
     }
+}
+
+/// Whether a token is a word (not a symbol such as `:` or `=`).
+fn starts_word(token: &str) -> bool {
+    token.starts_with(|c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/'))
+}
+
+/// A text of words joined by `:` written without spaces (`0000:ff:1f.7`, a PCI bus id), which the tokenizer splits
+/// at each `:` (the symbol of `L: operation` and `label:`, which start a line, never a value); None, consuming
+/// nothing, where the cursor's word is not followed by an adjoining `:`. A text that ends in `:` is an error: the
+/// next word would be read as the next parameter.
+fn colon_text(cur: &mut Cursor) -> Res<Option<String>> {
+    let Some(t) = cur.tokens.get(cur.pos..cur.pos + 2) else { return Ok(None) };
+    let adjoins = |a: &Token, b: &Token| b.col == a.col + a.text.len() as u32;
+    if !(starts_word(t[0].text) && t[1].text == ":" && adjoins(&t[0], &t[1])) {
+        return Ok(None);
+    }
+    let col = t[0].col;
+    let mut text = t[0].text.to_owned();
+    cur.pos += 1;
+    while let Some(next) = cur.tokens.get(cur.pos).filter(|next| adjoins(&cur.tokens[cur.pos - 1], next)) {
+        if !(next.text == ":" || starts_word(next.text)) {
+            break;
+        }
+        text.push_str(next.text);
+        cur.pos += 1;
+    }
+    if text.ends_with(':') {
+        return Err(diag(
+            cur.file,
+            cur.line,
+            col,
+            format!("the text `{text}` ends with `:`: a text with `:` is written without spaces (`0000:ff:1f.7`)"),
+        ));
+    }
+    Ok(Some(text))
 }
 
 /// `{tmp}` and what follows it up to the next space (`{tmp}/g.dot`) as one text value, which the tokenizer splits at

@@ -804,3 +804,71 @@ fn an_output_parameter_may_name_a_declared_buffer() {
     let (line, message) = call_error(super::parse::parse_file("t.case", &text.replace("numEdges=n", "numEdges=m")));
     assert!(message.contains("`m`"), "line {line}: {message}");
 }
+
+/// The value of argument `name` of the only operation (a `call`) of `script` in a case, or the parse error.
+fn first_call_arg(script: &str, name: &str) -> Result<crate::case::call::ArgValue, (u32, String)> {
+    let text = format!("case t/a\n  rule: r\n  source: s\n  buffer h pinned 16\n{script}\nend\n");
+    let file = super::parse::parse_file("t.case", &text).map_err(|e| (e[0].line, e[0].message.clone()))?;
+    let OpKind::Call(call) = &file.cases[0].script[0].kind else { panic!("{:?}", file.cases[0].script[0]) };
+    Ok(call.args.iter().find(|a| a.name == name).unwrap_or_else(|| panic!("no argument {name}")).value.clone())
+}
+
+#[test]
+fn words_joined_by_colons_without_spaces_are_one_text_argument() {
+    use crate::case::call::ArgValue;
+    let bus = |value: &str| first_call_arg(&format!("  d: call cudaDeviceGetByPCIBusId pciBusId={value}"), "pciBusId");
+    assert_eq!(bus("0000:ff:1f.7"), Ok(ArgValue::Text("0000:ff:1f.7".into())));
+    assert_eq!(bus("ff:1f.7"), Ok(ArgValue::Text("ff:1f.7".into())));
+    // Without a colon a text stays one word, and `L.param` an earlier call's output.
+    assert_eq!(bus("zz"), Ok(ArgValue::Text("zz".into())));
+    assert_eq!(bus("b.pciBusId"), Ok(ArgValue::Output { label: "b".into(), param: "pciBusId".into() }));
+    // A label before the call is still a label; the printed call reads back the same.
+    let file = super::parse::parse_file(
+        "t.case",
+        "case t/a\n  rule: r\n  source: s\n  d: call cudaDeviceGetByPCIBusId pciBusId=0000:ff:1f.7 => any\nend\n",
+    )
+    .unwrap();
+    let op = &file.cases[0].script[0];
+    assert_eq!(op.label.as_deref(), Some("d"));
+    let OpKind::Call(call) = &op.kind else { panic!() };
+    assert_eq!(call.text(), "cudaDeviceGetByPCIBusId pciBusId=0000:ff:1f.7");
+    // A colon that ends the text (a space after it), or starts it, is an error that says so.
+    let (line, message) = bus("0000:ff: 1f.7").unwrap_err();
+    assert_eq!(line, 5);
+    assert!(message.contains("ends with `:`"), "{message}");
+    let (_, message) = bus(":ff").unwrap_err();
+    assert!(message.contains("expected a text"), "{message}");
+    // Elsewhere than a text a colon joins nothing: a number stays a number.
+    let (_, message) = first_call_arg("  call cudaSetDevice device=0:1", "device").unwrap_err();
+    assert!(!message.is_empty());
+}
+
+#[test]
+fn a_callback_parameter_takes_a_probe_callback_of_its_type() {
+    use crate::case::call::ArgValue;
+    use crate::case::words::CallbackWord;
+    let log = first_call_arg("  call cudaLogsRegisterCallback callbackFunc=log-probe userData=h", "callbackFunc");
+    assert_eq!(log, Ok(ArgValue::Callback(CallbackWord::Log)));
+    let destroy = first_call_arg(
+        "  call cudaUserObjectCreate ptr=h destroy=host-probe initialRefcount=1 flags=cudaUserObjectNoDestructorSync",
+        "destroy",
+    );
+    assert_eq!(destroy, Ok(ArgValue::Callback(CallbackWord::Host)));
+    let (line, message) =
+        first_call_arg("  call cudaLogsRegisterCallback callbackFunc=host-probe", "callbackFunc").unwrap_err();
+    assert_eq!(line, 5);
+    assert!(message.contains("`host-probe` is a cudaHostFn_t; this parameter is a cudaLogsCallback_t"), "{message}");
+    let (_, message) =
+        first_call_arg("  call cudaLogsRegisterCallback callbackFunc=log-prob", "callbackFunc").unwrap_err();
+    assert!(message.contains("did you mean `log-probe`"), "{message}");
+}
+
+#[test]
+fn a_symbol_parameter_takes_a_probe_kernel_as_its_host_stub() {
+    use crate::case::call::ArgValue;
+    use crate::case::words::KernelWord;
+    let f = first_call_arg("  call cudaGetFuncBySymbol symbolPtr=spin", "symbolPtr");
+    assert_eq!(f, Ok(ArgValue::Kernel(KernelWord::Spin)));
+    let v = first_call_arg("  call cudaGetFuncBySymbol symbolPtr=cc_symbol", "symbolPtr");
+    assert_eq!(v, Ok(ArgValue::Symbol(crate::case::words::SymbolWord::Probe)));
+}

@@ -191,6 +191,42 @@ words! {
 }
 
 words! {
+    /// The probe callbacks a `callback` parameter names (`callbackFunc=log-probe`): each is written once in the
+    /// harness (`exec::probe_callbacks`, Rust `extern "C"`) and once in the reproducer's header (`cc::log_probe`, ..., C), and
+    /// does the same in both: it adds 1 to the `uint32_t` its user-data pointer points to, when that is not NULL
+    /// (pass a host buffer as the call's user data and read it with `BUF[0] == N`), and to a counter of its own.
+    pub enum CallbackWord: "a probe callback (log-probe, async-probe, host-probe)" {
+        /// A `cudaLogsCallback_t` (cudaLogsRegisterCallback): counts the log messages it receives.
+        Log = "log-probe",
+        /// A `cudaAsyncCallback` (cudaDeviceRegisterAsyncNotification): counts the notifications it receives.
+        Async = "async-probe",
+        /// A `cudaHostFn_t` (cudaUserObjectCreate's destroy, a host node's `fn_`, cudaLaunchHostFunc): counts its
+        /// runs. It makes no CUDA call and never blocks, so it is a valid destructor and host function.
+        Host = "host-probe",
+    }
+}
+
+impl CallbackWord {
+    /// The type of the parameters it fits, as the bindings (and the header) name it.
+    pub fn c_type(self) -> &'static str {
+        match self {
+            CallbackWord::Log => "cudaLogsCallback_t",
+            CallbackWord::Async => "cudaAsyncCallback",
+            CallbackWord::Host => "cudaHostFn_t",
+        }
+    }
+
+    /// The reproducer header's C function of the same behaviour.
+    pub fn c_function(self) -> &'static str {
+        match self {
+            CallbackWord::Log => "cc::log_probe",
+            CallbackWord::Async => "cc::async_probe",
+            CallbackWord::Host => "cc::host_probe",
+        }
+    }
+}
+
+words! {
     /// The device-only launch streams of a device-side `cudaGraphLaunch` (Programming Guide §4.2.6.2, Table 9).
     pub enum DeviceLaunchMode: "a device launch mode (tail, fire-and-forget or sibling)" {
         /// `cudaStreamGraphTailLaunch`
@@ -429,6 +465,7 @@ mod tests {
         check::<crate::case::ast::ValueCmp>();
         check::<SymbolWord>();
         check::<ImageWord>();
+        check::<CallbackWord>();
         assert_eq!(SymbolWord::Probe.word(), crate::case::call::PROBE_SYMBOL);
     }
 

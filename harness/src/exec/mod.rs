@@ -75,6 +75,7 @@ mod objects;
 pub mod peer;
 mod pinned_cache;
 mod pools;
+mod probe_callbacks;
 mod resources;
 mod samples;
 mod shared_rows;

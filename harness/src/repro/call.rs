@@ -179,6 +179,8 @@ fn set(
             code.need(format!("run.output({}, &{lhs}, sizeof {lhs}, op)", cstr(&format!("{label}.{param}"))));
         }
         ArgValue::Kernel(k) => assign(code, crate::repro::decls::kernel_symbol(*k).to_owned()),
+        // The header's probe callbacks (`cc::log_probe`, ...), of the behaviour of `exec::probe_callbacks`.
+        ArgValue::Callback(c) => assign(code, c.c_function().to_owned()),
         // The probes' source is in the program (the shared header): nvcc made the host shadow of its variable.
         ArgValue::Symbol(s) => assign(code, format!("(const void*)&{}", s.word())),
         // The header embeds the images (`@@OTHER_IMAGES@@`): a pointer to one, or a file written with it.

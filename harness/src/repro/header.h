@@ -738,6 +738,20 @@ inline uint64_t digest(const void* p, size_t n) {
 // case ends, from an internal thread).
 inline void CUDART_CB set_destroyed(void* flag) { ((std::atomic<bool>*)flag)->store(true); }
 
+// The probe callbacks a `callback` argument names (`callbackFunc=log-probe`), as the harness's
+// `exec::probe_callbacks`: each adds 1 to the uint32_t its user data points to, when that is not NULL, and to a
+// counter of its own. None makes a CUDA call or blocks.
+inline std::atomic<unsigned> probe_runs[3];
+inline void probe_count(int which, void* user) {
+    probe_runs[which].fetch_add(1);
+    if (user) __atomic_fetch_add((unsigned*)user, 1u, __ATOMIC_SEQ_CST);
+}
+inline void CUDART_CB log_probe(void* data, cudaLogLevel, char*, size_t) { probe_count(0, data); }
+inline void CUDART_CB async_probe(cudaAsyncNotificationInfo_t*, void* user, cudaAsyncCallbackHandle_t) {
+    probe_count(1, user);
+}
+inline void CUDART_CB host_probe(void* user) { probe_count(2, user); }
+
 struct UserObject {
     cudaUserObject_t h = nullptr;
     unsigned owned = 0;  // the references the case still owns

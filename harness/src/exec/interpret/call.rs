@@ -361,6 +361,7 @@ fn bytes(
             v
         }
         ArgValue::Kernel(k) => ptr_bytes(operands.kernel(*k)?, size),
+        ArgValue::Callback(c) => ptr_bytes(crate::exec::probe_callbacks::address(*c), size),
         ArgValue::Symbol(s) => ptr_bytes(operands.symbol(*s)?, size),
         ArgValue::Image(i) => ptr_bytes(operands.image(*i).as_ptr().cast(), size),
         ArgValue::ImageFile(i) => {
