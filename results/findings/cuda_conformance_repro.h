@@ -2604,11 +2604,25 @@ struct VulkanSession {
     }
 };
 
-// The program's session: made on the first Vulkan operation, on the case's device 0.
+// The program's session: made on the first Vulkan operation, on the case's device 0, and destroyed by
+// release_vulkan() with the case's other objects, never by a destructor at exit. A static object's destructor
+// would run after the atexit handlers the Vulkan driver registered while the instance was made (registered later,
+// they run first), on a driver already torn down: the first H100 run of these programs died with SIGSEGV after
+// their script, with no observations printed.
+inline VulkanSession*& vulkan_session() {
+    static VulkanSession* session = nullptr;
+    return session;
+}
 inline VulkanSession& vulkan(int cuda_device) {
-    static std::unique_ptr<VulkanSession> session;
-    if (!session) session = std::make_unique<VulkanSession>(cuda_device);
+    VulkanSession*& session = vulkan_session();
+    if (session == nullptr) session = new VulkanSession(cuda_device);
     return *session;
+}
+// Destroys what the program made through Vulkan (the Rust executor does so in the case's cleanup).
+inline void release_vulkan() {
+    VulkanSession*& session = vulkan_session();
+    delete session;
+    session = nullptr;
 }
 
 }  // namespace cc
@@ -2629,5 +2643,6 @@ inline VulkanSession& vulkan(int) {
     static VulkanSession session;
     return session;
 }
+inline void release_vulkan() {}
 }  // namespace cc
 #endif
