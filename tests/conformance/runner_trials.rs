@@ -158,10 +158,7 @@ fn crash(fx: &Fixture) -> Result<(), Failed> {
     expect(r[0].verdict.messages[0].contains("exited with") && r[0].verdict.messages[0].contains("no result"), || {
         format!("{:?}", r[0].verdict.messages)
     })?;
-    // The batch worker's process, then the two spares started once it ended (`SPARE_BATCH_WORKERS`): the next
-    // case runs in one of them, started ahead.
-    let warm = r[1].verdict.messages[0].contains(", warm)");
-    expect(pid(&r[1]) == pid(&r[2]) && warm && stats.processes_started == 3, || format!("{stats:?}"))
+    expect(pid(&r[1]) == pid(&r[2]) && stats.processes_started == 2, || format!("{stats:?}"))
 }
 
 fn hang(fx: &Fixture) -> Result<(), Failed> {
@@ -172,8 +169,7 @@ fn hang(fx: &Fixture) -> Result<(), Failed> {
     let (r, stats) = fx.run(&c, &o);
     expect(kinds(&r) == [VerdictKind::Timeout, VerdictKind::Pass], || format!("{:?}", kinds(&r)))?;
     // A timeout is not run again: it already waited its whole deadline.
-    // The batch worker's process and the two spares started once it ended.
-    expect(r[0].attempts.is_empty() && stats.processes_started == 3, || format!("{:?} {stats:?}", r[0].attempts))?;
+    expect(r[0].attempts.is_empty() && stats.processes_started == 2, || format!("{:?} {stats:?}", r[0].attempts))?;
     expect(started.elapsed() < Duration::from_secs(10), || format!("took {:?}", started.elapsed()))
 }
 
@@ -193,8 +189,8 @@ fn dirty(fx: &Fixture) -> Result<(), Failed> {
     expect(r[1].dirty.as_deref().is_some_and(|d| d.contains("dirty")) && r[0].dirty.is_none(), || {
         format!("{:?}", r[1].dirty)
     })?;
-    // The dirty case shares the first case's worker; the next case gets a fresh one (a spare: two were started).
-    expect(pid(&r[0]) == pid(&r[1]) && pid(&r[1]) != pid(&r[2]) && stats.processes_started == 3, || {
+    // The dirty case shares the first case's worker; the next case gets a fresh one.
+    expect(pid(&r[0]) == pid(&r[1]) && pid(&r[1]) != pid(&r[2]) && stats.processes_started == 2, || {
         format!("{:?} {:?} {:?} {stats:?}", pid(&r[0]), pid(&r[1]), pid(&r[2]))
     })
 }

@@ -30,14 +30,6 @@ use std::time::{Duration, Instant};
 /// count first.
 pub const MEMORY_SLACK_MIB: u64 = 64;
 
-/// Batch workers a lane keeps started ahead once its batch worker has lost a process (a crash, a timeout, a dirty
-/// context): the next batch case then runs in one at once instead of waiting for a fresh context. A failing case is
-/// run again twice ([`RunOptions::reruns`]), and a case that crashes its worker did so each time: on an H100 the
-/// eight crashing `api/null-*` rows took 1.3 s each, three fresh contexts of about 430 ms
-/// (results/2026-11-27_ci-and-sanitizers_h100). Two, so that a rerun right after a crash finds one ready; none in a
-/// run where no batch process ends early.
-pub const SPARE_BATCH_WORKERS: usize = 2;
-
 /// One device's share of a run: its batch worker, and the processes of its own that some cases get.
 /// [`super::suite::run_suite`] has one per device; the `cargo test` front end holds one and hands it each case trial
 /// in turn.
@@ -64,8 +56,6 @@ pub struct DeviceRunner<'a> {
     /// How many devices the run uses, and what tells this runner whether another could have touched its device.
     lanes: usize,
     disturbance: Option<&'a Disturbance>,
-    /// Batch workers started ahead to take over from one that ended ([`SPARE_BATCH_WORKERS`]).
-    spares: VecDeque<Worker>,
     /// Processes ending in the background; joined by [`DeviceRunner::finish`].
     exiting: Vec<std::thread::JoinHandle<()>>,
     stats: SuiteStats,
@@ -100,7 +90,6 @@ impl<'a> DeviceRunner<'a> {
             spec,
             warm: VecDeque::new(),
             pooled: VecDeque::new(),
-            spares: VecDeque::new(),
             exiting: Vec::new(),
             stats: SuiteStats::default(),
             configuration: std::sync::OnceLock::new(),
@@ -213,37 +202,10 @@ impl<'a> DeviceRunner<'a> {
         for (_, worker) in &mut self.warm {
             quiet &= worker.poll_ready(Duration::ZERO, deadline);
         }
-        for worker in [Some(&mut self.batch), self.measuring.as_mut()].into_iter().flatten().chain(&mut self.spares) {
+        for worker in [Some(&mut self.batch), self.measuring.as_mut()].into_iter().flatten() {
             quiet &= worker.poll_ready(Duration::ZERO, deadline);
         }
         quiet
-    }
-
-    /// Whether `case` runs in the batch worker (not the several-device or the measuring one).
-    fn in_batch_worker(&self, case: &Case) -> bool {
-        !(needs_all_devices(case) || self.measuring.is_some() && measures(case))
-    }
-
-    /// Before a batch case: a batch worker whose process ended takes a spare's, if one was started.
-    fn take_spare(&mut self) {
-        if !self.batch.is_running() {
-            if let Some(spare) = self.spares.pop_front() {
-                let ended = std::mem::replace(&mut self.batch, spare);
-                self.retire_worker(ended);
-            }
-        }
-    }
-
-    /// After a batch case that ended the batch worker's process: spares started for the next ones.
-    fn start_spares(&mut self) {
-        if self.batch.is_running() {
-            return;
-        }
-        while self.spares.len() < SPARE_BATCH_WORKERS {
-            let mut spare = Worker::new(self.spec.clone());
-            spare.start_warm(&[]);
-            self.spares.push_back(spare);
-        }
     }
 
     /// Kills the processes started for own-process runs that did not happen.
@@ -275,19 +237,6 @@ impl<'a> DeviceRunner<'a> {
     /// Runs `case` in a shared worker (the batch one, or the several-device one) and judges the device memory it
     /// reported (see the module documentation): a loss that is the case's ends the worker.
     fn run_shared(&mut self, case: &Case, scale: f64) -> CaseResult {
-        let batch = self.in_batch_worker(case);
-        if batch {
-            self.take_spare();
-        }
-        let result = self.run_shared_worker(case, scale);
-        if batch {
-            self.start_spares();
-        }
-        result
-    }
-
-    /// [`DeviceRunner::run_shared`] in the worker as it is.
-    fn run_shared_worker(&mut self, case: &Case, scale: f64) -> CaseResult {
         let deadline = self.opts.case_deadline;
         let several = needs_all_devices(case);
         // The worker's own context first (it was started ahead): the case could not begin before it anyway.
@@ -472,10 +421,6 @@ impl<'a> DeviceRunner<'a> {
     /// Ends the batch worker and returns what this runner did.
     pub fn finish(mut self) -> SuiteStats {
         self.end_own_phase();
-        for mut spare in std::mem::take(&mut self.spares) {
-            self.exiting.extend(spare.kill_in_background());
-            self.count(&spare);
-        }
         // Every process ends at once: a context's teardown takes a while, and they need not queue.
         let batch = std::mem::replace(&mut self.batch, Worker::new(self.spec.clone()));
         self.retire_worker(batch);
