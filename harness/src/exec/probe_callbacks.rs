@@ -21,15 +21,16 @@ fn count(which: CallbackWord, user: *mut c_void) {
     }
 }
 
-extern "C" fn log_probe(data: *mut c_void, _level: sys::cudaLogLevel, _message: *mut c_char, _length: usize) {
+// The signatures are written with the C types' Rust equivalents, not the bindings' names for them: the log and
+// async-notification types exist only in the headers of CUDA 12.4 and later (cudaLogsCallback_t:
+// `void (*)(void *data, cudaLogLevel logLevel, char *message, size_t length)`, an enum passed as a C int;
+// cudaAsyncCallback: `void (*)(cudaAsyncNotificationInfo_t *, void *, cudaAsyncCallbackHandle_t)`, two pointers and
+// a handle that is a pointer), and the harness also builds against CUDA 12.0.
+extern "C" fn log_probe(data: *mut c_void, _level: std::ffi::c_int, _message: *mut c_char, _length: usize) {
     count(CallbackWord::Log, data);
 }
 
-extern "C" fn async_probe(
-    _info: *mut sys::cudaAsyncNotificationInfo_t,
-    user_data: *mut c_void,
-    _callback: sys::cudaAsyncCallbackHandle_t,
-) {
+extern "C" fn async_probe(_info: *mut c_void, user_data: *mut c_void, _callback: *mut c_void) {
     count(CallbackWord::Async, user_data);
 }
 
@@ -40,14 +41,8 @@ extern "C" fn host_probe(user_data: *mut c_void) {
 /// The function of probe `c`, as the address a callback argument passes.
 pub fn address(c: CallbackWord) -> *const c_void {
     match c {
-        CallbackWord::Log => {
-            let f: sys::cudaLogsCallback_t = Some(log_probe);
-            f.map_or(std::ptr::null(), |f| f as *const c_void)
-        }
-        CallbackWord::Async => {
-            let f: sys::cudaAsyncCallback = Some(async_probe);
-            f.map_or(std::ptr::null(), |f| f as *const c_void)
-        }
+        CallbackWord::Log => log_probe as *const c_void,
+        CallbackWord::Async => async_probe as *const c_void,
         CallbackWord::Host => {
             let f: sys::cudaHostFn_t = Some(host_probe);
             f.map_or(std::ptr::null(), |f| f as *const c_void)
@@ -70,7 +65,7 @@ mod tests {
             let cell = AtomicU32::new(5);
             let user = (&cell as *const AtomicU32).cast_mut().cast::<c_void>();
             match c {
-                CallbackWord::Log => log_probe(user, sys::cudaLogLevel::cudaLogLevelError, std::ptr::null_mut(), 0),
+                CallbackWord::Log => log_probe(user, 0, std::ptr::null_mut(), 0),
                 CallbackWord::Async => async_probe(std::ptr::null_mut(), user, std::ptr::null_mut()),
                 CallbackWord::Host => host_probe(user),
             }
