@@ -175,9 +175,6 @@ fn observed_functions(case: &Case) -> Vec<&'static str> {
         .collect()
 }
 
-/// The functions that return (and, for cudaGetLastError, reset) the last error of an earlier call.
-const LAST_ERROR_CALLS: [&str; 2] = ["cudaPeekAtLastError", "cudaGetLastError"];
-
 /// `errors` judged for `case`.
 pub fn judge(case: &Case, tool: &str, errors: Vec<(String, Vec<String>)>) -> Vec<SanitizerError> {
     let codes = expected_codes(case);
@@ -195,7 +192,7 @@ pub fn judge(case: &Case, tool: &str, errors: Vec<(String, Vec<String>)>) -> Vec
                     (true, format!("the case records what {} returns (=> any): {code}", function.unwrap_or_default()))
                 }
                 Some(code)
-                    if function.is_some_and(|f| LAST_ERROR_CALLS.contains(&f))
+                    if function.is_some_and(crate::api::reads_last_error)
                         && intended_codes.iter().any(|c| c == code) =>
                 {
                     (true, format!("the last error echoes an earlier intended {code}"))
