@@ -100,6 +100,7 @@ pub fn trials(fx: &Arc<LazyFixture>) -> Vec<Trial> {
     let bodies: Vec<(&str, Body)> = vec![
         ("runner/a-worker-runs-the-case-text-it-is-sent-with-its-file-and-lines", sent_text),
         ("runner/a-crash-costs-one-case-and-a-fresh-worker-takes-the-next", crash),
+        ("runner/a-crash-s-reruns-wait-for-pooled-processes-while-the-lane-goes-on", deferred_reruns),
         ("runner/a-hang-is-a-timeout-and-a-fresh-worker-takes-the-next", hang),
         ("runner/unreadable-output-is-a-crash", garbage),
         ("runner/a-dirty-context-ends-its-worker", dirty),
@@ -159,6 +160,25 @@ fn crash(fx: &Fixture) -> Result<(), Failed> {
         format!("{:?}", r[0].verdict.messages)
     })?;
     expect(pid(&r[1]) == pid(&r[2]) && stats.processes_started == 2, || format!("{stats:?}"))
+}
+
+/// A batch case that crashes is run again in processes started for it in the lane's pool, while the lane goes on
+/// with the next case in a batch worker started at once after the crash: the next case's result comes first.
+fn deferred_reruns(fx: &Fixture) -> Result<(), Failed> {
+    let c = fx.plain(3);
+    let mut order = Vec::new();
+    let report =
+        session::run_to_report(&c, &[mock_device()], &fx.opts(&[(c[0], "crash")]), &report_header(), None, |r, _| {
+            order.push(r.id.clone())
+        });
+    let crash = &report.cases[0];
+    let all_crashed = crash.attempts.len() == 3 && crash.attempts.iter().all(|a| a.kind == VerdictKind::Crash);
+    expect(all_crashed && crash.verdict.kind == VerdictKind::Crash, || format!("{:?}", crash.attempts))?;
+    expect(order.first() == Some(&c[1].id) && order.contains(&c[0].id), || format!("{order:?}"))?;
+    let next = &report.cases[1];
+    expect(next.verdict.kind == VerdictKind::Pass && next.verdict.messages[0].contains("warm"), || {
+        format!("{:?}", next.verdict)
+    })
 }
 
 fn hang(fx: &Fixture) -> Result<(), Failed> {
@@ -534,11 +554,15 @@ fn rewrites(fx: &Fixture) -> Result<(), Failed> {
     expect(seen == [Ok((1, false)), Ok((2, false)), Ok((3, false))], || format!("{seen:?}"))?;
     let run = report.run.ok_or("no run info")?;
     expect(run.gate_delay_ms == 30.0 && run.processes_started >= 2, || format!("{run:?}"))?;
-    // How the workers waited, and where the time went: the batch began after the own-process phase and ended
-    // before the report's wall time (no figures in a suite run).
+    // The crash ran three times: its first run in the batch worker, its reruns in processes of the lane's pool
+    // (deferred), so they are the own-process phase, which ends after the batch began.
+    let crash = report.cases.iter().find(|r| r.id == c[2].id).ok_or("no crash result")?;
+    expect(crash.attempts.len() == 3 && run.extra_runs == 2, || format!("{:?} {run:?}", crash.attempts))?;
+    // How the workers waited, and where the time went: the batch began before the reruns ended, and everything
+    // ended before the report's wall time (no figures in a suite run).
     let p = run.phases.clone().ok_or("no phases")?;
-    let ordered = p.own_phase_end_s <= p.batch_start_s
-        && p.batch_start_s <= p.cases_end_s
+    let ordered = p.batch_start_s <= p.own_phase_end_s
+        && p.own_phase_end_s <= p.cases_end_s
         && p.cases_end_s * 1000.0 <= report.wall_ms as f64 + 1.0;
     expect(run.host_waits.as_deref() == Some("block") && ordered && p.figures_s.is_none(), || format!("{run:?}"))
 }

@@ -6,15 +6,18 @@
 //! declaration of that size takes it. Only declarations and the read-back chunk take from here, never the script's
 //! `create` (whose allocation is the call under test), and only cleanup after a healthy case gives back; what a
 //! case observes is the same: a buffer of page-locked memory, every byte the initial pattern (refilled on the
-//! device, see [`super::buffers`]).
+//! device, see [`super::buffers`]). Small allocations are kept too: a 64 KiB cudaMallocHost and cudaFreeHost took
+//! 1.4 ms on an idle H100 host but 9 ms (90th percentile 17–33 ms) while four other processes created their
+//! contexts (`gpu-work/ctx/ctxbench.cu ops`, results/2026-11-27_node-time), which is what a run does beside its
+//! batch worker, and every row of a sweep that declares a page-locked buffer paid it twice.
 
 use super::resources::HostMemory;
 use cuda_sys as sys;
 use std::ffi::c_void;
 use std::sync::{Mutex, PoisonError};
 
-/// Smaller allocations are freed as before: they cost little, and there are many sizes of them.
-const SMALLEST_KEPT: usize = 1 << 20;
+/// Every size is kept (see the module documentation): the bound on the total is what limits the cache.
+const SMALLEST_KEPT: usize = 1;
 /// At most this much is kept; beyond it the allocations kept longest are freed.
 const MOST_KEPT: usize = 1 << 30;
 

@@ -42,7 +42,10 @@ pub struct DeviceRunner<'a> {
     /// cases will run.
     warm: VecDeque<(String, Worker)>,
     /// The own-process cases given to the pool and not run yet, in order: (the case's index in the run, its id).
+    /// A batch case whose reruns were deferred ([`DeviceRunner::run_case_deferring`]) is among them.
     pooled: VecDeque<(usize, String)>,
+    /// Batch cases whose first run killed the batch worker and whose reruns wait for processes of the pool.
+    deferred: Vec<Deferred>,
     /// The worker of the cases that need several devices (it sees them all).
     several: Worker,
     /// Where the host threads of the other workers block while they wait ([`HostWaits::Block`]): the worker of the
@@ -90,6 +93,7 @@ impl<'a> DeviceRunner<'a> {
             spec,
             warm: VecDeque::new(),
             pooled: VecDeque::new(),
+            deferred: Vec::new(),
             exiting: Vec::new(),
             stats: SuiteStats::default(),
             configuration: std::sync::OnceLock::new(),
@@ -246,6 +250,11 @@ impl<'a> DeviceRunner<'a> {
         let before = self.disturbance.map(Disturbance::snapshot);
         let worker = self.shared_worker(case);
         let mut result = worker.run(case, scale, deadline);
+        // A batch worker the case ended (a crash, a timeout, a sticky error) is replaced at once: its successor
+        // creates its context while the lane runs what is ready meanwhile (an own-process case, a deferred rerun).
+        if !several && !measures(case) && !worker.is_running() {
+            worker.start_warm(&[]);
+        }
         let loss = worker.last_memory_loss;
         let after = self.disturbance.map(Disturbance::snapshot);
         // The several-device worker's own device is this runner's alone; the others are shared with the other
@@ -321,9 +330,60 @@ impl<'a> DeviceRunner<'a> {
         self.run_case_after(case, None)
     }
 
+    /// [`DeviceRunner::run_case`] for batch case `index` of a suite run (`case`), except that when its first run
+    /// kills the batch worker (a crash or a timeout) and must be run again, the reruns wait for processes started
+    /// now in this lane's pool, as an own-process case's runs do, and the lane goes on with other cases meanwhile:
+    /// `None` then, and the result comes from [`DeviceRunner::run_pooled`] when the dispatcher hands `index` back
+    /// as ready ([`LaneView::ready`]). Run inline, the reruns and the batch worker's replacement were three process
+    /// starts one after another on the lane's path; a start waits behind every other process the host is creating
+    /// (one at a time host-wide, about 280 ms each on a 4 x H100 host: results/2026-11-27_node-time).
+    pub fn run_case_deferring(&mut self, index: usize, case: &Case) -> Option<CaseResult> {
+        match self.first_runs(case, None) {
+            Ok(runs) if self.may_defer(case, &runs.result) => {
+                for _ in 0..self.opts.reruns {
+                    let mut worker = Worker::new(self.own_spec(case));
+                    worker.start_warm(&[]);
+                    self.warm.push_back((case.id.clone(), worker));
+                }
+                self.pooled.push_back((index, case.id.clone()));
+                self.deferred.push(Deferred { id: case.id.clone(), runs });
+                None
+            }
+            Ok(runs) => Some(self.last_runs(case, runs)),
+            Err(result) => Some(*result),
+        }
+    }
+
+    /// Whether the reruns of batch case `case`, whose first run gave `result`, wait for processes of the pool: the
+    /// first run ended the batch worker (so each rerun needs a fresh process anyway) and must be reproduced.
+    fn may_defer(&self, case: &Case, result: &CaseResult) -> bool {
+        self.opts.executors.runs_workers()
+            && !self.opts.process_per_case
+            && self.opts.reruns > 0
+            && !needs_own_process(case)
+            && !needs_all_devices(case)
+            && !measures(case)
+            && matches!(result.verdict.kind, VerdictKind::Crash | VerdictKind::Timeout)
+            && must_reproduce(result, self.opts.baseline.as_ref())
+    }
+
     /// [`DeviceRunner::run_case`], where `first` (when given) is the case's first run, made already (at the written
     /// delays) by a group of rows.
     fn run_case_after(&mut self, case: &Case, first: Option<CaseResult>) -> CaseResult {
+        if let Some(at) = self.deferred.iter().position(|d| d.id == case.id) {
+            let Deferred { runs, .. } = self.deferred.remove(at);
+            return self.last_runs(case, runs);
+        }
+        match self.first_runs(case, first) {
+            Ok(runs) => self.last_runs(case, runs),
+            Err(result) => *result,
+        }
+    }
+
+    /// The runs of `case` up to the reruns: its requirement and skip checks, its first run (or `first`), and its
+    /// run at the written delays when the short delay may have decided it. `Err` is a result decided without a
+    /// run (skipped, not supported).
+    fn first_runs(&mut self, case: &Case, first: Option<CaseResult>) -> Result<Going, Box<CaseResult>> {
         let started = Instant::now();
         // A row's time in its group counts as the case's own.
         let earlier_ms = first.as_ref().map_or(0, |f| f.wall_ms);
@@ -331,7 +391,7 @@ impl<'a> DeviceRunner<'a> {
         if let Some(entry) = self.expectation_for(case).filter(|e| e.action == expectations::Action::Skip) {
             let mut r = CaseResult::new(case, expectations::skipped_verdict(entry), None, started.elapsed());
             r.expectation = Some(entry.text());
-            return r;
+            return Err(Box::new(r));
         }
         if let Some(reason) = unmet_requirement(case, self.device) {
             let mut r = CaseResult::new(case, verdict_of(VerdictKind::NotSupported, reason), None, started.elapsed());
@@ -351,7 +411,7 @@ impl<'a> DeviceRunner<'a> {
                     agreement,
                 });
             }
-            return r;
+            return Err(Box::new(r));
         }
         let timed = has_delayed_open(case);
         // A case in a process of its own whose pick a short delay could decide would be confirmed at the written
@@ -371,6 +431,15 @@ impl<'a> DeviceRunner<'a> {
             scale = 1.0;
             result = self.attempt(case, scale, "written-delays", &mut attempts);
         }
+        Ok(Going { result, attempts, scale, earlier_ms, spent: started.elapsed() })
+    }
+
+    /// The runs of `case` after its first ([`DeviceRunner::first_runs`]): variant stability, the reruns an
+    /// unexpected result needs, the second executor's run, and the judgement against the expectations or the
+    /// baseline.
+    fn last_runs(&mut self, case: &Case, runs: Going) -> CaseResult {
+        let started = Instant::now();
+        let Going { mut result, mut attempts, scale, earlier_ms, spent } = runs;
         // The run that counts, as judged, before the runner's own kinds (flake, expected-fail) may relabel it: what
         // the second executor's run is compared with.
         let counted =
@@ -405,7 +474,7 @@ impl<'a> DeviceRunner<'a> {
                 }
             }
         }
-        result.wall_ms = earlier_ms + started.elapsed().as_millis() as u64;
+        result.wall_ms = earlier_ms + (spent + started.elapsed()).as_millis() as u64;
         result.device = Some(self.device.ordinal);
         result
     }
@@ -441,7 +510,10 @@ impl<'a> DeviceRunner<'a> {
         let deadline = self.opts.case_deadline;
         let result = if self.opts.executors == Executors::Cxx {
             self.run_reproducer(case, scale)
-        } else if self.opts.process_per_case || needs_own_process(case) {
+        } else if self.opts.process_per_case
+            || needs_own_process(case)
+            || self.warm.iter().any(|(id, _)| *id == case.id)
+        {
             let position = self.warm.iter().position(|(id, _)| *id == case.id);
             let mut own = match position.and_then(|p| self.warm.remove(p)) {
                 Some((_, worker)) => worker,
@@ -456,6 +528,23 @@ impl<'a> DeviceRunner<'a> {
         record_attempt(&result, scale, why, attempts);
         result
     }
+}
+
+/// A case's runs so far, for [`DeviceRunner::last_runs`].
+struct Going {
+    result: CaseResult,
+    attempts: Vec<Attempt>,
+    /// The gate delay scale its runs use.
+    scale: f64,
+    /// Time its group spent on its first run (a row of a group), and time its first runs took here.
+    earlier_ms: u64,
+    spent: Duration,
+}
+
+/// A batch case whose reruns wait for processes of the lane's pool ([`DeviceRunner::run_case_deferring`]).
+struct Deferred {
+    id: String,
+    runs: Going,
 }
 
 /// Notes the run `result` of a case (at gate delay `scale`, for the reason `why`) in its `attempts`.

@@ -292,12 +292,14 @@ fn run_lane(
                 units[u].iter().copied().zip(lane.run_pooled_group(&rows)).collect()
             }
             Task::Own(u) => vec![(units[u][0], lane.run_pooled(heads[u]))],
-            Task::Batch(u) | Task::Measure(u) => {
-                if matches!(task, Task::Batch(_)) && times.batch_s == 0.0 {
+            Task::Batch(u) => {
+                if times.batch_s == 0.0 {
                     times.batch_start_s = since_start();
                 }
-                vec![(units[u][0], lane.run_case(heads[u]))]
+                // None: its reruns wait for processes of the lane's pool, and it comes back as a ready `Own(u)`.
+                lane.run_case_deferring(u, heads[u]).map(|r| (units[u][0], r)).into_iter().collect()
             }
+            Task::Measure(u) => vec![(units[u][0], lane.run_case(heads[u]))],
             Task::Several(u) => {
                 if !in_several {
                     in_several = true;
