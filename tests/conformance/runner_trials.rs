@@ -111,6 +111,7 @@ pub fn trials(fx: &Arc<LazyFixture>) -> Vec<Trial> {
         ("runner/measuring-cases-run-in-a-worker-with-the-default-host-waits", measuring),
         ("runner/a-fail-must-reproduce-else-flake", flake),
         ("runner/a-variant-must-repeat-else-flake", variant),
+        ("runner/a-variant-the-baseline-expects-runs-once", known_variant),
         ("runner/a-short-gate-delay-cannot-decide-a-fail", gates),
         ("runner/baseline-expected-fail-and-unexpected-pass", baseline),
         ("runner/baseline-flake-with-a-reason-is-tolerated-and-tracked", baseline_flake),
@@ -332,6 +333,18 @@ fn variant(fx: &Fixture) -> Result<(), Failed> {
     expect(r[0].attempts.iter().map(|a| a.why.as_str()).collect::<Vec<_>>() == ["first", "variant-stability"], || {
         format!("{:?}", r[0].attempts)
     })
+}
+
+/// With a baseline that expects the variant a case shows, the case runs once (its stability was shown when the
+/// baseline was made); a variant the baseline does not expect still runs twice, and flips to a flake.
+fn known_variant(fx: &Fixture) -> Result<(), Failed> {
+    let c = fx.plain(2);
+    let mut o = fx.opts(&[(c[0], "variant-flip"), (c[1], "variant-flip")]);
+    let variant = |i: usize, v: &str| (c[i].id.clone(), format!("variant {v}"));
+    o.baseline = Some([variant(0, "a"), variant(1, "b")].into_iter().collect());
+    let (r, _) = fx.run(&c, &o);
+    expect(r[0].verdict.kind == VerdictKind::Variant && r[0].attempts.is_empty(), || format!("{:?}", r[0]))?;
+    expect(r[1].verdict.kind == VerdictKind::Flake && r[1].attempts.len() >= 2, || format!("{:?}", r[1]))
 }
 
 fn gates(fx: &Fixture) -> Result<(), Failed> {

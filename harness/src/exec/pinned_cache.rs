@@ -8,7 +8,7 @@
 //! case observes is the same: a buffer of page-locked memory, every byte the initial pattern (refilled on the
 //! device, see [`super::buffers`]). Small allocations are kept too: a 64 KiB cudaMallocHost and cudaFreeHost took
 //! 1.4 ms on an idle H100 host but 9 ms (90th percentile 17–33 ms) while four other processes created their
-//! contexts (`gpu-work/ctx/ctxbench.cu ops`, results/2026-11-27_node-time), which is what a run does beside its
+//! contexts (`ctxbench ops`, results/2026-11-27_node-time), which is what a run does beside its
 //! batch worker, and every row of a sweep that declares a page-locked buffer paid it twice.
 
 use super::resources::HostMemory;

@@ -5,7 +5,7 @@ use super::cxx::{Placement, Reproducers};
 use super::one_case::verdict_of;
 use super::policy::{
     expected_runs, has_delayed_open, make_flake, measures, must_reproduce, needs_all_devices, needs_own_process,
-    needs_written_delays, short_delay_can_decide,
+    needs_stability_run, needs_written_delays, short_delay_can_decide,
 };
 use super::schedule::LaneView;
 use super::stats::{Disturbance, SuiteStats};
@@ -139,7 +139,7 @@ impl<'a> DeviceRunner<'a> {
         {
             return;
         }
-        for _ in 0..expected_runs(case) {
+        for _ in 0..expected_runs(case, self.opts.baseline.as_ref()) {
             let mut worker = Worker::new(self.own_spec(case));
             worker.start_warm(&case.env);
             self.warm.push_back((case.id.clone(), worker));
@@ -444,7 +444,7 @@ impl<'a> DeviceRunner<'a> {
         // the second executor's run is compared with.
         let counted =
             (self.opts.executors == Executors::Both).then(|| (result.verdict.clone(), result.observations.clone()));
-        if result.verdict.kind == VerdictKind::Variant {
+        if needs_stability_run(&result, self.opts.baseline.as_ref()) {
             let again = self.attempt(case, scale, "variant-stability", &mut attempts);
             if again.outcome() != result.outcome() {
                 make_flake(&mut result, "a variant case showed two variants", &attempts);

@@ -30,7 +30,7 @@ pub fn shares_process(first: &Case, next: &Case) -> bool {
             || !needs_own_process(c)
             || measures(c)
             || needs_all_devices(c)
-            || expected_runs(c) > 1
+            || expected_runs(c, None) > 1
             || has_delayed_open(c)
             || c.samples > 1
     };
@@ -61,9 +61,20 @@ pub fn has_delayed_open(case: &Case) -> bool {
 }
 
 /// How many runs an own-process case will most likely take: one, and a second for variant stability when it can
-/// pick a variant (one whose pick a short delay could decide starts at the written delays: see `run_case`).
-pub(super) fn expected_runs(case: &Case) -> usize {
-    1 + usize::from(case.expects.iter().any(|e| matches!(e, Expectation::Variant(_))))
+/// pick a variant (one whose pick a short delay could decide starts at the written delays: see `run_case`), unless
+/// `baseline` expects a variant of it ([`needs_stability_run`]).
+pub(super) fn expected_runs(case: &Case, baseline: Option<&BTreeMap<String, String>>) -> usize {
+    let picks = case.expects.iter().any(|e| matches!(e, Expectation::Variant(_)));
+    let known = baseline.and_then(|b| b.get(&case.id)).is_some_and(|e| e.starts_with("variant "));
+    1 + usize::from(picks && !known)
+}
+
+/// Whether variant `result` must be run a second time to show it is stable: not when `baseline` expects this very
+/// variant. The baseline's line is what an earlier run showed (twice); a run that picks another one is a change
+/// against it, reported as any unexpected result is (and run again), just as a known failure runs once.
+pub(super) fn needs_stability_run(result: &CaseResult, baseline: Option<&BTreeMap<String, String>>) -> bool {
+    result.verdict.kind == VerdictKind::Variant
+        && baseline.and_then(|b| b.get(&result.id)).is_none_or(|expected| *expected != result.outcome())
 }
 
 /// True when the case schedules a gate open and picks a variant or an observation by `waited-for` or `before`:

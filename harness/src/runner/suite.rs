@@ -50,7 +50,7 @@ pub fn needs_of(cases: &[&Case], opts: &RunOptions) -> Vec<Need> {
                     own_process: needs_own_process(c),
                     measures: measures(c),
                     several: needs_all_devices(c),
-                    runs: expected_runs(c),
+                    runs: expected_runs(c, opts.baseline.as_ref()),
                 }
             }
         })
