@@ -261,9 +261,11 @@ fn run_lane(
     let since_start = || shared.run_start.elapsed().as_secs_f64();
     loop {
         let view = lane.view();
-        let starts = shared.dispatcher().to_start(lane_index, view);
-        for unit in starts {
-            lane.pool_own(unit, heads[unit]);
+        if !lane.batch_is_starting() {
+            let starts = shared.dispatcher().to_start(lane_index, view);
+            for unit in starts {
+                lane.pool_own(unit, heads[unit]);
+            }
         }
         let view = lane.view();
         let step = shared.dispatcher().next(lane_index, view);
