@@ -109,7 +109,8 @@ int main(int argc, char **argv) {
     struct Op { const char *name; std::vector<double> t; };
     std::vector<Op> ops = {{"mallochost64k+free"}, {"hostalloc64k+free"}, {"mallocmanaged64k+free"}, {"malloc64k+free"},
                            {"malloc256m+free"}, {"stream+destroy"}, {"event+destroy"}, {"launch+sync"}, {"memcpy4k-h2d"},
-                           {"graph-instantiate+launch"}};
+                           {"graph-instantiate+launch"}, {"memgetinfo"}, {"getdeviceproperties"},
+                           {"devicegetlimit"}, {"devicesync"}, {"streamiscapturing"}};
     int *h4 = (int *)malloc(4096);
     int *d4; cudaMalloc(&d4, 4096);
     for (int it = 0; it < 40; ++it) {
@@ -133,6 +134,11 @@ int main(int argc, char **argv) {
           cudaGraphInstantiate(&x, g, 0); cudaGraphLaunch(x, s); cudaStreamSynchronize(s);
           cudaGraphExecDestroy(x); cudaGraphDestroy(g); cudaStreamDestroy(s);
         }
+        else if (n == "memgetinfo") { size_t f, t; cudaMemGetInfo(&f, &t); }
+        else if (n == "getdeviceproperties") { cudaDeviceProp pr; cudaGetDeviceProperties(&pr, 0); }
+        else if (n == "devicegetlimit") { size_t v; cudaDeviceGetLimit(&v, cudaLimitStackSize); }
+        else if (n == "devicesync") { cudaDeviceSynchronize(); }
+        else if (n == "streamiscapturing") { cudaStreamCaptureStatus st; cudaStreamIsCapturing(cudaStreamLegacy, &st); }
         op.t.push_back(ms(a, now_ns()));
       }
     }
@@ -141,9 +147,26 @@ int main(int argc, char **argv) {
     FILE *o = stderr;
     for (auto &op : ops) {
       std::sort(op.t.begin(), op.t.end());
-      fprintf(o, "ops starters=%d %-26s median %.3f ms  p90 %.3f  max %.3f\n", starters, op.name, op.t[op.t.size() / 2],
+      fprintf(o, "ops%s starters=%d %-26s median %.3f ms  p90 %.3f  max %.3f\n", getenv("OPS_TAG") ? getenv("OPS_TAG") : "", starters, op.name, op.t[op.t.size() / 2],
               op.t[op.t.size() * 9 / 10], op.t.back());
     }
+    return 0;
+  }
+  if (mode == "opsall") {
+    int n = atoi(argv[2]);
+    int g = gpu_count();
+    std::vector<pid_t> ps;
+    for (int i = 0; i < n; ++i) {
+      pid_t p = fork();
+      if (p == 0) {
+        setenv("CUDA_VISIBLE_DEVICES", std::to_string(i % g).c_str(), 0);  // a given one wins
+        setenv("OPS_TAG", std::to_string(i).c_str(), 1);
+        execl(argv[0], argv[0], "ops", "0", (char *)nullptr);
+        _exit(127);
+      }
+      ps.push_back(p);
+    }
+    for (pid_t p : ps) waitpid(p, nullptr, 0);
     return 0;
   }
   if (mode == "reset") {

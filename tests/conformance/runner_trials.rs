@@ -101,6 +101,7 @@ pub fn trials(fx: &Arc<LazyFixture>) -> Vec<Trial> {
         ("runner/a-worker-runs-the-case-text-it-is-sent-with-its-file-and-lines", sent_text),
         ("runner/a-crash-costs-one-case-and-a-fresh-worker-takes-the-next", crash),
         ("runner/a-crash-s-reruns-wait-for-pooled-processes-while-the-lane-goes-on", deferred_reruns),
+        ("runner/after-a-replacement-the-lane-keeps-a-spare-batch-worker", spare),
         ("runner/a-hang-is-a-timeout-and-a-fresh-worker-takes-the-next", hang),
         ("runner/unreadable-output-is-a-crash", garbage),
         ("runner/a-dirty-context-ends-its-worker", dirty),
@@ -160,7 +161,22 @@ fn crash(fx: &Fixture) -> Result<(), Failed> {
     expect(r[0].verdict.messages[0].contains("exited with") && r[0].verdict.messages[0].contains("no result"), || {
         format!("{:?}", r[0].verdict.messages)
     })?;
-    expect(pid(&r[1]) == pid(&r[2]) && stats.processes_started == 2, || format!("{stats:?}"))
+    // The next cases share the replacement; the lane keeps a spare from its first replacement on (started, unused).
+    expect(pid(&r[1]) == pid(&r[2]) && stats.processes_started == 3, || format!("{stats:?}"))
+}
+
+/// From its first replacement on, a lane keeps a spare batch worker started ahead: after a second crash the next
+/// case runs in it (a process started warm, not the first replacement), and a new spare is started behind it.
+fn spare(fx: &Fixture) -> Result<(), Failed> {
+    let c = fx.plain(4);
+    let mut o = fx.opts(&[(c[0], "crash"), (c[2], "crash")]);
+    o.reruns = 0;
+    let (r, stats) = fx.run(&c, &o);
+    let want = [VerdictKind::Crash, VerdictKind::Pass, VerdictKind::Crash, VerdictKind::Pass];
+    expect(kinds(&r) == want, || format!("{:?}", kinds(&r)))?;
+    let warm = |i: usize| r[i].verdict.messages.first().is_some_and(|m| m.contains("warm"));
+    expect(pid(&r[3]) != pid(&r[1]) && warm(1) && warm(3), || format!("{:?} {:?}", r[1].verdict, r[3].verdict))?;
+    expect(stats.processes_started == 4, || format!("{stats:?}"))
 }
 
 /// A batch case that crashes is run again in processes started for it in the lane's pool, while the lane goes on
@@ -189,8 +205,9 @@ fn hang(fx: &Fixture) -> Result<(), Failed> {
     let started = std::time::Instant::now();
     let (r, stats) = fx.run(&c, &o);
     expect(kinds(&r) == [VerdictKind::Timeout, VerdictKind::Pass], || format!("{:?}", kinds(&r)))?;
-    // A timeout is not run again: it already waited its whole deadline.
-    expect(r[0].attempts.is_empty() && stats.processes_started == 2, || format!("{:?} {stats:?}", r[0].attempts))?;
+    // A timeout is not run again: it already waited its whole deadline. (Three processes: the worker, its
+    // replacement, and the spare the lane keeps from then on.)
+    expect(r[0].attempts.is_empty() && stats.processes_started == 3, || format!("{:?} {stats:?}", r[0].attempts))?;
     expect(started.elapsed() < Duration::from_secs(10), || format!("took {:?}", started.elapsed()))
 }
 
@@ -210,8 +227,8 @@ fn dirty(fx: &Fixture) -> Result<(), Failed> {
     expect(r[1].dirty.as_deref().is_some_and(|d| d.contains("dirty")) && r[0].dirty.is_none(), || {
         format!("{:?}", r[1].dirty)
     })?;
-    // The dirty case shares the first case's worker; the next case gets a fresh one.
-    expect(pid(&r[0]) == pid(&r[1]) && pid(&r[1]) != pid(&r[2]) && stats.processes_started == 2, || {
+    // The dirty case shares the first case's worker; the next case gets a fresh one (and the lane a spare).
+    expect(pid(&r[0]) == pid(&r[1]) && pid(&r[1]) != pid(&r[2]) && stats.processes_started == 3, || {
         format!("{:?} {:?} {:?} {stats:?}", pid(&r[0]), pid(&r[1]), pid(&r[2]))
     })
 }

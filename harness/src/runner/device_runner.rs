@@ -46,6 +46,10 @@ pub struct DeviceRunner<'a> {
     pooled: VecDeque<(usize, String)>,
     /// Batch cases whose first run killed the batch worker and whose reruns wait for processes of the pool.
     deferred: Vec<Deferred>,
+    /// A batch worker started ahead, ready to take over when a case ends the batch worker ([`Self::keep_spare`]);
+    /// kept once the lane has had to replace its batch worker.
+    spare: Option<Worker>,
+    spare_wanted: bool,
     /// The worker of the cases that need several devices (it sees them all).
     several: Worker,
     /// Where the host threads of the other workers block while they wait ([`HostWaits::Block`]): the worker of the
@@ -94,6 +98,8 @@ impl<'a> DeviceRunner<'a> {
             warm: VecDeque::new(),
             pooled: VecDeque::new(),
             deferred: Vec::new(),
+            spare: None,
+            spare_wanted: false,
             exiting: Vec::new(),
             stats: SuiteStats::default(),
             configuration: std::sync::OnceLock::new(),
@@ -157,7 +163,7 @@ impl<'a> DeviceRunner<'a> {
                 starting += 1;
             }
         }
-        for worker in [Some(&mut self.batch), self.measuring.as_mut()].into_iter().flatten() {
+        for worker in [Some(&mut self.batch), self.measuring.as_mut(), self.spare.as_mut()].into_iter().flatten() {
             if !worker.poll_ready(Duration::ZERO, deadline) {
                 starting += 1;
             }
@@ -213,7 +219,7 @@ impl<'a> DeviceRunner<'a> {
         for (_, worker) in &mut self.warm {
             quiet &= worker.poll_ready(Duration::ZERO, deadline);
         }
-        for worker in [Some(&mut self.batch), self.measuring.as_mut()].into_iter().flatten() {
+        for worker in [Some(&mut self.batch), self.measuring.as_mut(), self.spare.as_mut()].into_iter().flatten() {
             quiet &= worker.poll_ready(Duration::ZERO, deadline);
         }
         quiet
@@ -257,12 +263,10 @@ impl<'a> DeviceRunner<'a> {
         let before = self.disturbance.map(Disturbance::snapshot);
         let worker = self.shared_worker(case);
         let mut result = worker.run(case, scale, deadline);
-        // A batch worker the case ended (a crash, a timeout, a sticky error) is replaced at once: its successor
-        // creates its context while the lane runs what is ready meanwhile (an own-process case, a deferred rerun).
-        if !several && !measures(case) && !worker.is_running() {
-            worker.start_warm(&[]);
-        }
         let loss = worker.last_memory_loss;
+        if !several && !measures(case) && !self.batch.is_running() {
+            self.replace_batch_worker();
+        }
         let after = self.disturbance.map(Disturbance::snapshot);
         // The several-device worker's own device is this runner's alone; the others are shared with the other
         // runners. A batch worker's device is disturbed while several-device work goes on.
@@ -282,8 +286,41 @@ impl<'a> DeviceRunner<'a> {
             let fresh = Worker::new(worker.spec().clone());
             let ended = std::mem::replace(worker, fresh);
             self.retire_worker(ended);
+            if !several && !measures(case) {
+                self.replace_batch_worker();
+            }
         }
         result
+    }
+
+    /// A batch worker the last case ended (a crash, a timeout, a sticky error, a dirty context) is replaced at once:
+    /// by the spare when there is one (ready, so the next case does not wait), else by a process started now, which
+    /// creates its context while the lane runs what is ready meanwhile (an own-process case, a deferred rerun). From
+    /// the first replacement on, the lane keeps a spare ([`Self::keep_spare`]): a replacement started on demand
+    /// waited about 1 s behind the processes the host was already creating (results/2026-11-27_node-time).
+    fn replace_batch_worker(&mut self) {
+        self.spare_wanted = true;
+        match self.spare.take() {
+            Some(spare) => {
+                let ended = std::mem::replace(&mut self.batch, spare);
+                self.retire_worker(ended);
+            }
+            None => self.batch.start_warm(&[]),
+        }
+    }
+
+    /// Starts the spare batch worker when the lane wants one and has none (the lane calls this when its batch worker
+    /// is not starting, so the spare never delays it).
+    pub fn keep_spare(&mut self) {
+        if self.spare_wanted
+            && self.spare.is_none()
+            && self.opts.executors.runs_workers()
+            && !self.opts.process_per_case
+        {
+            let mut spare = Worker::new(self.spec.clone());
+            spare.start_warm(&[]);
+            self.spare = Some(spare);
+        }
     }
 
     /// The shared worker that runs `case`: the several-device one, the measuring one, or the batch one.
@@ -497,6 +534,10 @@ impl<'a> DeviceRunner<'a> {
     /// Ends the batch worker and returns what this runner did.
     pub fn finish(mut self) -> SuiteStats {
         self.end_own_phase();
+        if let Some(mut spare) = self.spare.take() {
+            self.exiting.extend(spare.kill_in_background());
+            self.count(&spare);
+        }
         // Every process ends at once: a context's teardown takes a while, and they need not queue.
         let batch = std::mem::replace(&mut self.batch, Worker::new(self.spec.clone()));
         self.retire_worker(batch);

@@ -262,6 +262,7 @@ fn run_lane(
     loop {
         let view = lane.view();
         if !lane.batch_is_starting() {
+            lane.keep_spare();
             let starts = shared.dispatcher().to_start(lane_index, view);
             for unit in starts {
                 lane.pool_own(unit, heads[unit]);
