@@ -310,9 +310,13 @@ impl<'a> DeviceRunner<'a> {
     }
 
     /// Starts the spare batch worker when the lane wants one and has none (the lane calls this when its batch worker
-    /// is not starting, so the spare never delays it).
+    /// is not starting, so the spare never delays it). Only in a run on one GPU, where the lane is the critical
+    /// path: there the cases after a crash took 3.8–4.1 s in all instead of 6.5 s. On several GPUs the host's one
+    /// start queue is the bound, and a spare per lane is four more starts in it (the one 4-GPU run with spares took
+    /// 49.6 s against 44.0 s without; results/2026-11-27_node-time).
     pub fn keep_spare(&mut self) {
         if self.spare_wanted
+            && self.lanes == 1
             && self.spare.is_none()
             && self.opts.executors.runs_workers()
             && !self.opts.process_per_case
