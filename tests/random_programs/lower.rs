@@ -436,6 +436,7 @@ pub fn lower(program: &Program, variant: Variant, mode: ModelMode) -> ast::Case 
         source,
         requires: if multi { vec![Requirement::Devices(2), Requirement::PeerAccess] } else { vec![] },
         env: vec![],
+        own_process: None,
         poisons: vec![],
         timing: None,
         samples: 1,

@@ -26,6 +26,10 @@ pub struct Case {
     /// `env: NAME=VALUE ...`: environment variables of the process that runs the case (e.g.
     /// `CUDA_MODULE_LOADING=EAGER`), set by the runner in the case's child process.
     pub env: Vec<(String, String)>,
+    /// `own-process: REASON`: the case changes (or must read untouched) state of its process that a later case would
+    /// see, such as the device flags, a kernel's attributes or the driver's log, so it runs in a fresh process of its
+    /// own. The reason says which state.
+    pub own_process: Option<String>,
     /// `poisons-context: CODE | ...`: the case leaves a sticky error on purpose; the device synchronize after the
     /// script must return one of these codes. Empty: it must return cudaSuccess.
     pub poisons: Vec<String>,

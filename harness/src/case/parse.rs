@@ -139,6 +139,7 @@ impl<'f> CaseParser<'f> {
             source: String::new(),
             requires: Vec::new(),
             env: Vec::new(),
+            own_process: None,
             poisons: Vec::new(),
             timing: None,
             samples: 1,
@@ -184,6 +185,9 @@ impl<'f> CaseParser<'f> {
         if let Some(text) = trimmed.strip_prefix("env:") {
             return self.env(number, indent + 4, strip_comment(text));
         }
+        if let Some(text) = trimmed.strip_prefix("own-process:") {
+            return self.own_process(number, indent, strip_comment(text).trim());
+        }
         let code = strip_comment(raw);
         if code.trim().is_empty() {
             return Ok(());
@@ -207,7 +211,7 @@ impl<'f> CaseParser<'f> {
             self.case.expects.push(e);
             return Ok(());
         }
-        // `rule:`, `source:` and `env:` were taken above, before tokenizing (their text is free).
+        // `rule:`, `source:`, `env:` and `own-process:` were taken above, before tokenizing (their text is free).
         match StructureWord::from_word(first) {
             Some(StructureWord::End) => {
                 cur.pos = 1;
@@ -259,7 +263,7 @@ impl<'f> CaseParser<'f> {
                 cur.done()
             }
             Some(StructureWord::Case) => Err(cur.error("expected `end` before the next `case`".into())),
-            Some(StructureWord::Rule | StructureWord::Source | StructureWord::Env) => {
+            Some(StructureWord::Rule | StructureWord::Source | StructureWord::Env | StructureWord::OwnProcess) => {
                 Err(cur.error(format!("expected `{first}:` with a colon right after the word")))
             }
             None => {
@@ -302,6 +306,21 @@ impl<'f> CaseParser<'f> {
         }
         *seen = true;
         *slot = text.to_owned();
+        Ok(())
+    }
+
+    /// `own-process: REASON`: the state of its process the case changes or must read untouched.
+    fn own_process(&mut self, line: u32, col: u32, reason: &str) -> Res<()> {
+        if self.part != Part::Header {
+            return Err(diag(self.file, line, col, "out of order: `own-process:` belongs in the header".into()));
+        }
+        if reason.is_empty() {
+            return Err(diag(self.file, line, col, "expected the reason after `own-process:` (which state of the process the case changes or must read untouched)".into()));
+        }
+        if self.case.own_process.is_some() {
+            return Err(diag(self.file, line, col, "second `own-process:` line".into()));
+        }
+        self.case.own_process = Some(reason.to_owned());
         Ok(())
     }
 

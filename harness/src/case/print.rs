@@ -23,6 +23,9 @@ pub fn print_case(case: &Case) -> String {
         let pairs: Vec<String> = case.env.iter().map(|(n, v)| format!("{n}={v}")).collect();
         let _ = writeln!(out, "  env: {}", pairs.join(" "));
     }
+    if let Some(reason) = &case.own_process {
+        let _ = writeln!(out, "  own-process: {reason}");
+    }
     if !case.poisons.is_empty() {
         let _ = writeln!(out, "  poisons-context: {}", case.poisons.join(" | "));
     }

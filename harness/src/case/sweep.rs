@@ -70,7 +70,7 @@ pub(super) fn expand(path: &str, block: &[(u32, &str)]) -> Result<Vec<Case>, Dia
             rows.push((number, rest.trim().to_owned()));
         } else if let Some(rest) = line.strip_prefix("then ") {
             then.push(rest.trim().to_owned());
-        } else if ["rule:", "source:", "requires:", "env:", "poisons-context:", "timing:"]
+        } else if ["rule:", "source:", "requires:", "env:", "own-process:", "poisons-context:", "timing:"]
             .iter()
             .any(|k| line.starts_with(k))
         {

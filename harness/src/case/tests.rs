@@ -884,3 +884,24 @@ fn a_symbol_parameter_takes_a_probe_kernel_as_its_host_stub() {
     let v = first_call_arg("  call cudaGetFuncBySymbol symbolPtr=cc_symbol", "symbolPtr");
     assert_eq!(v, Ok(ArgValue::Symbol(crate::case::words::SymbolWord::Probe)));
 }
+
+/// `own-process: REASON` asks for a fresh process of the case's own, with the state it is for; the reason is
+/// required, the line belongs in the header once, and the printed case reads back the same.
+#[test]
+fn own_process_takes_a_reason_once_in_the_header() {
+    let text = "case area/x\n  rule: r\n  source: s\n  own-process: it changes the device flags # why\n  \
+                k: call cudaGetDeviceFlags\nend\n";
+    let case = &parse(text).unwrap_or_else(|e| panic!("{e:?}")).cases[0];
+    assert_eq!(case.own_process.as_deref(), Some("it changes the device flags"));
+    assert!(crate::runner::policy::needs_own_process(case));
+    let again = parse(&crate::case::print::print_case(case)).unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!(again.cases[0].own_process, case.own_process);
+    let empty = first_error("case area/x\n  rule: r\n  source: s\n  own-process:\nend\n");
+    assert!(empty.message.contains("expected the reason"), "{empty:?}");
+    let twice = first_error("case area/x\n  rule: r\n  source: s\n  own-process: a\n  own-process: b\nend\n");
+    assert!(twice.message.contains("second `own-process:`"), "{twice:?}");
+    let late = first_error("case area/x\n  rule: r\n  source: s\n  stream s\n  own-process: a\nend\n");
+    assert!(late.message.contains("out of order"), "{late:?}");
+    let colon = first_error("case area/x\n  rule: r\n  source: s\n  own-process a\nend\n");
+    assert!(colon.message.contains("with a colon"), "{colon:?}");
+}

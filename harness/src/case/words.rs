@@ -65,6 +65,7 @@ words! {
         Source = "source",
         Requires = "requires",
         Env = "env",
+        OwnProcess = "own-process",
         PoisonsContext = "poisons-context",
         Timing = "timing",
         Samples = "samples",

@@ -167,6 +167,7 @@ mod tests {
             source: String::new(),
             requires,
             env: vec![],
+            own_process: None,
             poisons: vec![],
             timing: None,
             samples: 1,

@@ -173,6 +173,7 @@ mod tests {
             source: String::new(),
             requires: vec![],
             env: vec![],
+            own_process: None,
             poisons: vec![],
             timing: None,
             samples: 1,

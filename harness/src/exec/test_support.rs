@@ -73,6 +73,7 @@ pub fn case(decls: Vec<Decl>, script: Vec<Op>, expects: Vec<Expectation>) -> Cas
         source: "a source".into(),
         requires: vec![],
         env: vec![],
+        own_process: None,
         poisons: vec![],
         timing: None,
         samples: 1,

@@ -8,9 +8,10 @@ use crate::record::verdict::{Verdict, VerdictKind};
 use crate::record::{Attempt, CaseResult};
 use std::collections::BTreeMap;
 
-/// A case that must not share its process: process-wide `env:` settings, or a sticky error on purpose.
+/// A case that must not share its process: process-wide `env:` settings, process state it changes or must read
+/// untouched (`own-process:`), or a sticky error on purpose.
 pub fn needs_own_process(case: &Case) -> bool {
-    !case.env.is_empty() || !case.poisons.is_empty()
+    !case.env.is_empty() || case.own_process.is_some() || !case.poisons.is_empty()
 }
 
 /// Whether case `next` may run in the process of `first` (and so of the rows between them), one after the other:
@@ -38,6 +39,7 @@ pub fn shares_process(first: &Case, next: &Case) -> bool {
         && !alone(next)
         && crate::exec::row_index(next) == Some(k)
         && first.env == next.env
+        && first.own_process == next.own_process
         && first.poisons == next.poisons
         && first.requires == next.requires
         && first.timing == next.timing

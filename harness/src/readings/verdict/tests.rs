@@ -37,6 +37,7 @@ fn case(expects: Vec<Expectation>) -> Case {
         source: "s".into(),
         requires: vec![],
         env: vec![],
+        own_process: None,
         poisons: vec![],
         timing: None,
         samples: 1,
