@@ -6,12 +6,12 @@
 //!
 //! - **One case at a time per GPU.** Two CUDA contexts on one GPU time-slice: two shards of the suite on one H100
 //!   took as long as one (39.1 s against 39 s) and four longer. So a lane runs one case at a time.
-//! - **Process starts are the scarce resource.** A case that needs a process of its own (`env:`, `poisons-context:`)
-//!   pays a process start and a context creation (≈150 ms driver initialisation + ≈280 ms context on an H100 host),
-//!   and the host creates contexts at a few per second whatever the device (on 2 × H100, spreading them over both
-//!   GPUs did not make them quicker). So each lane keeps a small pool of processes started ahead for its next
-//!   own-process cases ([`POOL_PER_LANE`]) and runs an own-process case only once its process is ready, batch
-//!   cases meanwhile: the GPU never waits for a context while there is batch work.
+//! - **Process starts are the scarce resource.** A case that needs a process of its own (`env:`, `own-process:`,
+//!   `poisons-context:`) pays a process start and a context creation (≈190 ms driver initialisation + ≈110 ms
+//!   context on a 4 × H100 host), and the host creates them one at a time whatever the device: four started at once
+//!   on four GPUs took longer than four on one (results/2026-11-27_node-time). So each lane keeps a small pool of
+//!   processes started ahead for its next own-process cases ([`POOL_PER_LANE`]) and runs an own-process case only
+//!   once its process is ready, batch cases meanwhile: the GPU never waits for a context while there is batch work.
 //! - **A measurement runs with nothing else on its GPU**, and one at a time host-wide (bandwidths and launch times
 //!   that the seeds' claims are judged on, and the figures): on several GPUs one lane (the last) takes them first
 //!   and starts no processes ahead until they are done, while the others run cases; on one GPU they come when no
