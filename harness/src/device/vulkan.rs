@@ -21,8 +21,22 @@ const API_VERSION: u32 = vk::API_VERSION_1_2;
 pub fn unavailable(uuid: &str) -> Option<String> {
     static SEEN: Mutex<BTreeMap<String, Option<String>>> = Mutex::new(BTreeMap::new());
     let mut seen = SEEN.lock().unwrap_or_else(|e| e.into_inner());
-    seen.entry(uuid.to_owned()).or_insert_with(|| Session::new(uuid).err()).clone()
+    seen.entry(uuid.to_owned())
+        .or_insert_with(|| match Session::new(uuid) {
+            Ok(session) => {
+                session.put_back();
+                None
+            }
+            Err(why) => Some(why),
+        })
+        .clone()
 }
+
+/// Sessions no case holds (their objects released), kept for the next case of the process: a case's session is an
+/// instance and a device, which the process makes once per GPU instead of once per case. Never dropped: a process
+/// ends with them alive, which Vulkan allows (the reproducers, C++, had a static session destroyed after the
+/// driver's own exit handlers and died of it; there the session goes with the case).
+static IDLE: Mutex<Vec<Session>> = Mutex::new(Vec::new());
 
 /// `GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` as its 16 bytes (the form `VkPhysicalDeviceIDProperties` holds).
 fn uuid_bytes(uuid: &str) -> Result<[u8; 16], String> {
@@ -48,6 +62,8 @@ struct Memory {
 /// A Vulkan instance and device on the GPU of one CUDA device, and the objects a case made on it. Dropping it
 /// releases everything (objects first, then the device and the instance).
 pub struct Session {
+    /// The CUDA device's UUID it was made for.
+    uuid: String,
     _entry: ash::Entry,
     instance: ash::Instance,
     device: ash::Device,
@@ -72,8 +88,14 @@ impl std::fmt::Debug for Session {
 unsafe impl Send for Session {}
 
 impl Session {
-    /// A session on the physical device whose `deviceUUID` is the CUDA device's `uuid`.
+    /// A session on the physical device whose `deviceUUID` is the CUDA device's `uuid`: one an earlier case of
+    /// the process gave back ([`Session::put_back`]), else a new one.
     pub fn new(uuid: &str) -> Result<Self, String> {
+        let mut idle = IDLE.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(at) = idle.iter().position(|s| s.uuid == uuid) {
+            return Ok(idle.swap_remove(at));
+        }
+        drop(idle);
         let want = uuid_bytes(uuid)?;
         // SAFETY: loading the loader runs its initialisers; it is the system's Vulkan loader, or none.
         let entry = unsafe { ash::Entry::load() }.map_err(|e| {
@@ -85,7 +107,7 @@ impl Session {
         let instance = unsafe { entry.create_instance(&info, None) }
             .map_err(|e| format!("vkCreateInstance: {e} (no Vulkan driver? VK_DRIVER_FILES names the ICD)"))?;
         match Self::on_device(&instance, want, uuid) {
-            Ok((physical, memory_type)) => Self::open(entry, instance, physical, memory_type),
+            Ok((physical, memory_type)) => Self::open(uuid, entry, instance, physical, memory_type),
             Err(why) => {
                 // SAFETY: nothing was made from the instance.
                 unsafe { instance.destroy_instance(None) };
@@ -138,6 +160,7 @@ impl Session {
     }
 
     fn open(
+        uuid: &str,
         entry: ash::Entry,
         instance: ash::Instance,
         physical: vk::PhysicalDevice,
@@ -164,6 +187,7 @@ impl Session {
         let memory_fd = ash::khr::external_memory_fd::Device::new(&instance, &device);
         let semaphore_fd = ash::khr::external_semaphore_fd::Device::new(&instance, &device);
         Ok(Session {
+            uuid: uuid.to_owned(),
             _entry: entry,
             instance,
             device,
@@ -265,10 +289,17 @@ impl Session {
     }
 }
 
-impl Drop for Session {
-    fn drop(&mut self) {
+impl Session {
+    /// Releases the case's objects and keeps the instance and device for the next case of the process.
+    pub fn put_back(mut self) {
+        self.release_objects();
+        IDLE.lock().unwrap_or_else(|e| e.into_inner()).push(self);
+    }
+
+    /// Destroys the memories and semaphores made on the device.
+    fn release_objects(&mut self) {
         // SAFETY: no Vulkan work was submitted, so nothing is in use by Vulkan; CUDA's imports hold references of
-        // their own to the exported payloads. Objects go before the device, the device before the instance.
+        // their own to the exported payloads.
         unsafe {
             for (_, s) in std::mem::take(&mut self.semaphores) {
                 self.device.destroy_semaphore(s, None);
@@ -277,6 +308,15 @@ impl Drop for Session {
                 self.device.unmap_memory(m.memory);
                 self.device.free_memory(m.memory, None);
             }
+        }
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        self.release_objects();
+        // SAFETY: the objects are gone (above); the device goes before the instance.
+        unsafe {
             self.device.destroy_device(None);
             self.instance.destroy_instance(None);
         }

@@ -138,7 +138,10 @@ impl Handles {
         self.mem.clear();
         self.events.clear();
         self.private_dir = None;
-        self.vulkan = None;
+        // The instance and device stay for the next case of the process; the case's objects go.
+        if let Some(session) = self.vulkan.take() {
+            session.put_back();
+        }
     }
 }
 

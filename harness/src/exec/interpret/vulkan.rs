@@ -1,7 +1,8 @@
 //! The Vulkan objects of the external-resource cases (`device::vulkan`): `vk-memory`, `vk-semaphore` (each
 //! exporting an opaque FD that a later `call cudaImport...` names as `L.fd`), `vk-write`, `vk-read`,
-//! `vk-counter`. No CUDA call: each is timed as host work. The session is made on the first of them, on the
-//! Vulkan device with the case's device 0's UUID, and released with the case's handles.
+//! `vk-counter`. No CUDA call: each is timed as host work. The session is taken on the first of them, on the
+//! Vulkan device with the case's device 0's UUID: one an earlier case of the process gave back, or a new one. Its
+//! objects are released with the case's handles; its instance and device stay for the process's next case.
 
 use super::Step;
 use crate::device::vulkan::Session;
