@@ -47,7 +47,7 @@ pub struct DeviceRunner<'a> {
     /// Batch cases whose first run killed the batch worker and whose reruns wait for processes of the pool.
     deferred: Vec<Deferred>,
     /// A batch worker started ahead, ready to take over when a case ends the batch worker ([`Self::keep_spare`]);
-    /// kept once the lane has had to replace its batch worker.
+    /// kept, in a run on one GPU, once the lane has had to replace its batch worker.
     spare: Option<Worker>,
     spare_wanted: bool,
     /// The worker of the cases that need several devices (it sees them all).
@@ -296,8 +296,8 @@ impl<'a> DeviceRunner<'a> {
     /// A batch worker the last case ended (a crash, a timeout, a sticky error, a dirty context) is replaced at once:
     /// by the spare when there is one (ready, so the next case does not wait), else by a process started now, which
     /// creates its context while the lane runs what is ready meanwhile (an own-process case, a deferred rerun). From
-    /// the first replacement on, the lane keeps a spare ([`Self::keep_spare`]): a replacement started on demand
-    /// waited about 1 s behind the processes the host was already creating (results/2026-11-27_node-time).
+    /// the first replacement on, a lane of a one-GPU run keeps a spare ([`Self::keep_spare`]): a replacement started
+    /// on demand waited about 1 s behind the processes the host was already creating (results/2026-11-27_node-time).
     fn replace_batch_worker(&mut self) {
         self.spare_wanted = true;
         match self.spare.take() {
