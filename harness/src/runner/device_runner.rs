@@ -156,18 +156,7 @@ impl<'a> DeviceRunner<'a> {
     /// how many processes its pool holds, and how many of its processes are still creating their contexts. Looks
     /// without waiting.
     pub fn view(&mut self) -> LaneView {
-        let deadline = self.opts.case_deadline;
-        let mut starting = 0;
-        for (_, worker) in &mut self.warm {
-            if !worker.poll_ready(Duration::ZERO, deadline) {
-                starting += 1;
-            }
-        }
-        for worker in [Some(&mut self.batch), self.measuring.as_mut(), self.spare.as_mut()].into_iter().flatten() {
-            if !worker.poll_ready(Duration::ZERO, deadline) {
-                starting += 1;
-            }
-        }
+        let starting = self.starting();
         // A case is ready when every process started for it is (its second run, for variant stability, would
         // otherwise wait for its own inside the case).
         let ready = self.pooled.iter().find_map(|(index, id)| {
@@ -211,18 +200,19 @@ impl<'a> DeviceRunner<'a> {
         result
     }
 
-    /// True when no process of this lane is creating a context now (pool, batch and measuring workers): a device
-    /// memory check of a case that begins now is then the case's alone, as far as this lane goes.
-    fn quiet(&mut self) -> bool {
+    /// How many processes of this lane (pool, batch, measuring and spare workers) are still creating their
+    /// contexts; looks at each without waiting.
+    fn starting(&mut self) -> usize {
         let deadline = self.opts.case_deadline;
-        let mut quiet = true;
-        for (_, worker) in &mut self.warm {
-            quiet &= worker.poll_ready(Duration::ZERO, deadline);
-        }
-        for worker in [Some(&mut self.batch), self.measuring.as_mut(), self.spare.as_mut()].into_iter().flatten() {
-            quiet &= worker.poll_ready(Duration::ZERO, deadline);
-        }
-        quiet
+        let pool = self.warm.iter_mut().map(|(_, w)| w);
+        let shared = [Some(&mut self.batch), self.measuring.as_mut(), self.spare.as_mut()].into_iter().flatten();
+        pool.chain(shared).map(|w| usize::from(!w.poll_ready(Duration::ZERO, deadline))).sum()
+    }
+
+    /// True when no process of this lane is creating a context now: a device memory check of a case that begins
+    /// now is then the case's alone, as far as this lane goes.
+    fn quiet(&mut self) -> bool {
+        self.starting() == 0
     }
 
     /// Kills the processes started for own-process runs that did not happen.
@@ -264,9 +254,6 @@ impl<'a> DeviceRunner<'a> {
         let worker = self.shared_worker(case);
         let mut result = worker.run(case, scale, deadline);
         let loss = worker.last_memory_loss;
-        if !several && !measures(case) && !self.batch.is_running() {
-            self.replace_batch_worker();
-        }
         let after = self.disturbance.map(Disturbance::snapshot);
         // The several-device worker's own device is this runner's alone; the others are shared with the other
         // runners. A batch worker's device is disturbed while several-device work goes on.
@@ -286,9 +273,11 @@ impl<'a> DeviceRunner<'a> {
             let fresh = Worker::new(worker.spec().clone());
             let ended = std::mem::replace(worker, fresh);
             self.retire_worker(ended);
-            if !several && !measures(case) {
-                self.replace_batch_worker();
-            }
+        }
+        // The case ended the batch worker (a crash, a timeout, a sticky error, a dirty context or device memory it
+        // kept): its successor is ready or starting before the next case asks.
+        if !several && !measures(case) && !self.batch.is_running() {
+            self.replace_batch_worker();
         }
         result
     }
