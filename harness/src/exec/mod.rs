@@ -73,6 +73,7 @@ pub fn run_bare(case: &Case, kernels: &KernelTable) -> Observations {
 mod objects;
 // The second process of a case
 pub mod peer;
+pub mod phases;
 mod pinned_cache;
 mod pools;
 mod probe_callbacks;
@@ -201,9 +202,11 @@ impl Held {
             obs.notes.push(format!("cleanup: releasing gate {gate} returned {}", code));
         }
         // The next case on these devices starts with no graph memory reserved, as in a process of its own.
+        phases::mark("release");
         if self.healthy {
             obs.notes.extend(teardown::reset_graph_memory(&self.devices));
         }
+        phases::mark("graph-memory");
         // The next case on this thread must not see this case's last error, nor a device the script made current.
         if !self.devices.is_single() {
             obs.notes.extend(prepare_host_thread(self.ordinal));
@@ -231,14 +234,18 @@ fn start_run(
     for &ordinal in devices.ordinals() {
         obs.notes.extend(devices.on(ordinal, || load_kernels(kernels)));
     }
+    phases::mark("load-kernels");
 
     // The case's other processes start first, so their contexts are made while ours is.
     let (mut peers, notes) = peer::Peers::start(case, device, devices.ordinals(), opts, clock);
     obs.notes.extend(notes);
+    phases::mark("peers");
     let (state, gates, decls) = objects::create(case, device, &devices, clock);
     obs.decls = decls;
+    phases::mark("objects");
     let (stamps, note) = StampPool::create(case, !devices.is_single());
     obs.notes.extend(note);
+    phases::mark("stamps");
     let resources = Resources { state: Mutex::new(state), stamps, gates };
     let healthy = run_script(case, 0, kernels, device, opts, clock, &devices, &mut peers, &resources, &mut obs, reads);
     (obs, Held { devices, resources, healthy, ordinal: device.ordinal }, clock)
@@ -272,6 +279,7 @@ fn run_script(
         obs.notes.push(format!("the cudaDeviceSynchronize before the script returned {}", code));
     }
     obs.notes.extend(prepare_host_thread(device.ordinal));
+    phases::mark("sync-before");
 
     let log = HostLog::new(clock);
     let (keeper, keeper_thread) = gates::gate_keeper();
@@ -338,6 +346,7 @@ fn run_script(
         obs.notes.extend(threads.stop());
         fired
     });
+    phases::mark("script");
     if let Some(t) = obs.watchdog_fired_ns {
         obs.notes.push(format!("the watchdog opened every gate at {} ms (the case deadline)", t / 1_000_000));
     }
@@ -371,6 +380,7 @@ fn run_script(
             .collect();
         obs.notes.extend(log.wait_for(&owed, deadline));
     }
+    phases::mark("final-sync");
     let (kernel_records, origin, error) = resources.stamps.read(case);
     (obs.kernels, obs.stamp_origin_ns) = (kernel_records, origin);
     obs.notes.extend(error);
@@ -387,6 +397,7 @@ fn run_script(
     teardown::record_graphs(case, &mut st);
     obs.graphs = std::mem::take(&mut st.graph_records);
     obs.notes.append(&mut st.notes);
+    phases::mark("readback");
     healthy
 }
 

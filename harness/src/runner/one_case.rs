@@ -58,6 +58,7 @@ pub fn read(
         }
     }
     let timeline = timeline::build(case, &observations);
+    exec::phases::mark("readings");
     CaseResult { measures, timeline, ..CaseResult::new(case, verdict, Some(observations), start.elapsed()) }
 }
 

@@ -626,6 +626,7 @@ mod predict {
     use super::*;
     use crate::runner::suite::needs_of;
     use crate::runner::RunOptions;
+    use std::collections::BTreeMap;
 
     #[test]
     #[ignore = "a tool: needs SCHEDULE_REPORT"]
@@ -643,6 +644,22 @@ mod predict {
             .map(|r| r.wall_ms / r.attempts.len().max(1) as u64)
             .collect();
         let mut needs = needs_of(&cases, &RunOptions::default());
+        // Where the recorded time went, by what each case needs (a case's wall includes its reruns).
+        let mut by_kind: BTreeMap<&str, (usize, u64)> = BTreeMap::new();
+        for (r, n) in report.cases.iter().filter(|r| all.iter().any(|c| c.id == r.id)).zip(&needs) {
+            let kind = match (n.several, n.measures, n.own_process) {
+                (true, _, _) => "several-device",
+                (_, true, _) => "measuring",
+                (_, _, true) => "own-process",
+                _ => "batch",
+            };
+            if std::env::var_os("SCHEDULE_LIST").is_some() {
+                println!("{kind} {} {}", r.wall_ms, r.id);
+            }
+            let entry = by_kind.entry(kind).or_default();
+            *entry = (entry.0 + 1, entry.1 + r.wall_ms);
+        }
+        println!("recorded (cases, ms) by kind: {by_kind:?}");
         let start_ms = std::env::var("SCHEDULE_START_MS").ok().and_then(|v| v.parse().ok()).unwrap_or(250);
         let figures_ms = report.run.as_ref().and_then(|r| r.phases.as_ref()).and_then(|p| p.figures_s).unwrap_or(0.0);
         let costs = SimCosts { case_ms: walls, start_ms, figures_ms: (figures_ms * 1000.0) as u64 };

@@ -115,10 +115,12 @@ fn serve(ordinal: i32, kernels: impl FnOnce() -> KernelTable, mock: Option<Mock>
     let mut shared: Option<exec::SharedRows> = None;
     for line in std::io::stdin().lock().lines() {
         let line = line.map_err(|e| format!("cannot read a request: {e}"))?;
+        exec::phases::begin();
         let request: Request = serde_json::from_str(&line).map_err(|e| format!("unreadable request {line:?}: {e}"))?;
         // The parent parsed and validated this text already: a failure here is a bug, which ends the child and so
         // costs the case a crash verdict that carries this message.
         let case = request.case()?;
+        exec::phases::mark("parse");
         if !request.shares_prelude {
             if let Some(kept) = shared.take() {
                 release_shared(kept);
@@ -140,6 +142,8 @@ fn serve(ordinal: i32, kernels: impl FnOnce() -> KernelTable, mock: Option<Mock>
         let json = serde_json::to_string(&reply).map_err(|e| format!("cannot serialise the result: {e}"))?;
         let mut out = std::io::stdout().lock();
         writeln!(out, "{RESULT_PREFIX}{json}").and_then(|()| out.flush()).map_err(|e| format!("cannot reply: {e}"))?;
+        exec::phases::mark("reply");
+        exec::phases::end(&case.id);
         // A row that shares its prelude leaves the sticky error the next row is about: the parent ends this child.
         if reply.dirty.is_some() && !request.shares_prelude {
             break;
@@ -249,6 +253,7 @@ fn create_every_context(home: i32) -> Result<(), String> {
 /// Runs `case` and checks that it left the context as it found it.
 fn run_watched(case: &Case, kernels: &KernelTable, device: &DeviceInfo, scale: f64, all_devices: bool) -> Reply {
     let before = ContextState::now(device.ordinal, all_devices);
+    exec::phases::mark("state-before");
     let opts = ExecOptions { gate_delay_scale: scale, ..ExecOptions::default() };
     let result = run_in_process_with(case, kernels, device, &opts);
     let sticky = result
@@ -259,6 +264,7 @@ fn run_watched(case: &Case, kernels: &KernelTable, device: &DeviceInfo, scale: f
         .map(|code| format!("a sticky error: the device synchronize after the script returned {code}"));
     let after = ContextState::now(device.ordinal, all_devices);
     let dirty = sticky.or_else(|| after.dirtier_than(&before));
+    exec::phases::mark("state-after");
     Reply { result, dirty, memory: after.memory_loss(&before) }
 }
 
@@ -660,6 +666,7 @@ impl Worker {
             Some(m) => command.env(mock::MOCK_ENV, m),
             None => command.env_remove(mock::MOCK_ENV),
         };
+        exec::phases::event(&format!("process start on device {} (warm: {warm}, env: {env:?})", spec.ordinal));
         let running =
             if spec.sanitizer.is_some() { Process::start_group(&mut command)? } else { Process::start(&mut command)? };
         self.started += 1;
