@@ -102,6 +102,7 @@ pub fn trials(fx: &Arc<LazyFixture>) -> Vec<Trial> {
         ("runner/a-crash-costs-one-case-and-a-fresh-worker-takes-the-next", crash),
         ("runner/a-crash-s-reruns-wait-for-pooled-processes-while-the-lane-goes-on", deferred_reruns),
         ("runner/after-a-replacement-the-lane-keeps-a-spare-batch-worker", spare),
+        ("runner/a-case-the-baseline-expects-to-crash-gets-a-process-of-its-own", known_crash),
         ("runner/a-hang-is-a-timeout-and-a-fresh-worker-takes-the-next", hang),
         ("runner/unreadable-output-is-a-crash", garbage),
         ("runner/a-dirty-context-ends-its-worker", dirty),
@@ -177,6 +178,25 @@ fn spare(fx: &Fixture) -> Result<(), Failed> {
     let warm = |i: usize| r[i].verdict.messages.first().is_some_and(|m| m.contains("warm"));
     expect(pid(&r[3]) != pid(&r[1]) && warm(1) && warm(3), || format!("{:?} {:?}", r[1].verdict, r[3].verdict))?;
     expect(stats.processes_started == 4, || format!("{stats:?}"))
+}
+
+/// A batch case the baseline expects to crash runs in a process started for it, not in the batch worker: the cases
+/// around it share one batch worker, which it never ends, and it runs once (expected-fail). Without the baseline
+/// the same crash ends the batch worker, and the next case runs in another.
+fn known_crash(fx: &Fixture) -> Result<(), Failed> {
+    let c = fx.plain(3);
+    let mut o = fx.opts(&[(c[1], "crash")]);
+    o.baseline = Some([(c[1].id.clone(), "crash".to_owned())].into_iter().collect());
+    let (r, stats) = fx.run(&c, &o);
+    let want = [VerdictKind::Pass, VerdictKind::ExpectedFail, VerdictKind::Pass];
+    expect(kinds(&r) == want, || format!("{:?}", kinds(&r)))?;
+    expect(pid(&r[0]) == pid(&r[2]) && r[1].attempts.is_empty(), || format!("{:?} {:?}", r[0].verdict, r[2].verdict))?;
+    expect(stats.processes_started == 2, || format!("{stats:?}"))?;
+    o.baseline = None;
+    o.reruns = 0;
+    let (r, _) = fx.run(&c, &o);
+    expect(kinds(&r) == [VerdictKind::Pass, VerdictKind::Crash, VerdictKind::Pass], || format!("{:?}", kinds(&r)))?;
+    expect(pid(&r[0]) != pid(&r[2]), || format!("{:?} {:?}", r[0].verdict, r[2].verdict))
 }
 
 /// A batch case that crashes is run again in processes started for it in the lane's pool (a task of the lane's own,

@@ -4,8 +4,8 @@
 use super::cxx::{Placement, Reproducers};
 use super::one_case::verdict_of;
 use super::policy::{
-    expected_runs, has_delayed_open, make_flake, measures, must_reproduce, needs_all_devices, needs_own_process,
-    needs_stability_run, needs_written_delays, short_delay_can_decide,
+    expected_runs, gets_own_process, has_delayed_open, make_flake, measures, must_reproduce, needs_all_devices,
+    needs_own_process, needs_stability_run, needs_written_delays, short_delay_can_decide,
 };
 use super::schedule::LaneView;
 use super::stats::{Disturbance, SuiteStats};
@@ -397,7 +397,7 @@ impl<'a> DeviceRunner<'a> {
         self.opts.executors.runs_workers()
             && !self.opts.process_per_case
             && self.opts.reruns > 0
-            && !needs_own_process(case)
+            && !gets_own_process(case, self.opts.baseline.as_ref())
             && !needs_all_devices(case)
             && !measures(case)
             && matches!(result.verdict.kind, VerdictKind::Crash | VerdictKind::Timeout)
@@ -552,7 +552,7 @@ impl<'a> DeviceRunner<'a> {
         let result = if self.opts.executors == Executors::Cxx {
             self.run_reproducer(case, scale)
         } else if self.opts.process_per_case
-            || needs_own_process(case)
+            || gets_own_process(case, self.opts.baseline.as_ref())
             || self.warm.iter().any(|(id, _)| *id == case.id)
         {
             let position = self.warm.iter().position(|(id, _)| *id == case.id);

@@ -3,7 +3,7 @@
 
 use super::device_runner::DeviceRunner;
 use super::one_case::verdict_of;
-use super::policy::{expected_runs, measures, needs_all_devices, needs_own_process, shares_process};
+use super::policy::{expected_runs, gets_own_process, measures, needs_all_devices, shares_process};
 use super::schedule::{Dispatcher, Need, Step, Task};
 use super::stats::{Disturbance, LaneTimes, SuiteStats};
 use super::{OwnProcessLanes, RunOptions};
@@ -47,7 +47,7 @@ pub fn needs_of(cases: &[&Case], opts: &RunOptions) -> Vec<Need> {
                 Need { measures: measures(c), runs: 1, ..Need::default() }
             } else {
                 Need {
-                    own_process: needs_own_process(c),
+                    own_process: gets_own_process(c, opts.baseline.as_ref()),
                     measures: measures(c),
                     several: needs_all_devices(c),
                     runs: expected_runs(c, opts.baseline.as_ref()),
