@@ -180,6 +180,41 @@ struct Held {
 }
 
 impl Held {
+    /// Runs the script of `case` again from operation `from` on these objects (a sample of [`Kept`], a row of
+    /// [`SharedRows`]), into `obs`, which the caller made with what the run carries over, on `clock`: the run's own.
+    /// A case whose objects are kept has no `process` declarations, so no peers start.
+    #[allow(clippy::too_many_arguments)]
+    fn run_again(
+        &mut self,
+        case: &Case,
+        from: usize,
+        kernels: &KernelTable,
+        device: &DeviceInfo,
+        opts: &ExecOptions,
+        clock: CaseClock,
+        mut obs: Observations,
+        reads: BufferReads,
+    ) -> Observations {
+        let (mut peers, notes) = peer::Peers::start(case, device, self.devices.ordinals(), opts, clock);
+        obs.notes.extend(notes);
+        let healthy = run_script(
+            case,
+            from,
+            kernels,
+            device,
+            opts,
+            clock,
+            &self.devices,
+            &mut peers,
+            &self.resources,
+            &mut obs,
+            reads,
+        );
+        self.healthy &= healthy;
+        obs.wall_ns = clock.now_ns();
+        obs
+    }
+
     /// Releases everything (see [`Held::release`]) into the run's observations `obs` and stamps its wall time on
     /// `clock`: the end of a run whose objects are not kept.
     fn release_into(self, mut obs: Observations, clock: CaseClock) -> Observations {
@@ -474,26 +509,8 @@ impl Kept {
             obs.notes.extend(samples::restore(case, &mut st, &mut self.pattern));
         }
         obs.notes.extend(self.held.resources.stamps.clear());
-        // No `process` declarations (see `samples::why_not_shared`): no peers.
-        let (mut peers, notes) = peer::Peers::start(case, device, self.held.devices.ordinals(), opts, clock);
-        obs.notes.extend(notes);
-        let held = &mut self.held;
-        let healthy = run_script(
-            case,
-            0,
-            kernels,
-            device,
-            opts,
-            clock,
-            &held.devices,
-            &mut peers,
-            &held.resources,
-            &mut obs,
-            BufferReads::Named,
-        );
-        held.healthy &= healthy;
-        obs.wall_ns = clock.now_ns();
-        obs
+        // No `process` declarations (see `samples::why_not_shared`).
+        self.held.run_again(case, 0, kernels, device, opts, clock, obs, BufferReads::Named)
     }
 
     /// Releases the kept objects after the last sample, with the notes and time of the release going to the first

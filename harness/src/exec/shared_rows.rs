@@ -9,7 +9,7 @@
 //! context it left: one trap for the sweep. What a row records for the prelude is the first row's record of it.
 
 use super::clock::CaseClock;
-use super::{peer, run_script, start_run, BufferReads, Held};
+use super::{start_run, BufferReads, Held};
 use crate::case::ast::{Case, Decl, Op};
 use crate::device::gpu::DeviceInfo;
 use crate::device::kernels::KernelTable;
@@ -93,27 +93,9 @@ impl SharedRows {
              before this one in the same process, on the same objects): their records are that run's",
             self.first_id
         ));
-        // No `process` declarations (see `first`): no peers.
-        let (mut peers, notes) = peer::Peers::start(case, device, self.held.devices.ordinals(), opts, clock);
-        obs.notes.extend(notes);
-        let held = &mut self.held;
+        // No `process` declarations (see `first`).
         let from = self.prelude.len();
-        let healthy = run_script(
-            case,
-            from,
-            kernels,
-            device,
-            opts,
-            clock,
-            &held.devices,
-            &mut peers,
-            &held.resources,
-            &mut obs,
-            BufferReads::All,
-        );
-        held.healthy &= healthy;
-        obs.wall_ns = clock.now_ns();
-        obs
+        self.held.run_again(case, from, kernels, device, opts, clock, obs, BufferReads::All)
     }
 
     /// Releases the kept objects (after the sweep's last row in this process); returns the notes of what failed.
