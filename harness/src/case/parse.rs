@@ -102,6 +102,40 @@ pub fn parse_file_at(path: &str, first_line: u32, text: &str) -> Result<CaseFile
     }
 }
 
+/// The header lines of free text, each once per case ([`CaseParser::header_text`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum HeaderText {
+    Rule,
+    Source,
+    OwnProcess,
+}
+
+impl HeaderText {
+    const ALL: [HeaderText; 3] = [HeaderText::Rule, HeaderText::Source, HeaderText::OwnProcess];
+
+    fn key(self) -> &'static str {
+        match self {
+            HeaderText::Rule => "rule",
+            HeaderText::Source => "source",
+            HeaderText::OwnProcess => "own-process",
+        }
+    }
+
+    /// What the line must hold, for the message when it is empty.
+    fn expects(self) -> &'static str {
+        match self {
+            HeaderText::Rule | HeaderText::Source => "text",
+            HeaderText::OwnProcess => "the reason (which state of the process the case changes or must read untouched)",
+        }
+    }
+
+    /// A rule or a source may quote a `#` (a C++ directive, an issue number); a reason ends at a comment as other
+    /// lines do.
+    fn has_comments(self) -> bool {
+        self == HeaderText::OwnProcess
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Part {
     Header,
@@ -177,16 +211,13 @@ impl<'f> CaseParser<'f> {
     fn line(&mut self, number: u32, raw: &str) -> Res<()> {
         let trimmed = raw.trim_start();
         let indent = (raw.len() - trimmed.len()) as u32 + 1;
-        for (key, is_rule) in [("rule:", true), ("source:", false)] {
-            if let Some(text) = trimmed.strip_prefix(key) {
-                return self.header_text(number, indent, is_rule, text.trim());
+        for which in HeaderText::ALL {
+            if let Some(text) = trimmed.strip_prefix(which.key()).and_then(|t| t.strip_prefix(':')) {
+                return self.header_text(number, indent, which, text);
             }
         }
         if let Some(text) = trimmed.strip_prefix("env:") {
             return self.env(number, indent + 4, strip_comment(text));
-        }
-        if let Some(text) = trimmed.strip_prefix("own-process:") {
-            return self.own_process(number, indent, strip_comment(text).trim());
         }
         let code = strip_comment(raw);
         if code.trim().is_empty() {
@@ -284,43 +315,29 @@ impl<'f> CaseParser<'f> {
         Ok(())
     }
 
-    fn header_text(&mut self, line: u32, col: u32, is_rule: bool, text: &str) -> Res<()> {
+    /// A header line of free text (`rule:`, `source:`, `own-process:`): in the header, not empty, once.
+    fn header_text(&mut self, line: u32, col: u32, which: HeaderText, text: &str) -> Res<()> {
+        let key = which.key();
         if self.part != Part::Header {
-            return Err(diag(self.file, line, col, "out of order: `rule:` and `source:` belong in the header".into()));
+            return Err(diag(self.file, line, col, format!("out of order: `{key}:` belongs in the header")));
         }
+        let text = if which.has_comments() { strip_comment(text) } else { text }.trim();
         if text.is_empty() {
-            return Err(diag(self.file, line, col, "expected text after the colon".into()));
+            return Err(diag(self.file, line, col, format!("expected {} after `{key}:`", which.expects())));
         }
-        let (seen, slot) = if is_rule {
-            (&mut self.rule_seen, &mut self.case.rule)
-        } else {
-            (&mut self.source_seen, &mut self.case.source)
+        let seen = match which {
+            HeaderText::Rule => std::mem::replace(&mut self.rule_seen, true),
+            HeaderText::Source => std::mem::replace(&mut self.source_seen, true),
+            HeaderText::OwnProcess => self.case.own_process.is_some(),
         };
-        if *seen {
-            return Err(diag(
-                self.file,
-                line,
-                col,
-                format!("second `{}:` line", if is_rule { "rule" } else { "source" }),
-            ));
+        if seen {
+            return Err(diag(self.file, line, col, format!("second `{key}:` line")));
         }
-        *seen = true;
-        *slot = text.to_owned();
-        Ok(())
-    }
-
-    /// `own-process: REASON`: the state of its process the case changes or must read untouched.
-    fn own_process(&mut self, line: u32, col: u32, reason: &str) -> Res<()> {
-        if self.part != Part::Header {
-            return Err(diag(self.file, line, col, "out of order: `own-process:` belongs in the header".into()));
+        match which {
+            HeaderText::Rule => self.case.rule = text.to_owned(),
+            HeaderText::Source => self.case.source = text.to_owned(),
+            HeaderText::OwnProcess => self.case.own_process = Some(text.to_owned()),
         }
-        if reason.is_empty() {
-            return Err(diag(self.file, line, col, "expected the reason after `own-process:` (which state of the process the case changes or must read untouched)".into()));
-        }
-        if self.case.own_process.is_some() {
-            return Err(diag(self.file, line, col, "second `own-process:` line".into()));
-        }
-        self.case.own_process = Some(reason.to_owned());
         Ok(())
     }
 
