@@ -259,3 +259,24 @@ extern "C" __global__ void cc_sleep(long long cycles, uint64_t* stamp) {
 // (cudaFuncGetAttributes reads maxThreadsPerBlock 32). It does nothing: a launch with more threads per block than
 // that asks for what the kernel was not built for (issue 30's cudaErrorLaunchOutOfResources rows).
 extern "C" __global__ void __launch_bounds__(32) cc_bounded32() {}
+
+// cc_many_registers: no launch bounds, and 160 values live at once, so each thread needs more than 64 registers
+// (ptxas of the build's NVRTC 12.0 and of nvcc 13.0, sm_90: 166, no spills): a block of 1024 threads needs more than the 65536 registers a
+// block may have. It writes only its own variable, and only when the values happen to XOR to one constant. No
+// parameters (`call` only: issue 30's cudaErrorLaunchOutOfResources, "too many threads for the kernel's register
+// count").
+__device__ unsigned int cc_many_registers_sink;
+extern "C" __global__ void cc_many_registers() {
+    unsigned int v[160];
+#pragma unroll
+    for (int i = 0; i < 160; ++i) v[i] = (threadIdx.x + i) * (unsigned int)clock();
+#pragma unroll
+    for (int round = 0; round < 3; ++round) {
+#pragma unroll
+        for (int i = 0; i < 160; ++i) v[i] = v[i] * v[(i + 7) % 160] + round;
+    }
+    unsigned int acc = 0;
+#pragma unroll
+    for (int i = 0; i < 160; ++i) acc ^= v[i];
+    if (acc == 0x12345678u) cc_many_registers_sink = acc;
+}

@@ -75,6 +75,7 @@ enum {
     SINCOS,
     SLEEP,
     BOUNDED32,
+    MANY_REGISTERS,
     SET_CONDITION,
     COUNTDOWN,
     DEVICE_LAUNCH,
@@ -90,6 +91,7 @@ static char handles[KERNELS];
 static const char* const names[KERNELS] = {"cc_gate",      "cc_spin",      "cc_lazy_spin",    "cc_fault",
                                            "cc_fill",      "cc_transform", "cc_compare",      "cc_spin_trigger",
                                            "cc_vecadd",    "cc_sincos",    "cc_sleep",        "cc_bounded32",
+                                           "cc_many_registers",
                                            "cc_set_condition", "cc_countdown", "cc_device_launch", "cc_relaunch_self",
                                            "cc_current_graph", "cc_sm80_only", "cc_ptx_only", "cc_bad_ptx",
                                            "cc_future_ptx"};
@@ -165,6 +167,7 @@ const void* cc_kernel_vecadd(void) { return &handles[VECADD]; }
 const void* cc_kernel_sincos(void) { return &handles[SINCOS]; }
 const void* cc_kernel_sleep(void) { return &handles[SLEEP]; }
 const void* cc_kernel_bounded32(void) { return &handles[BOUNDED32]; }
+const void* cc_kernel_many_registers(void) { return &handles[MANY_REGISTERS]; }
 const void* cc_kernel_sm80_only(void) { return &handles[SM80_ONLY]; }
 const void* cc_kernel_ptx_only(void) { return &handles[PTX_ONLY]; }
 const void* cc_kernel_bad_ptx(void) { return &handles[BAD_PTX]; }

@@ -20,6 +20,7 @@ extern "C" {
     fn cc_kernel_sincos() -> *const c_void;
     fn cc_kernel_sleep() -> *const c_void;
     fn cc_kernel_bounded32() -> *const c_void;
+    fn cc_kernel_many_registers() -> *const c_void;
     fn cc_kernel_sm80_only() -> *const c_void;
     fn cc_kernel_ptx_only() -> *const c_void;
     fn cc_kernel_bad_ptx() -> *const c_void;
@@ -63,6 +64,7 @@ pub fn kernel_table() -> harness::device::kernels::KernelTable {
             sincos: cc_kernel_sincos(),
             sleep: cc_kernel_sleep(),
             bounded32: cc_kernel_bounded32(),
+            many_registers: cc_kernel_many_registers(),
             set_condition: cc_kernel_set_condition(),
             countdown: cc_kernel_countdown(),
             device_launch: cc_kernel_device_launch(),

@@ -914,6 +914,7 @@ impl<'f> CaseParser<'f> {
                         KernelCall::Transform { buf, mul, add: cur.u32("an addend")? }
                     }
                     k @ (KernelWord::Bounded32
+                    | KernelWord::ManyRegisters
                     | KernelWord::Sm80Only
                     | KernelWord::PtxOnly
                     | KernelWord::BadPtx
@@ -1556,6 +1557,7 @@ impl<'f> CaseParser<'f> {
                     }
                     k @ (KernelWord::LazySpin
                     | KernelWord::Bounded32
+                    | KernelWord::ManyRegisters
                     | KernelWord::Sm80Only
                     | KernelWord::PtxOnly
                     | KernelWord::BadPtx

@@ -124,6 +124,9 @@ words! {
         CurrentGraph = "current-graph",
         /// `__launch_bounds__(32)`: at most 32 threads per block. For `call` only (`func=bounded32`).
         Bounded32 = "bounded32",
+        /// More than 64 registers per thread: a block of 1024 threads exceeds the register file. For `call` only
+        /// (`func=many-registers`).
+        ManyRegisters = "many-registers",
         /// Kernels of `kernels/other_images.cu`, each in a module of its own, for `call` only and never preloaded:
         /// an sm_80 cubin without PTX, and compute_80 PTX without a cubin.
         Sm80Only = "sm80-only",
@@ -154,6 +157,7 @@ impl KernelWord {
         matches!(
             self,
             KernelWord::Bounded32
+                | KernelWord::ManyRegisters
                 | KernelWord::Sm80Only
                 | KernelWord::PtxOnly
                 | KernelWord::BadPtx

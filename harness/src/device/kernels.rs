@@ -33,6 +33,8 @@
 //!   `codes[(run - 1) * times + i]`.
 //! - `cc_current_graph(u32* out, u64* stamp)`: 1 thread; `out[0] = cudaGetCurrentGraphExec() != NULL`.
 //! - `cc_bounded32()`: `__launch_bounds__(32)`, no parameters, does nothing (`call` only: `func=bounded32`).
+//! - `cc_many_registers()`: no parameters, more than 64 registers per thread (160 values live), so 1024 threads
+//!   need more registers than a block may have (`call` only: `func=many-registers`).
 //! - `cc_sm80_only()` and `cc_ptx_only()`: no parameters; thread 0 of block 0 stores 7 into `cc_sm80_symbol[0]` /
 //!   `cc_ptx_symbol[0]`, the `__device__ uint32_t [1024]` of its module (`kernels/other_images.cu`: an sm_80 cubin
 //!   without PTX, and compute_80 PTX without a cubin; `call` only, never preloaded).
@@ -89,6 +91,7 @@ pub struct KernelTable {
     pub relaunch_self: *const c_void,
     pub current_graph: *const c_void,
     pub bounded32: *const c_void,
+    pub many_registers: *const c_void,
     pub sm80_only: *const c_void,
     pub ptx_only: *const c_void,
     pub bad_ptx: *const c_void,
@@ -124,6 +127,7 @@ impl KernelTable {
             KernelWord::RelaunchSelf => self.relaunch_self,
             KernelWord::CurrentGraph => self.current_graph,
             KernelWord::Bounded32 => self.bounded32,
+            KernelWord::ManyRegisters => self.many_registers,
             KernelWord::Sm80Only => self.sm80_only,
             KernelWord::PtxOnly => self.ptx_only,
             KernelWord::BadPtx => self.bad_ptx,

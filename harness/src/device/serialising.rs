@@ -346,6 +346,7 @@ fn waits_at_block_barrier(kernel: KernelWord) -> bool {
         KernelWord::Gate
         | KernelWord::Fault
         | KernelWord::Bounded32
+        | KernelWord::ManyRegisters
         | KernelWord::Sm80Only
         | KernelWord::PtxOnly
         | KernelWord::BadPtx

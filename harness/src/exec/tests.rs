@@ -475,6 +475,7 @@ fn null_kernels() -> KernelTable {
         relaunch_self: null,
         current_graph: null,
         bounded32: null,
+        many_registers: null,
         sm80_only: null,
         ptx_only: null,
         bad_ptx: null,

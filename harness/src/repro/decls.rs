@@ -240,6 +240,7 @@ pub fn kernel_symbol(k: KernelWord) -> &'static str {
         KernelWord::RelaunchSelf => "cc_relaunch_self",
         KernelWord::CurrentGraph => "cc_current_graph",
         KernelWord::Bounded32 => "cc_bounded32",
+        KernelWord::ManyRegisters => "cc_many_registers",
         KernelWord::Sm80Only => "cc_sm80_only",
         KernelWord::PtxOnly => "cc_ptx_only",
         KernelWord::BadPtx => "cc_bad_ptx",
