@@ -158,8 +158,6 @@ struct CaseParser<'f> {
     file: &'f str,
     case: Case,
     part: Part,
-    rule_seen: bool,
-    source_seen: bool,
     names: HashMap<String, NameKind>,
     /// An error found in the `case` line itself.
     error: Option<Diagnostic>,
@@ -197,15 +195,7 @@ impl<'f> CaseParser<'f> {
             )),
             Err(e) => Some(e),
         };
-        CaseParser {
-            file,
-            case,
-            part: Part::Header,
-            rule_seen: false,
-            source_seen: false,
-            names: HashMap::new(),
-            error,
-        }
+        CaseParser { file, case, part: Part::Header, names: HashMap::new(), error }
     }
 
     fn line(&mut self, number: u32, raw: &str) -> Res<()> {
@@ -325,9 +315,10 @@ impl<'f> CaseParser<'f> {
         if text.is_empty() {
             return Err(diag(self.file, line, col, format!("expected {} after `{key}:`", which.expects())));
         }
+        // A line that was read left its text, which is never empty.
         let seen = match which {
-            HeaderText::Rule => std::mem::replace(&mut self.rule_seen, true),
-            HeaderText::Source => std::mem::replace(&mut self.source_seen, true),
+            HeaderText::Rule => !self.case.rule.is_empty(),
+            HeaderText::Source => !self.case.source.is_empty(),
             HeaderText::OwnProcess => self.case.own_process.is_some(),
         };
         if seen {
@@ -373,8 +364,8 @@ impl<'f> CaseParser<'f> {
 
     fn finish(self) -> Res<Case> {
         let line = self.case.positions.case_line;
-        for (seen, key) in [(self.rule_seen, "rule"), (self.source_seen, "source")] {
-            if !seen {
+        for (text, key) in [(&self.case.rule, "rule"), (&self.case.source, "source")] {
+            if text.is_empty() {
                 return Err(diag(self.file, line, 1, format!("case `{}` has no `{key}:` line", self.case.id)));
             }
         }

@@ -236,8 +236,8 @@ impl Held {
         for (gate, code) in self.resources.gates.release() {
             obs.notes.push(format!("cleanup: releasing gate {gate} returned {}", code));
         }
-        // The next case on these devices starts with no graph memory reserved, as in a process of its own.
         phases::mark("release");
+        // The next case on these devices starts with no graph memory reserved, as in a process of its own.
         if self.healthy {
             obs.notes.extend(teardown::reset_graph_memory(&self.devices));
         }
