@@ -49,7 +49,8 @@ pub fn from_env() -> Option<Mock> {
 }
 
 impl Mock {
-    pub(super) fn run(&mut self, case: &Case, scale: f64) -> Reply {
+    /// Answers `case` as its behaviour says, at gate delay `scale`; a loss of device memory only with `memory`.
+    pub(super) fn run(&mut self, case: &Case, scale: f64, memory: bool) -> Reply {
         let runs = self.runs.entry(case.id.clone()).or_insert(0);
         *runs += 1;
         let n = *runs;
@@ -65,8 +66,9 @@ impl Mock {
             };
             CaseResult::new(case, verdict, None, Duration::ZERO)
         };
+        // The device memory is read only when the parent asked for it, as a worker on a GPU reads it.
         let memory = match behaviour {
-            "leak" => MemoryLoss { own_device_mib: 100, other_devices_mib: 0 },
+            "leak" if memory => MemoryLoss { own_device_mib: 100, other_devices_mib: 0 },
             _ => MemoryLoss::default(),
         };
         let (result, dirty) = match behaviour {

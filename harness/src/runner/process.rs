@@ -40,6 +40,11 @@ impl Process {
         Process::start_in(command, true)
     }
 
+    /// The process's id.
+    pub(crate) fn id(&self) -> u32 {
+        self.child.id()
+    }
+
     fn start_in(command: &mut Command, group: bool) -> Result<Process, String> {
         let mut child = command
             .stdin(Stdio::piped())

@@ -53,6 +53,11 @@ pub struct Request {
     /// when the row leaves a sticky error; the parent ends it after the sweep's last row.
     #[serde(default)]
     pub shares_prelude: bool,
+    /// The parent will not judge the device memory this case leaves (a process of the run could allocate on its
+    /// device meanwhile): the child skips its two `cudaMemGetInfo` calls, which wait behind the driver's lock
+    /// while another process creates its context (results/2026-11-27_phases_h100).
+    #[serde(default)]
+    pub skip_memory_check: bool,
 }
 
 impl Request {
@@ -64,6 +69,7 @@ impl Request {
             text: case.positions.text.clone(),
             gate_delay_scale,
             shares_prelude: false,
+            skip_memory_check: false,
         }
     }
 
@@ -156,6 +162,7 @@ mod tests {
             text: two_cases(),
             gate_delay_scale: 1.0,
             shares_prelude: false,
+            skip_memory_check: false,
         };
         let error = request.case().expect_err("two cases");
         assert!(error.contains("exactly one case, found 2"), "{error}");

@@ -7,7 +7,7 @@ use super::policy::{expected_runs, gets_own_process, measures, needs_all_devices
 use super::schedule::{Dispatcher, Need, Step, Task};
 use super::stats::{Disturbance, LaneTimes, SuiteStats};
 use super::{OwnProcessLanes, RunOptions};
-use crate::case::ast::Case;
+use crate::case::ast::{Case, Requirement};
 use crate::device::gpu::DeviceInfo;
 use crate::record::verdict::VerdictKind;
 use crate::record::CaseResult;
@@ -149,6 +149,14 @@ fn run_cases(
     let mut slots: Vec<Option<CaseResult>> = vec![None; cases.len()];
     let mut stats = SuiteStats::default();
     std::thread::scope(|scope| {
+        // Whether a Vulkan session can be made on a GPU is decided in this process, once per GPU, by making one
+        // (`device::vulkan::unavailable`): 0.7 s on an H100, which the first external-resource case's lane waited
+        // for. Decided here while the lanes start, a later look finds it made (or waits for the rest of it).
+        if opts.mock.is_none() && cases.iter().any(|c| c.requires.contains(&Requirement::Vulkan)) {
+            for device in devices {
+                scope.spawn(move || crate::device::vulkan::unavailable(&device.uuid));
+            }
+        }
         let handles: Vec<_> = devices
             .iter()
             .enumerate()

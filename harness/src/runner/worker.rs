@@ -107,6 +107,7 @@ fn serve(ordinal: i32, kernels: impl FnOnce() -> KernelTable, mock: Option<Mock>
         // while the lane runs other cases, instead of on the lane's path.
         let _ = crate::api::table();
         let ready = Ready { init_ms: ms(initialised), context_ms: ms(started.elapsed() - initialised) };
+        exec::phases::event(&format!("process ready pid {}", std::process::id()));
         let json = serde_json::to_string(&ready).unwrap_or_default();
         let mut out = std::io::stdout().lock();
         writeln!(out, "{READY_PREFIX} {json}")
@@ -131,11 +132,14 @@ fn serve(ordinal: i32, kernels: impl FnOnce() -> KernelTable, mock: Option<Mock>
             }
         }
         let reply = match (&mut mock, &mut gpu) {
-            (Some(mock), _) => mock.run(&case, request.gate_delay_scale),
+            (Some(mock), _) => mock.run(&case, request.gate_delay_scale, !request.skip_memory_check),
             (None, Some(device)) if request.shares_prelude => {
                 run_sharing(&case, &kernels, device, request.gate_delay_scale, &mut shared)
             }
-            (None, Some(device)) => run_watched(&case, &kernels, device, request.gate_delay_scale, all_devices),
+            (None, Some(device)) => {
+                let memory = !request.skip_memory_check;
+                run_watched(&case, &kernels, device, request.gate_delay_scale, all_devices, memory)
+            }
             (None, None) if bare => {
                 let start = Instant::now();
                 let result = super::one_case::read(&case, exec::run_bare(&case, &kernels), || None, start);
@@ -254,9 +258,16 @@ fn create_every_context(home: i32) -> Result<(), String> {
     }
 }
 
-/// Runs `case` and checks that it left the context as it found it.
-fn run_watched(case: &Case, kernels: &KernelTable, device: &DeviceInfo, scale: f64, all_devices: bool) -> Reply {
-    let before = ContextState::now(device.ordinal, all_devices);
+/// Runs `case` and checks that it left the context as it found it (the device memory only with `memory`).
+fn run_watched(
+    case: &Case,
+    kernels: &KernelTable,
+    device: &DeviceInfo,
+    scale: f64,
+    all_devices: bool,
+    memory: bool,
+) -> Reply {
+    let before = ContextState::now(device.ordinal, all_devices, memory);
     exec::phases::mark("state-before");
     let opts = ExecOptions { gate_delay_scale: scale, ..ExecOptions::default() };
     let result = run_in_process_with(case, kernels, device, &opts);
@@ -266,7 +277,7 @@ fn run_watched(case: &Case, kernels: &KernelTable, device: &DeviceInfo, scale: f
         .and_then(|o| o.final_sync.clone())
         .filter(|code| code != "cudaSuccess")
         .map(|code| format!("a sticky error: the device synchronize after the script returned {code}"));
-    let after = ContextState::now(device.ordinal, all_devices);
+    let after = ContextState::now(device.ordinal, all_devices, memory);
     let dirty = sticky.or_else(|| after.dirtier_than(&before));
     exec::phases::mark("state-after");
     Reply { result, dirty, memory: after.memory_loss(&before) }
@@ -289,8 +300,8 @@ struct ContextState {
 
 impl ContextState {
     /// The state of the home device (and of every device, with `all_devices`), leaving `home` current: a case
-    /// that switched devices does not leave the next one on another.
-    fn now(home: i32, all_devices: bool) -> ContextState {
+    /// that switched devices does not leave the next one on another. Without `memory`, no free memory is read.
+    fn now(home: i32, all_devices: bool, memory: bool) -> ContextState {
         let mut count = 1;
         if all_devices {
             // SAFETY: a valid out-pointer. On failure only the home device is measured.
@@ -300,6 +311,7 @@ impl ContextState {
         }
         let devices = std::iter::once(home).chain((0..count).filter(|&d| all_devices && d != home));
         let free_memory = devices
+            .filter(|_| memory)
             .map(|d| {
                 let (mut free, mut total) = (0usize, 0usize);
                 // SAFETY: plain calls with valid out-pointers.
@@ -453,7 +465,13 @@ impl Worker {
     /// Runs `case` in this worker (starting one if needed) with the case's `env:` applied to a fresh process; the
     /// worker is kept for the next case only if the case left it clean.
     pub fn run(&mut self, case: &Case, scale: f64, deadline: Duration) -> CaseResult {
-        self.run_sharing(case, scale, deadline, false)
+        self.run_sharing(case, scale, deadline, false, true)
+    }
+
+    /// [`Worker::run`] for a case whose device memory the parent will not judge (see
+    /// [`Request::skip_memory_check`]): the child does not read it.
+    pub fn run_without_memory_check(&mut self, case: &Case, scale: f64, deadline: Duration) -> CaseResult {
+        self.run_sharing(case, scale, deadline, false, false)
     }
 
     /// Runs `rows`, rows of one sweep that need a process of their own, one after another in this worker's
@@ -469,11 +487,18 @@ impl Worker {
         deadline: Duration,
         share_prelude: bool,
     ) -> Vec<CaseResult> {
-        rows.iter().map(|row| self.run_sharing(row, scale, deadline, share_prelude)).collect()
+        rows.iter().map(|row| self.run_sharing(row, scale, deadline, share_prelude, true)).collect()
     }
 
-    fn run_sharing(&mut self, case: &Case, scale: f64, deadline: Duration, share_prelude: bool) -> CaseResult {
-        let mut result = self.run_unsanitized(case, scale, deadline, share_prelude);
+    fn run_sharing(
+        &mut self,
+        case: &Case,
+        scale: f64,
+        deadline: Duration,
+        share_prelude: bool,
+        memory: bool,
+    ) -> CaseResult {
+        let mut result = self.run_unsanitized(case, scale, deadline, share_prelude, memory);
         if let Some(spec) = self.spec.sanitizer.clone() {
             let errors = sanitizer::judge(case, &spec.tool, sanitizer::parse(&self.new_log_text()));
             sanitizer::apply(&mut result, &spec.tool, errors);
@@ -498,7 +523,14 @@ impl Worker {
         text
     }
 
-    fn run_unsanitized(&mut self, case: &Case, scale: f64, deadline: Duration, share_prelude: bool) -> CaseResult {
+    fn run_unsanitized(
+        &mut self,
+        case: &Case,
+        scale: f64,
+        deadline: Duration,
+        share_prelude: bool,
+        memory: bool,
+    ) -> CaseResult {
         let started = Instant::now();
         self.last_memory_loss = MemoryLoss::default();
         // A process that had not said it was ready is asked all the same: its answer comes after its context.
@@ -507,7 +539,8 @@ impl Worker {
             Ok(running) => running,
             Err(why) => return failed(case, VerdictKind::Crash, why, started),
         };
-        let request = Request { shares_prelude: share_prelude, ..Request::new(case, scale) };
+        let request =
+            Request { shares_prelude: share_prelude, skip_memory_check: !memory, ..Request::new(case, scale) };
         let request = serde_json::to_string(&request).unwrap_or_default();
         let (running, json) = match running.ask(&request, RESULT_PREFIX, started, deadline) {
             Ok(answer) => answer,
@@ -670,9 +703,11 @@ impl Worker {
             Some(m) => command.env(mock::MOCK_ENV, m),
             None => command.env_remove(mock::MOCK_ENV),
         };
-        exec::phases::event(&format!("process start on device {} (warm: {warm}, env: {env:?})", spec.ordinal));
         let running =
             if spec.sanitizer.is_some() { Process::start_group(&mut command)? } else { Process::start(&mut command)? };
+        // With the child's `process ready` line of the same pid, the stretch during which it made its context.
+        let (pid, ordinal) = (running.id(), spec.ordinal);
+        exec::phases::event(&format!("process start pid {pid} on device {ordinal} (warm: {warm}, env: {env:?})"));
         self.started += 1;
         Ok(running)
     }
