@@ -54,6 +54,12 @@ impl Case {
         self.id.split('/').next().unwrap_or(&self.id)
     }
 
+    /// A case that must not share its process: process-wide `env:` settings, process state it changes or must read
+    /// untouched (`own-process:`), or a sticky error on purpose.
+    pub fn needs_own_process(&self) -> bool {
+        !self.env.is_empty() || self.own_process.is_some() || !self.poisons.is_empty()
+    }
+
     /// Whether `timing:` brackets operation `index` with events: it does device work, at or after the `from` label.
     pub fn is_timed(&self, index: usize) -> bool {
         let Some(timing) = &self.timing else { return false };

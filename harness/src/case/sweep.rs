@@ -16,13 +16,15 @@
 //! operations (every other line), the row's call labelled `row` (its arguments, the mutation, the row's codes or
 //! the sweep's `each`), then the `then` operations. `observe` accepts any code (`=> any`): the report records what
 //! the driver returned. The case's text is that generated case, so workers and reproducers get it as any case;
-//! its first line is numbered so that the call has the row's line number.
+//! its first line is numbered so that the call has the row's line number. A row makes only the declarations one of
+//! its lines names ([`unused_declaration_lines`]; not for rows in a process of their own).
 
 use super::ast::Case;
 use super::cursor::diag;
 use super::diagnostic::{did_you_mean, Diagnostic};
 use super::parse::parse_file_at;
 use super::tokens::strip_comment;
+use std::collections::BTreeSet;
 
 /// The cases of one sweep block (`block[0]` is its `sweep ID` line, the last its `end`).
 pub(super) fn expand(path: &str, block: &[(u32, &str)]) -> Result<Vec<Case>, Diagnostic> {
@@ -234,7 +236,80 @@ fn row_case(
     text.push("end".to_owned());
     let start = number.saturating_sub(before).max(1);
     let file = parse_file_at(path, start, &text.join("\n")).map_err(|mut e| e.remove(0))?;
+    // A row in a process of its own keeps every declaration: rows share such a process only when their
+    // declarations are the same (`runner::policy::shares_process`).
+    let Some(case) = file.cases.first().filter(|c| !c.needs_own_process()) else { return Ok(file.cases) };
+    let unused = unused_declaration_lines(case, &text[1 + header.len()..], start + 1 + header.len() as u32);
+    if unused.is_empty() {
+        return Ok(file.cases);
+    }
+    // The line keeps its number, as a comment that says why, so every later line (and a diagnostic) keeps its own.
+    for line in unused {
+        let declaration = &mut text[(line - start) as usize];
+        *declaration = format!("  # not made for this row, which names it nowhere: {}", declaration.trim());
+    }
+    let file = parse_file_at(path, start, &text.join("\n")).map_err(|mut e| e.remove(0))?;
     Ok(file.cases)
+}
+
+/// The lines of the declarations of the row `case` that no other line of its body names (`body`: the lines after
+/// its header, the first numbered `start`): a stream, event, buffer, slice, pool, graph or executable graph whose
+/// name is no word of any operation or expectation (the header's `rule:` and `source:` are prose). A sweep declares what any of its rows needs, and a row creates
+/// and releases only what it uses: on an H100 the rows of api/valid and api/device-ordinal spent 15-19 ms each making
+/// and freeing objects no call of theirs passed, 3-5 s of a run (results/2026-11-27_phases_h100). What a call is
+/// given is only what its arguments name (`call` fills no parameter from a declaration by itself), so an object
+/// named nowhere can change no row's call. The test is on words, so it keeps too much rather than too little (a
+/// name that is also a word of another line stays). Gates, threads, conditions and processes stay, and so does what
+/// a kept slice is part of. A row that measures or times with events keeps all (its figures are not the call's).
+fn unused_declaration_lines(case: &Case, body: &[String], start: u32) -> Vec<u32> {
+    use super::ast::{Decl, Expectation};
+    if case.timing.is_some() || case.expects.iter().any(|e| matches!(e, Expectation::Measure(_))) {
+        return Vec::new();
+    }
+    let declaration_lines: BTreeSet<u32> = case.positions.decl_lines.iter().copied().collect();
+    let is_name_char = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
+    let mut used: BTreeSet<&str> = body
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !declaration_lines.contains(&(start + *i as u32)))
+        .flat_map(|(_, t)| strip_comment(t).split(|c: char| !is_name_char(c)))
+        .filter(|w| !w.is_empty())
+        .collect();
+    // A slice may be of a slice: until no kept slice adds the name of what it is part of.
+    loop {
+        let parts: Vec<&str> = case
+            .decls
+            .iter()
+            .filter_map(|d| match d {
+                Decl::Slice { name, of, .. } if used.contains(name.as_str()) && !used.contains(of.as_str()) => {
+                    Some(of.as_str())
+                }
+                _ => None,
+            })
+            .collect();
+        if parts.is_empty() {
+            break;
+        }
+        used.extend(parts);
+    }
+    case.decls
+        .iter()
+        .zip(&case.positions.decl_lines)
+        .filter(|(decl, _)| {
+            let prunable = matches!(
+                decl,
+                Decl::Stream { .. }
+                    | Decl::Event { .. }
+                    | Decl::Buffer { .. }
+                    | Decl::Slice { .. }
+                    | Decl::Pool { .. }
+                    | Decl::Graph { .. }
+                    | Decl::Exec { .. }
+            );
+            prunable && !used.contains(decl.name())
+        })
+        .map(|(_, line)| *line)
+        .collect()
 }
 
 /// `leastPriority` -> `least-priority`, `type_` -> `type`: a parameter's name as a case id segment.

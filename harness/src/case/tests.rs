@@ -725,6 +725,48 @@ end
 }
 
 #[test]
+fn a_sweep_row_makes_only_the_declarations_its_lines_name_unless_it_has_a_process_of_its_own() {
+    let sweep = |header: &str| {
+        format!(
+            "\
+sweep api/t
+  rule: r names d in its prose
+  source: s
+{header}  stream s
+  event e
+  buffer d device 64KiB
+  slice dm of d at 0 size 4096
+  buffer h pinned 4096
+  each observe
+  then  expect h[0] == 0x0a0a0a0a
+  row cudaStreamQuery stream=s
+  row cudaMemset devPtr=dm value=0 count=4
+  row cudaGetDeviceCount
+end
+"
+        )
+    };
+    let names = |c: &Case| c.decls.iter().map(|d| d.name().to_owned()).collect::<Vec<_>>();
+    let file = super::parse::parse_file("api.case", &sweep("")).unwrap_or_else(|d| panic!("{d:?}"));
+    // Each row keeps what its lines name (the `then` expectation names h), a kept slice the buffer it is part of;
+    // the prose of `rule:` names nothing.
+    assert_eq!(names(&file.cases[0]), ["s", "h"]);
+    assert_eq!(names(&file.cases[1]), ["d", "dm", "h"]);
+    assert_eq!(names(&file.cases[2]), ["h"]);
+    // A declaration left out keeps its line, as a comment, so the row's call keeps its line number (13).
+    assert_eq!(file.cases[2].positions.op_lines.last(), Some(&13));
+    assert!(file.cases[2].positions.text.contains("# not made for this row, which names it nowhere: stream s"));
+    // The text a worker parses again gives the same case.
+    let again = super::parse_one("api.case", file.cases[1].positions.case_line, &file.cases[1].positions.text)
+        .unwrap_or_else(|d| panic!("{d:?}"));
+    assert_eq!(again, file.cases[1]);
+    // Rows in a process of their own share it only with rows declared alike: they keep every declaration.
+    let own =
+        super::parse::parse_file("api.case", &sweep("  own-process: it must\n")).unwrap_or_else(|d| panic!("{d:?}"));
+    assert!(own.cases.iter().all(|c| names(c) == ["s", "e", "d", "dm", "h"]));
+}
+
+#[test]
 fn a_sweep_row_naming_a_parameter_the_sweep_mutates_or_no_function_is_an_error_at_its_line() {
     let text = "sweep api/t\n  rule: r\n  source: s\n  mutate: out=null\n  each observe\n  row cudaGetDevic\nend\n";
     let (line, message) = call_error(super::parse::parse_file("t.case", text));

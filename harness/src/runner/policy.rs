@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 /// A case that must not share its process: process-wide `env:` settings, process state it changes or must read
 /// untouched (`own-process:`), or a sticky error on purpose.
 pub fn needs_own_process(case: &Case) -> bool {
-    !case.env.is_empty() || case.own_process.is_some() || !case.poisons.is_empty()
+    case.needs_own_process()
 }
 
 /// A case the runner runs in a process of its own: one that needs it ([`needs_own_process`]), and one `baseline`
