@@ -108,6 +108,7 @@ pub fn trials(fx: &Arc<LazyFixture>) -> Vec<Trial> {
         ("runner/a-dirty-context-ends-its-worker", dirty),
         ("runner/a-sweep-s-own-process-rows-share-one-process", sweep_rows),
         ("runner/device-memory-a-case-keeps-ends-its-worker", leak),
+        ("runner/a-case-whose-memory-check-is-skipped-reads-no-free-memory", unchecked_leak),
         ("runner/several-device-cases-share-a-worker-of-their-own", several),
         ("runner/cases-share-a-worker-and-own-process-cases-do-not", sharing),
         ("runner/measuring-cases-run-in-a-worker-with-the-default-host-waits", measuring),
@@ -284,6 +285,36 @@ fn leak(fx: &Fixture) -> Result<(), Failed> {
     expect(pid(&r[0]) == pid(&r[1]) && pid(&r[1]) != pid(&r[2]) && stats.memory_checks_skipped == 0, || {
         format!("{:?} {:?} {:?} {stats:?}", pid(&r[0]), pid(&r[1]), pid(&r[2]))
     })
+}
+
+/// A batch case that begins while a process of its lane starts has its memory check skipped, and the parent asks the
+/// child not to read the free memory at all (`Request::skip_memory_check`): the same leaking case reports its loss
+/// when asked and nothing when not, in the same worker process.
+fn unchecked_leak(fx: &Fixture) -> Result<(), Failed> {
+    use harness::runner::worker::{ChildSpec, Worker};
+    let c = fx.plain(1);
+    let opts = fx.opts(&[(c[0], "leak")]);
+    let exe = std::env::current_exe().map_err(|e| format!("no test executable: {e}"))?;
+    let mut worker = Worker::new(ChildSpec {
+        exe,
+        ordinal: 0,
+        visible: None,
+        mock: opts.mock.clone(),
+        all_devices: false,
+        sanitizer: None,
+        host_waits: runner::HostWaits::default(),
+        uuid: String::new(),
+    });
+    let deadline = Duration::from_secs(20);
+    let skipped = worker.run_without_memory_check(c[0], 1.0, deadline);
+    let loss_skipped = worker.last_memory_loss.own_device_mib;
+    let checked = worker.run(c[0], 1.0, deadline);
+    let loss_checked = worker.last_memory_loss.own_device_mib;
+    expect(kinds(&[skipped.clone(), checked.clone()]) == [VerdictKind::Pass; 2], || {
+        format!("{:?} {:?}", skipped.verdict, checked.verdict)
+    })?;
+    expect(pid(&skipped) == pid(&checked), || "the two runs were not in one process".into())?;
+    expect(loss_skipped == 0 && loss_checked == 100, || format!("loss skipped {loss_skipped}, checked {loss_checked}"))
 }
 
 fn several(fx: &Fixture) -> Result<(), Failed> {
