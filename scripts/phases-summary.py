@@ -99,5 +99,6 @@ def main():
             means = [sum(c["phases"].get(name, 0.0) for c in g) / len(g) for g in (overlapped, alone)]
             print(f"{name:<14} {means[0]:>15.2f} {means[1]:>8.2f}")
 
+
 if __name__ == "__main__":
     main()

@@ -6,7 +6,7 @@ use harness::case::ast::Case;
 use harness::record::verdict::VerdictKind;
 use harness::record::{CaseResult, Report};
 use harness::runner::mock::mock_device;
-use harness::runner::policy::{has_delayed_open, measures, needs_all_devices, needs_own_process};
+use harness::runner::policy::{has_delayed_open, measures, needs_all_devices};
 use harness::runner::session::{self, ReportHeader};
 use harness::runner::stats::SuiteStats;
 use harness::runner::suite::run_suite;
@@ -53,7 +53,7 @@ impl Fixture {
     pub fn plain(&self, n: usize) -> Vec<&Case> {
         self.cases
             .iter()
-            .filter(|c| !needs_own_process(c) && !needs_all_devices(c) && !has_delayed_open(c))
+            .filter(|c| !c.needs_own_process() && !needs_all_devices(c) && !has_delayed_open(c))
             .take(n)
             .collect()
     }
@@ -318,7 +318,7 @@ fn unchecked_leak(fx: &Fixture) -> Result<(), Failed> {
 }
 
 fn several(fx: &Fixture) -> Result<(), Failed> {
-    let two: Vec<&Case> = fx.cases.iter().filter(|c| needs_all_devices(c) && !needs_own_process(c)).take(3).collect();
+    let two: Vec<&Case> = fx.cases.iter().filter(|c| needs_all_devices(c) && !c.needs_own_process()).take(3).collect();
     expect(two.len() == 3, || "fewer than 3 several-device cases".into())?;
     let mut c = fx.plain(2);
     c.extend(&two);
@@ -348,7 +348,7 @@ fn several(fx: &Fixture) -> Result<(), Failed> {
 /// worker; with `auto` waits everywhere one worker runs them all.
 fn measuring(fx: &Fixture) -> Result<(), Failed> {
     let plain = fx.plain(2);
-    let measuring = fx.cases.iter().find(|c| measures(c) && !needs_own_process(c)).ok_or("no case that measures")?;
+    let measuring = fx.cases.iter().find(|c| measures(c) && !c.needs_own_process()).ok_or("no case that measures")?;
     let c = [plain[0], measuring, plain[1]];
     let (r, stats) = fx.run(&c, &fx.opts(&[]));
     let pids: Vec<Option<u32>> = r.iter().map(pid).collect();
@@ -413,7 +413,7 @@ fn known_variant(fx: &Fixture) -> Result<(), Failed> {
 }
 
 fn gates(fx: &Fixture) -> Result<(), Failed> {
-    let timed = fx.cases.iter().find(|c| has_delayed_open(c) && !needs_own_process(c)).ok_or("none")?;
+    let timed = fx.cases.iter().find(|c| has_delayed_open(c) && !c.needs_own_process()).ok_or("none")?;
     let (r, _) = fx.run(&[timed], &fx.opts(&[(timed, "slow-gates")]));
     let a = &r[0].attempts;
     expect(r[0].verdict.kind == VerdictKind::Pass && a.len() == 2, || format!("{:?} {a:?}", r[0].verdict))?;
@@ -522,7 +522,7 @@ fn own_everywhere(fx: &Fixture) -> Result<(), Failed> {
     let own: Vec<&Case> = fx
         .cases
         .iter()
-        .filter(|c| needs_own_process(c) && !needs_all_devices(c) && c.poisons.is_empty() && !measures(c))
+        .filter(|c| c.needs_own_process() && !needs_all_devices(c) && c.poisons.is_empty() && !measures(c))
         // Cases of their own, not sweep rows: consecutive rows share one process (`sweep_rows`), on one lane.
         .filter(|c| harness::exec::row_index(c).is_none())
         .take(10)
@@ -564,13 +564,13 @@ fn scaling(fx: &Fixture) -> Result<(), Failed> {
     let own: Vec<&Case> = fx
         .cases
         .iter()
-        .filter(|c| needs_own_process(c) && !needs_all_devices(c) && !measures(c) && c.env.is_empty())
+        .filter(|c| c.needs_own_process() && !needs_all_devices(c) && !measures(c) && c.env.is_empty())
         .take(6)
         .collect();
     let measuring: Vec<&Case> =
-        fx.cases.iter().filter(|c| measures(c) && !needs_own_process(c) && !needs_all_devices(c)).take(3).collect();
+        fx.cases.iter().filter(|c| measures(c) && !c.needs_own_process() && !needs_all_devices(c)).take(3).collect();
     let several: Vec<&Case> =
-        fx.cases.iter().filter(|c| needs_all_devices(c) && !needs_own_process(c)).take(3).collect();
+        fx.cases.iter().filter(|c| needs_all_devices(c) && !c.needs_own_process()).take(3).collect();
     expect(own.len() == 6 && measuring.len() == 3 && several.len() == 3, || "too few cases of a kind".into())?;
     let mut c: Vec<&Case> = Vec::new();
     for (i, p) in plain.iter().enumerate() {

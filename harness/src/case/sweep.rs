@@ -254,11 +254,11 @@ fn row_case(
 
 /// The lines of the declarations of the row `case` that no other line of its body names (`body`: the lines after
 /// its header, the first numbered `start`): a stream, event, buffer, slice, pool, graph or executable graph whose
-/// name is no word of any operation or expectation (the header's `rule:` and `source:` are prose). A sweep declares what any of its rows needs, and a row creates
-/// and releases only what it uses: on an H100 the rows of api/valid and api/device-ordinal spent 15-19 ms each making
-/// and freeing objects no call of theirs passed, 3-5 s of a run (results/2026-11-27_phases_h100). What a call is
-/// given is only what its arguments name (`call` fills no parameter from a declaration by itself), so an object
-/// named nowhere can change no row's call. The test is on words, so it keeps too much rather than too little (a
+/// name is no word of any operation or expectation (the header's `rule:` and `source:` are prose). A sweep declares
+/// what any of its rows needs, and a row creates and releases only what it uses: on an H100 the rows of api/valid
+/// and api/device-ordinal spent 15-19 ms each making and freeing objects no call of theirs passed, 3-5 s of a run
+/// (results/2026-11-27_phases_h100). What a call is given is only what its arguments name (`call` fills no
+/// parameter from a declaration by itself), so an object named nowhere can change no row's call. The test is on words, so it keeps too much rather than too little (a
 /// name that is also a word of another line stays). Gates, threads, conditions and processes stay, and so does what
 /// a kept slice is part of. A row that measures or times with events keeps all (its figures are not the call's).
 fn unused_declaration_lines(case: &Case, body: &[String], start: u32) -> Vec<u32> {

@@ -935,7 +935,7 @@ fn own_process_takes_a_reason_once_in_the_header() {
                 k: call cudaGetDeviceFlags\nend\n";
     let case = &parse(text).unwrap_or_else(|e| panic!("{e:?}")).cases[0];
     assert_eq!(case.own_process.as_deref(), Some("it changes the device flags"));
-    assert!(crate::runner::policy::needs_own_process(case));
+    assert!(case.needs_own_process());
     let again = parse(&crate::case::print::print_case(case)).unwrap_or_else(|e| panic!("{e:?}"));
     assert_eq!(again.cases[0].own_process, case.own_process);
     let empty = first_error("case area/x\n  rule: r\n  source: s\n  own-process:\nend\n");

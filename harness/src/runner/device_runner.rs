@@ -5,7 +5,7 @@ use super::cxx::{Placement, Reproducers};
 use super::one_case::verdict_of;
 use super::policy::{
     expected_runs, gets_own_process, has_delayed_open, make_flake, measures, must_reproduce, needs_all_devices,
-    needs_own_process, needs_stability_run, needs_written_delays, short_delay_can_decide,
+    needs_stability_run, needs_written_delays, short_delay_can_decide,
 };
 use super::schedule::LaneView;
 use super::stats::{Disturbance, SuiteStats};
@@ -251,11 +251,18 @@ impl<'a> DeviceRunner<'a> {
         // A process of this lane creating its context during the case would take device memory from it.
         let quiet = self.quiet();
         let before = self.disturbance.map(Disturbance::snapshot);
-        let undisturbed = before.is_none_or(|(active, _)| active == 0);
+        // The several-device worker's own device is this runner's alone; the others are shared with the other
+        // runners. A batch worker's device is disturbed while several-device work goes on (and its check is trusted
+        // only if none began during the case either: `before == after` below).
+        let (own_trusted, others_trusted) = if several {
+            (quiet, self.lanes == 1)
+        } else {
+            (quiet && before.is_none_or(|(active, _)| active == 0), false)
+        };
         // A check that could not be trusted whatever happens during the case is not made: the child's
         // cudaMemGetInfo waits behind the driver's lock while another process creates its context (in the phases
         // of an H100 run, the stretches around the case took 2.9 ms each beside a start against 0.3 ms).
-        let checked = if several { quiet || self.lanes == 1 } else { quiet && undisturbed };
+        let checked = own_trusted || others_trusted;
         let worker = self.shared_worker(case);
         let mut result = if checked {
             worker.run(case, scale, deadline)
@@ -264,10 +271,7 @@ impl<'a> DeviceRunner<'a> {
         };
         let loss = worker.last_memory_loss;
         let after = self.disturbance.map(Disturbance::snapshot);
-        // The several-device worker's own device is this runner's alone; the others are shared with the other
-        // runners. A batch worker's device is disturbed while several-device work goes on.
-        let (own_trusted, others_trusted) =
-            if several { (quiet, self.lanes == 1) } else { (quiet && before == after && undisturbed, false) };
+        let own_trusted = own_trusted && (several || before == after);
         let judged = [(own_trusted, loss.own_device_mib), (others_trusted, loss.other_devices_mib)];
         if !checked || judged.iter().any(|(trusted, mib)| !trusted && *mib > 0) {
             self.stats.memory_checks_skipped += 1;
@@ -459,7 +463,7 @@ impl<'a> DeviceRunner<'a> {
         let timed = has_delayed_open(case);
         // A case in a process of its own whose pick a short delay could decide would be confirmed at the written
         // delays anyway: it starts there, which saves a process (a context creation) per run of the suite.
-        let straight_to_written = needs_own_process(case) && short_delay_can_decide(case);
+        let straight_to_written = case.needs_own_process() && short_delay_can_decide(case);
         let fast = if timed && !straight_to_written { self.opts.gate_delay_scale() } else { 1.0 };
         let mut scale = if first.is_some() { 1.0 } else { fast };
         let mut attempts = Vec::new();

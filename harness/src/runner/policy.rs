@@ -8,19 +8,13 @@ use crate::record::verdict::{Verdict, VerdictKind};
 use crate::record::{Attempt, CaseResult};
 use std::collections::BTreeMap;
 
-/// A case that must not share its process: process-wide `env:` settings, process state it changes or must read
-/// untouched (`own-process:`), or a sticky error on purpose.
-pub fn needs_own_process(case: &Case) -> bool {
-    case.needs_own_process()
-}
-
-/// A case the runner runs in a process of its own: one that needs it ([`needs_own_process`]), and one `baseline`
+/// A case the runner runs in a process of its own: one that needs it ([`Case::needs_own_process`]), and one `baseline`
 /// expects to crash or time out. In the batch worker such a case would end the worker, and the lane would wait for
 /// another (measured on an H100 at `5a2704b`: the cases right after 9 crashes took 3.8-4.1 s in all, with a spare
 /// worker started ahead); in a process started ahead for it, it costs that process alone. The case runs the same
 /// script in either, from a context no other case has touched.
 pub fn gets_own_process(case: &Case, baseline: Option<&BTreeMap<String, String>>) -> bool {
-    needs_own_process(case) || baseline.and_then(|b| b.get(&case.id)).is_some_and(|e| e == "crash" || e == "timeout")
+    case.needs_own_process() || baseline.and_then(|b| b.get(&case.id)).is_some_and(|e| e == "crash" || e == "timeout")
 }
 
 /// Whether case `next` may run in the process of `first` (and so of the rows between them), one after the other:
@@ -37,7 +31,7 @@ pub fn shares_process(first: &Case, next: &Case) -> bool {
     };
     let alone = |c: &Case| {
         reads_last_error(c)
-            || !needs_own_process(c)
+            || !c.needs_own_process()
             || measures(c)
             || needs_all_devices(c)
             || expected_runs(c, None) > 1

@@ -451,11 +451,7 @@ mod unit_tests {
         // Every unit of several is rows of one sweep, each needing its own process.
         for unit in units.iter().filter(|u| u.len() > 1) {
             let parent = |i: usize| cases[i].id.split('/').take(2).collect::<Vec<_>>().join("/");
-            assert!(
-                unit.iter()
-                    .all(|&i| parent(i) == parent(unit[0]) && crate::runner::policy::needs_own_process(cases[i])),
-                "{unit:?}"
-            );
+            assert!(unit.iter().all(|&i| parent(i) == parent(unit[0]) && cases[i].needs_own_process()), "{unit:?}");
         }
         let per_case = units_of(&cases, &RunOptions { process_per_case: true, ..RunOptions::default() });
         assert_eq!(per_case.len(), cases.len());

@@ -465,13 +465,13 @@ impl Worker {
     /// Runs `case` in this worker (starting one if needed) with the case's `env:` applied to a fresh process; the
     /// worker is kept for the next case only if the case left it clean.
     pub fn run(&mut self, case: &Case, scale: f64, deadline: Duration) -> CaseResult {
-        self.run_sharing(case, scale, deadline, false, true)
+        self.run_request(case, Request::new(case, scale), deadline)
     }
 
     /// [`Worker::run`] for a case whose device memory the parent will not judge (see
     /// [`Request::skip_memory_check`]): the child does not read it.
     pub fn run_without_memory_check(&mut self, case: &Case, scale: f64, deadline: Duration) -> CaseResult {
-        self.run_sharing(case, scale, deadline, false, false)
+        self.run_request(case, Request { skip_memory_check: true, ..Request::new(case, scale) }, deadline)
     }
 
     /// Runs `rows`, rows of one sweep that need a process of their own, one after another in this worker's
@@ -487,18 +487,17 @@ impl Worker {
         deadline: Duration,
         share_prelude: bool,
     ) -> Vec<CaseResult> {
-        rows.iter().map(|row| self.run_sharing(row, scale, deadline, share_prelude, true)).collect()
+        rows.iter()
+            .map(|row| {
+                let request = Request { shares_prelude: share_prelude, ..Request::new(row, scale) };
+                self.run_request(row, request, deadline)
+            })
+            .collect()
     }
 
-    fn run_sharing(
-        &mut self,
-        case: &Case,
-        scale: f64,
-        deadline: Duration,
-        share_prelude: bool,
-        memory: bool,
-    ) -> CaseResult {
-        let mut result = self.run_unsanitized(case, scale, deadline, share_prelude, memory);
+    /// Sends `request`, which carries `case`, and reads the answer (with the sanitizer's report, under one).
+    fn run_request(&mut self, case: &Case, request: Request, deadline: Duration) -> CaseResult {
+        let mut result = self.run_unsanitized(case, request, deadline);
         if let Some(spec) = self.spec.sanitizer.clone() {
             let errors = sanitizer::judge(case, &spec.tool, sanitizer::parse(&self.new_log_text()));
             sanitizer::apply(&mut result, &spec.tool, errors);
@@ -523,14 +522,7 @@ impl Worker {
         text
     }
 
-    fn run_unsanitized(
-        &mut self,
-        case: &Case,
-        scale: f64,
-        deadline: Duration,
-        share_prelude: bool,
-        memory: bool,
-    ) -> CaseResult {
+    fn run_unsanitized(&mut self, case: &Case, request: Request, deadline: Duration) -> CaseResult {
         let started = Instant::now();
         self.last_memory_loss = MemoryLoss::default();
         // A process that had not said it was ready is asked all the same: its answer comes after its context.
@@ -539,8 +531,7 @@ impl Worker {
             Ok(running) => running,
             Err(why) => return failed(case, VerdictKind::Crash, why, started),
         };
-        let request =
-            Request { shares_prelude: share_prelude, skip_memory_check: !memory, ..Request::new(case, scale) };
+        let share_prelude = request.shares_prelude;
         let request = serde_json::to_string(&request).unwrap_or_default();
         let (running, json) = match running.ask(&request, RESULT_PREFIX, started, deadline) {
             Ok(answer) => answer,
