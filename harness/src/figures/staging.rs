@@ -33,8 +33,10 @@ const MAX_BISECTION_POINTS: usize = 5;
 /// that waits returns after the opening whatever the delay, so the delay only has to come well after the latency of
 /// a call that does not wait: such a call at most copies SIZE bytes into a host staging buffer or pins its pages,
 /// well under a millisecond per MiB on any host. A short delay keeps the whole sweep to seconds; each point records
-/// how long the call took and when the gate opened, so the margin can be read in the report.
-const GATE_DELAY_BASE_MS: u64 = 50;
+/// how long the call took and when the gate opened, so the margin can be read in the report. On an H100 the slowest
+/// call that returned early took 0.37 ms (2 MiB, host → device; results/2026-11-27_phases_h100), 27 times less than
+/// 10 ms; at 50 ms the gates were 3.7 s of the run's 6 s of figures, on the one-GPU run's critical path.
+const GATE_DELAY_BASE_MS: u64 = 10;
 /// Keeps the margin at the largest sizes on a slow host (a host copy of at least 1 GiB/s).
 const GATE_DELAY_MS_PER_MIB: u64 = 1;
 
@@ -333,9 +335,9 @@ mod tests {
 
     #[test]
     fn the_gate_delay_grows_with_the_size() {
-        assert_eq!(gate_delay_ms(4096), 51);
-        assert_eq!(gate_delay_ms(64 << 20), 114);
-        assert!(case_text(Series::D2hSync, 64 << 20).contains("open g after 114ms"));
+        assert_eq!(gate_delay_ms(4096), 11);
+        assert_eq!(gate_delay_ms(64 << 20), 74);
+        assert!(case_text(Series::D2hSync, 64 << 20).contains("open g after 74ms"));
     }
 
     #[test]
