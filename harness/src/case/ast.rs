@@ -737,8 +737,8 @@ pub enum OpKind {
     /// `ipc-open-event L into EVENT` (cudaIpcOpenEventHandle of the handle `ipc-event-handle` L got, into the
     /// `later` event slot EVENT; destroyed with cudaEventDestroy).
     IpcOpenEvent { handle: String, into: String },
-    /// `pool-export POOL` (cudaMemPoolExportToShareableHandle(&fd, POOL, cudaMemHandleTypePosixFileDescriptor, 0);
-    /// the descriptor is closed at once).
+    /// `[L:] pool-export POOL` (cudaMemPoolExportToShareableHandle(&fd, POOL, cudaMemHandleTypePosixFileDescriptor,
+    /// 0); with a label the descriptor is `L.fd` for a later call and closed when the case ends, else at once).
     PoolExport { pool: String },
     /// `L: user-object` (cudaUserObjectCreate(&obj, flag, destructor, 1, cudaUserObjectNoDestructorSync)): a user
     /// object named by the operation's label, whose destructor (a host function) sets a flag `destroyed` reads.

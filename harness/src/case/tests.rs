@@ -947,3 +947,22 @@ fn own_process_takes_a_reason_once_in_the_header() {
     let colon = first_error("case area/x\n  rule: r\n  source: s\n  own-process a\nend\n");
     assert!(colon.message.contains("with a colon"), "{colon:?}");
 }
+
+#[test]
+fn a_labelled_pool_export_offers_its_descriptor_to_a_later_call_and_nothing_else() {
+    let text = |param: &str| {
+        case_with(
+            "  pool p posix-fd",
+            &format!(
+                "  x:    pool-export p\n  \
+                 i:    call cudaMemPoolImportFromShareableHandle shareableHandle=x.{param} \
+                 handleType=cudaMemHandleTypePosixFileDescriptor flags=0"
+            ),
+            "",
+        )
+    };
+    let file = parse(&text("fd")).unwrap();
+    assert!(validate(&file).is_empty(), "{:?}", validate(&file));
+    let error = first_error(&text("size"));
+    assert!(error.message.contains("`x.size`: `pool-export` offers fd"), "{}", error.message);
+}

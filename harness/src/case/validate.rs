@@ -334,9 +334,8 @@ impl<'c, 'o> Checker<'c, 'o> {
                 // A handle or user object, named by the operation that made it
                 Operand::Made(label, word) => {
                     if let Some(kind) = self.label(line, label) {
-                        // A call's `L.param` may also name a Vulkan object's `fd` or `size` (`call_output`).
-                        let vulkan = matches!(kind, OpKind::VkMemory { .. } | OpKind::VkSemaphore { .. });
-                        if kind.word() != word && !(word == OpWord::Call && vulkan) {
+                        // A call's `L.param` may also name what another operation offers (`call_output`).
+                        if kind.word() != word && !(word == OpWord::Call && !offered(kind).is_empty()) {
                             self.report(
                                 line,
                                 format!("`{label}` names a `{}` operation, not `{}`", kind.word().word(), word.word()),
@@ -762,11 +761,10 @@ impl<'c, 'o> Checker<'c, 'o> {
                     );
                 }
             }
-            // What a Vulkan object offers a call: its exported FD, and a memory's size.
-            Some(OpKind::VkMemory { .. }) if matches!(param, "fd" | "size") => {}
-            Some(OpKind::VkSemaphore { .. }) if param == "fd" => {}
-            Some(OpKind::VkMemory { .. } | OpKind::VkSemaphore { .. }) => {
-                self.report(line, format!("`{op}.{param}`: a Vulkan object offers `fd` (and a memory `size`)"))
+            Some(kind) if offered(kind).contains(&param) => {}
+            Some(kind) if !offered(kind).is_empty() => {
+                let word = kind.word().word();
+                self.report(line, format!("`{op}.{param}`: `{word}` offers {}", offered(kind).join(", ")))
             }
             Some(_) => self.report(line, format!("`{op}.{param}`: `{op}` is not a call")),
             None => {}
@@ -950,4 +948,14 @@ fn repeatable(kind: &OpKind) -> bool {
 /// Operations whose runs the host log records: host functions, callbacks and graph host nodes.
 fn is_host_call(kind: &OpKind) -> bool {
     matches!(kind, OpKind::HostFunc { .. } | OpKind::Callback { .. } | OpKind::AddNode { node: NodeSpec::Host, .. })
+}
+
+/// What an operation other than a call offers a later call's arguments as `L.param`: an exported file descriptor
+/// (`fd`, a C `int`), and a Vulkan memory's `size`.
+fn offered(kind: &OpKind) -> &'static [&'static str] {
+    match kind {
+        OpKind::VkMemory { .. } => &["fd", "size"],
+        OpKind::VkSemaphore { .. } | OpKind::PoolExport { .. } => &["fd"],
+        _ => &[],
+    }
 }

@@ -67,6 +67,8 @@ pub struct Handles {
     /// The Vulkan instance and device of `vk-memory` and `vk-semaphore`, and their objects: made on the first
     /// such operation, released at cleanup (after the script's own `cudaDestroyExternal*` calls).
     pub vulkan: Option<crate::device::vulkan::Session>,
+    /// `L: pool-export`: the descriptor, closed at cleanup (a later call may have imported it meanwhile).
+    pub exported_fds: Vec<std::os::fd::OwnedFd>,
 }
 
 /// A directory of this case alone (`mkdtemp`, mode 0700, under `$TMPDIR` or `/tmp`): a path a case writes to (a DOT
@@ -138,6 +140,7 @@ impl Handles {
         self.mem.clear();
         self.events.clear();
         self.private_dir = None;
+        self.exported_fds.clear();
         // The instance and device stay for the next case of the process; the case's objects go.
         if let Some(session) = self.vulkan.take() {
             session.put_back();

@@ -95,14 +95,23 @@ pub fn open_event(x: &Step, handle: &str, into: &str) -> Result<Code, String> {
     Ok(code)
 }
 
-/// `pool-export POOL`: cudaMemPoolExportToShareableHandle as a POSIX file descriptor, which is closed at once.
+/// `[L:] pool-export POOL`: cudaMemPoolExportToShareableHandle as a POSIX file descriptor. With a label it is kept
+/// as `L.fd` in `run.call_outputs`, where a later call's `L.fd` argument reads it, and closed when the program
+/// exits (its one case has ended then); without one it is closed at once, as the executor does.
 pub fn pool_export(x: &Step, pool: &str) -> Result<Code, String> {
     let mut code = Code::default();
     let p = x.names.var(pool);
     code.need(format!("op.need({p})"));
     code.pre("int fd = -1;");
     code.call(format!(
-        "if (op.call([&] {{ return cudaMemPoolExportToShareableHandle(&fd, {p}.h, cudaMemHandleTypePosixFileDescriptor, 0); }}) && fd >= 0) close(fd);"
+        "bool exported = op.call([&] {{ return cudaMemPoolExportToShareableHandle(&fd, {p}.h, cudaMemHandleTypePosixFileDescriptor, 0); }}) && fd >= 0;"
     ));
+    match &x.op.label {
+        Some(label) => code.call(format!(
+            "if (exported) run.call_outputs[{}] = std::vector<unsigned char>((const unsigned char*)&fd, (const unsigned char*)&fd + sizeof fd);",
+            cstr(&format!("{label}.fd"))
+        )),
+        None => code.call("if (exported) close(fd);"),
+    };
     Ok(code)
 }

@@ -88,7 +88,10 @@ pub(super) fn open_event(x: Step, handle: &str, into: &str) -> Result<(), String
     Ok(())
 }
 
-/// `pool-export POOL`: cudaMemPoolExportToShareableHandle as a POSIX file descriptor, which is closed at once.
+/// `[L:] pool-export POOL`: cudaMemPoolExportToShareableHandle as a POSIX file descriptor. With a label the
+/// descriptor is kept as `L.fd` (a C `int`, as a call's outputs are kept) for a later call
+/// (`cudaMemPoolImportFromShareableHandle shareableHandle=L.fd`) and closed when the case ends; without one it is
+/// closed at once.
 pub(super) fn pool_export(x: Step, pool: &str) -> Result<(), String> {
     let p = x.st.pool(pool)?;
     let mut fd: i32 = -1;
@@ -98,7 +101,11 @@ pub(super) fn pool_export(x: Step, pool: &str) -> Result<(), String> {
         x.t.call(|| unsafe { sys::cudaMemPoolExportToShareableHandle((&mut fd as *mut i32).cast(), p, kind, 0) });
     if exported && fd >= 0 {
         // SAFETY: fd is a descriptor this process now owns and nothing else uses.
-        drop(unsafe { <std::os::fd::OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fd) });
+        let owned = unsafe { <std::os::fd::OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fd) };
+        if let Some(label) = &x.op.label {
+            x.st.handles.call_outputs.insert(format!("{label}.fd"), fd.to_le_bytes().to_vec());
+            x.st.handles.exported_fds.push(owned);
+        }
     }
     Ok(())
 }
