@@ -148,6 +148,10 @@ pub enum Requirement {
     /// `no-driver`: no NVIDIA driver is installed (cudaDriverGetVersion reports 0): the case runs on a CPU-only
     /// host, through `tests/no_driver.rs`, and is *not-supported* wherever a GPU runs it.
     NoDriver,
+    /// `memory < SIZE`: the device has less memory than SIZE (cudaDeviceProp::totalGlobalMem): for a request that
+    /// must be larger than the device, where the largest request the call accepts is SIZE (a 2D array of the
+    /// largest dimensions is 128 GiB, which an H200's 141 GiB holds).
+    MemoryBelow(u64),
     /// `vulkan`: a Vulkan loader and driver are present and a Vulkan device with this GPU's UUID exports memory
     /// and semaphores as opaque FDs (`device::vulkan`): the external-resource cases.
     Vulkan,
@@ -172,6 +176,7 @@ impl Requirement {
             Requirement::PageableMemoryAccess => RequirementWord::PageableMemoryAccess,
             Requirement::NoDriver => RequirementWord::NoDriver,
             Requirement::Vulkan => RequirementWord::Vulkan,
+            Requirement::MemoryBelow(_) => RequirementWord::Memory,
         }
     }
 }

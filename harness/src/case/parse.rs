@@ -400,6 +400,10 @@ impl<'f> CaseParser<'f> {
                     let (major, minor) = Self::version_at_least(cur)?;
                     Requirement::Compute(major, minor)
                 }
+                RequirementWord::Memory => {
+                    cur.expect("<")?;
+                    Requirement::MemoryBelow(cur.size()?)
+                }
             };
             self.case.requires.push(req);
             if !cur.eat(",") {

@@ -75,6 +75,7 @@ fn requirement(r: &Requirement) -> String {
         Requirement::AsyncEngines(n) | Requirement::Devices(n) | Requirement::Connections(n) => format!("{w} >= {n}"),
         Requirement::Runtime(v) | Requirement::Driver(v) => format!("{w} >= {}", version(*v)),
         Requirement::Compute(major, minor) => format!("{w} >= {major}.{minor}"),
+        Requirement::MemoryBelow(bytes) => format!("{w} < {}", size(*bytes)),
     }
 }
 

@@ -8,7 +8,7 @@ pub(crate) const VALID: &str = "\
 case area/one
   rule: Work on the legacy stream waits for a blocking stream # the hash is text here
   source: somewhere
-  requires: concurrent-kernels, async-engines >= 2, runtime >= 12.3, compute >= 9.0, connections >= 2, devices >= 2, peer-access, vulkan
+  requires: concurrent-kernels, async-engines >= 2, runtime >= 12.3, compute >= 9.0, connections >= 2, devices >= 2, peer-access, vulkan, memory < 128GiB
   env: CUDA_MODULE_LOADING=EAGER CUDA_DEVICE_MAX_CONNECTIONS=4
   poisons-context: cudaErrorIllegalAddress | cudaErrorLaunchFailure
 
@@ -287,7 +287,8 @@ fn parses_every_construct() {
     let case = &file.cases[0];
     assert_eq!(case.id, "area/one");
     assert_eq!(case.rule, "Work on the legacy stream waits for a blocking stream # the hash is text here");
-    assert_eq!(case.requires.len(), 8);
+    assert_eq!(case.requires.len(), 9);
+    assert_eq!(case.requires[8], Requirement::MemoryBelow(128 << 30));
     assert_eq!(case.requires[7], Requirement::Vulkan);
     assert_eq!(case.requires[5..7], [Requirement::Devices(2), Requirement::PeerAccess]);
     assert_eq!(case.requires[4], Requirement::Connections(2));

@@ -335,7 +335,8 @@ impl<'c, 'o> Checker<'c, 'o> {
                 Operand::Made(label, word) => {
                     if let Some(kind) = self.label(line, label) {
                         // A call's `L.param` may also name what another operation offers (`call_output`).
-                        if kind.word() != word && !(word == OpWord::Call && !offered(kind).is_empty()) {
+                        let call_of_an_offer = word == OpWord::Call && !offered(kind).is_empty();
+                        if kind.word() != word && !call_of_an_offer {
                             self.report(
                                 line,
                                 format!("`{label}` names a `{}` operation, not `{}`", kind.word().word(), word.word()),

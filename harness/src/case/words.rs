@@ -282,6 +282,7 @@ words! {
         PageableMemoryAccess = "pageable-memory-access",
         NoDriver = "no-driver",
         Vulkan = "vulkan",
+        Memory = "memory",
     }
 }
 

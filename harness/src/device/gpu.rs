@@ -25,6 +25,8 @@ pub struct DeviceInfo {
     pub concurrent_managed_access: bool,
     /// cudaDevAttrPageableMemoryAccess: kernels may use pageable host memory (HMM or ATS).
     pub pageable_memory_access: bool,
+    /// cudaDeviceProp::totalGlobalMem, bytes.
+    pub total_memory: u64,
     pub unified_addressing: bool,
     /// `(greatest, least)` from cudaDeviceGetStreamPriorityRange: greatest is numerically lowest. `(0, 0)`, not
     /// read, when [`Self::priorities_read`] is false.
@@ -223,6 +225,7 @@ fn probe_with(ordinal: i32, make_current: bool) -> Result<DeviceInfo, NoDevice> 
             memory_pools: attribute(A::cudaDevAttrMemoryPoolsSupported, ordinal)? == 1,
             concurrent_managed_access: attribute(A::cudaDevAttrConcurrentManagedAccess, ordinal)? == 1,
             pageable_memory_access: attribute(A::cudaDevAttrPageableMemoryAccess, ordinal)? == 1,
+            total_memory: prop.totalGlobalMem as u64,
             unified_addressing: attribute(A::cudaDevAttrUnifiedAddressing, ordinal)? == 1,
             stream_priority_range: (greatest, least),
             priorities_read: make_current,

@@ -66,6 +66,7 @@ impl Provenance {
             memory_pools: false,
             concurrent_managed_access: false,
             pageable_memory_access: false,
+            total_memory: 0,
             unified_addressing: false,
             stream_priority_range: (0, 0),
             priorities_read: false,

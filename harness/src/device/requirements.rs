@@ -69,6 +69,12 @@ fn unmet(requirement: &Requirement, d: &DeviceInfo, connections: u32, devices: u
         }),
         Requirement::ConcurrentKernels => (!d.concurrent_kernels)
             .then(|| "requires concurrent-kernels; this device has concurrentKernels = 0".to_owned()),
+        Requirement::MemoryBelow(bytes) => (d.total_memory >= bytes).then(|| {
+            format!(
+                "requires memory < {bytes} bytes; this device has totalGlobalMem = {} bytes, so the request can fit",
+                d.total_memory
+            )
+        }),
         Requirement::AsyncEngines(n) => (d.async_engine_count < n).then(|| {
             format!("requires async-engines >= {n}; this device has asyncEngineCount = {}", d.async_engine_count)
         }),
@@ -200,6 +206,7 @@ mod tests {
             Requirement::Compute(9, 0),
             Requirement::StreamPriorities,
             Requirement::MappedMemory,
+            Requirement::MemoryBelow(128 << 30),
         ];
         assert_eq!(unmet_requirement_in(&case(all, vec![], vec![]), &h100(), false, None, 8), None);
     }
@@ -217,6 +224,7 @@ mod tests {
         check(Requirement::Driver(13020), "driver >= 13.2");
         check(Requirement::Compute(10, 0), "this device is 9.0");
         check(Requirement::Compute(9, 1), "compute >= 9.1");
+        check(Requirement::MemoryBelow(64 << 30), "totalGlobalMem = 85029158912 bytes, so the request can fit");
         // The test fixture's GPU has a made-up UUID: no Vulkan device has it, or there is no loader or driver here
         // at all (CI's CPU machine). Either way a reason, never a panic, so the case is not-supported.
         check(Requirement::Vulkan, "requires vulkan; ");

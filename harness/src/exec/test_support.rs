@@ -17,6 +17,7 @@ pub fn h100() -> DeviceInfo {
         memory_pools: true,
         concurrent_managed_access: true,
         pageable_memory_access: false,
+        total_memory: 85_029_158_912,
         unified_addressing: true,
         stream_priority_range: (-5, 0),
         priorities_read: true,
@@ -56,6 +57,7 @@ pub fn h200_pair(ordinal: i32) -> DeviceInfo {
         name: "NVIDIA H200".into(),
         uuid: device(ordinal).uuid,
         device_count: 2,
+        total_memory: 150_754_820_096,
         visible: vec![device(0), device(1)],
         links: vec![link(0, 1), link(1, 0)],
         ..h100()

@@ -109,6 +109,7 @@ pub fn mock_device() -> DeviceInfo {
         memory_pools: true,
         concurrent_managed_access: true,
         pageable_memory_access: false,
+        total_memory: 80 << 30,
         unified_addressing: true,
         stream_priority_range: (-1, 0),
         priorities_read: true,
