@@ -16,6 +16,9 @@
 //!   that the seeds' claims are judged on, and the figures): on several GPUs one lane (the last) takes them first
 //!   and starts no processes ahead until they are done, while the others run cases; on one GPU they come when no
 //!   process is starting, that is after the last own-process case.
+//! - **A case that faults its context waits for its lane's process starts to end**, the lane running batch cases
+//!   meanwhile and starting no process ahead of it: the driver's recovery from a fault and other processes' context
+//!   creation slow each other down ([`Need::poisons`]).
 //! - **Several-device cases** (`requires: devices >= 2`) run in one worker that sees every GPU, on the first lane,
 //!   as one block before anything else there (their worker's contexts on every GPU disturb the other lanes'
 //!   device-memory checks while it lives); never while a measurement runs, since they touch the measuring GPU too.
@@ -41,6 +44,11 @@ pub struct Need {
     pub several: bool,
     /// Processes it is expected to use when it runs in its own (2 for a case that can pick a variant).
     pub runs: usize,
+    /// It faults its context on purpose (`poisons-context:`). While batch work is left, it begins only once no
+    /// process of its lane is making its context, and the lane starts none ahead while it waits: on an H100 a
+    /// trap's synchronize took 1.1–1.3 s while three contexts were being made beside it, which themselves took
+    /// over 2 s, against 0.34 s for a trap alone (results/2026-11-28_close-30_h100).
+    pub poisons: bool,
 }
 
 /// One piece of work a lane is told to do.
@@ -181,7 +189,8 @@ impl Dispatcher {
     /// holds (`view`).
     pub fn to_start(&mut self, lane: usize, view: LaneView) -> Vec<usize> {
         let mut out = Vec::new();
-        if !self.may_pool(lane) {
+        // A ready case that faults its context runs next, with no context being made beside it.
+        if !self.may_pool(lane) || view.ready.is_some_and(|i| self.needs[i].poisons) {
             return out;
         }
         let mut pooled = view.pooled;
@@ -208,7 +217,10 @@ impl Dispatcher {
             });
         }
         if let Some(i) = view.ready {
-            return Step::Run(Task::Own(i));
+            let waits_for_starts = self.needs[i].poisons && view.starting > 0 && !self.ordinary.is_empty();
+            if !waits_for_starts {
+                return Step::Run(Task::Own(i));
+            }
         }
         if lane == Self::SEVERAL_LANE && !self.several.is_empty() && !self.exclusive {
             self.several_on = Some(lane);
@@ -682,5 +694,20 @@ mod predict {
                 run.lanes
             );
         }
+    }
+
+    #[test]
+    fn a_case_that_faults_its_context_waits_for_the_lanes_starts_while_batch_work_is_left() {
+        let poisons = Need { own_process: true, poisons: true, runs: 1, ..Need::default() };
+        let batch = Need { runs: 1, ..Need::default() };
+        let mut d = Dispatcher::new(&[poisons, batch, batch], 1, false, true);
+        let starting = LaneView { ready: Some(0), pooled: 2, starting: 1 };
+        assert_eq!(d.to_start(0, starting), Vec::<usize>::new(), "no process is started ahead of it");
+        assert_eq!(d.next(0, starting), Step::Run(Task::Batch(1)));
+        let quiet = LaneView { ready: Some(0), pooled: 1, starting: 0 };
+        assert_eq!(d.next(0, quiet), Step::Run(Task::Own(0)));
+        // With no batch work left it does not wait.
+        let mut d = Dispatcher::new(&[poisons], 1, false, true);
+        assert_eq!(d.next(0, starting), Step::Run(Task::Own(0)));
     }
 }

@@ -51,6 +51,7 @@ pub fn needs_of(cases: &[&Case], opts: &RunOptions) -> Vec<Need> {
                     measures: measures(c),
                     several: needs_all_devices(c),
                     runs: expected_runs(c, opts.baseline.as_ref()),
+                    poisons: !c.poisons.is_empty(),
                 }
             }
         })
@@ -408,8 +409,8 @@ mod tests {
         assert_eq!(needs[0], Need { runs: 1, ..Need::default() });
         assert_eq!(needs[1], Need { own_process: true, runs: 1, ..Need::default() });
         assert_eq!(needs[2], Need { several: true, runs: 1, ..Need::default() });
-        // A case that can pick a variant runs twice: two processes started ahead.
-        assert_eq!(needs[3], Need { own_process: true, runs: 2, ..Need::default() });
+        // A case that can pick a variant runs twice: two processes started ahead. It faults its context.
+        assert_eq!(needs[3], Need { own_process: true, runs: 2, poisons: true, ..Need::default() });
         // One process per case: nothing started ahead, no several-device worker.
         let isolated = needs_of(&refs, &RunOptions { process_per_case: true, ..RunOptions::default() });
         assert!(isolated.iter().all(|n| !n.own_process && !n.several && n.runs == 1));
