@@ -114,6 +114,11 @@ pub fn bytes_of<T>(value: &T) -> &[u8] {
 }
 
 impl Handles {
+    /// Offers descriptor `fd` to later calls as `L.fd` (a C `int`, kept as a call's outputs are).
+    pub fn offer_fd(&mut self, label: &str, fd: i32) {
+        self.call_outputs.insert(format!("{label}.fd"), fd.to_le_bytes().to_vec());
+    }
+
     /// Closes what the script opened and did not close, and gives back the case's references to its user
     /// objects; each failure is a note.
     pub fn release(&mut self, notes: &mut Vec<String>) {

@@ -194,6 +194,15 @@ pub fn memcpy_kind(dst: MemKind, src: MemKind) -> &'static str {
 }
 
 /// A C++ string literal.
+/// The statement that keeps C variable `var` (a plain value: `sizeof var` bytes) as `key` in `run.call_outputs`, where
+/// a later call's `L.param` argument reads it: an exported descriptor as `L.fd`, a Vulkan memory's `L.size`.
+pub fn keep_value(key: &str, var: &str) -> String {
+    format!(
+        "run.call_outputs[{}] = std::vector<unsigned char>((const unsigned char*)&{var}, (const unsigned char*)&{var} + sizeof {var});",
+        cstr(key)
+    )
+}
+
 pub fn cstr(s: &str) -> String {
     let mut out = String::from("\"");
     for c in s.chars() {

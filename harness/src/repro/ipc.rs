@@ -2,7 +2,7 @@
 //! pool. Handles are kept under the label of the operation that got them (`run.ipc_mem`, `run.ipc_events`), and
 //! cross to the case's other process with each of its operations (see the header's PeerProcess).
 
-use super::code::{cstr, Code, Step};
+use super::code::{cstr, keep_value, Code, Step};
 use crate::case::ast::Decl;
 
 /// The key an operation's handle or mapping is kept under: its label, or `#INDEX` for an unlabelled one.
@@ -107,10 +107,7 @@ pub fn pool_export(x: &Step, pool: &str) -> Result<Code, String> {
         "bool exported = op.call([&] {{ return cudaMemPoolExportToShareableHandle(&fd, {p}.h, cudaMemHandleTypePosixFileDescriptor, 0); }}) && fd >= 0;"
     ));
     match &x.op.label {
-        Some(label) => code.call(format!(
-            "if (exported) run.call_outputs[{}] = std::vector<unsigned char>((const unsigned char*)&fd, (const unsigned char*)&fd + sizeof fd);",
-            cstr(&format!("{label}.fd"))
-        )),
+        Some(label) => code.call(format!("if (exported) {}", keep_value(&format!("{label}.fd"), "fd"))),
         None => code.call("if (exported) close(fd);"),
     };
     Ok(code)

@@ -3,7 +3,7 @@
 //! exported FD (and a memory's size) as `L.fd` / `L.size` in `run.call_outputs`, where a later call's `L.fd`
 //! argument reads it.
 
-use super::code::{cstr, Code, Step};
+use super::code::{cstr, keep_value, Code, Step};
 use crate::case::words::Word;
 
 /// The session, or the operation is not run (the executor's `Err`: why there is none).
@@ -23,12 +23,9 @@ fn label(x: &Step) -> Result<String, String> {
 }
 
 fn keep_fd(code: &mut Code, label: &str, size: Option<u64>) {
-    code.post(format!(
-        "run.call_outputs[{}] = std::vector<unsigned char>((const unsigned char*)&fd, (const unsigned char*)&fd + sizeof fd);",
-        cstr(&format!("{label}.fd"))
-    ));
+    code.post(keep_value(&format!("{label}.fd"), "fd"));
     if let Some(size) = size {
-        code.post(format!("{{ uint64_t size = {size}ull; run.call_outputs[{}] = std::vector<unsigned char>((const unsigned char*)&size, (const unsigned char*)&size + sizeof size); }}", cstr(&format!("{label}.size"))));
+        code.post(format!("{{ uint64_t size = {size}ull; {} }}", keep_value(&format!("{label}.size"), "size")));
     }
 }
 

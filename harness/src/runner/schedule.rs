@@ -180,6 +180,11 @@ impl Dispatcher {
         !self.several.is_empty() || self.several_on.is_some()
     }
 
+    /// Whether the lane's ready own-process case faults its context ([`Need::poisons`]).
+    fn poisoning_ready(&self, view: LaneView) -> bool {
+        view.ready.is_some_and(|i| self.needs[i].poisons)
+    }
+
     /// Whether `lane` begins with the several-device block (then it starts no batch worker ahead either).
     pub fn begins_with_several(&self, lane: usize) -> bool {
         lane == Self::SEVERAL_LANE && self.several_left()
@@ -190,7 +195,7 @@ impl Dispatcher {
     pub fn to_start(&mut self, lane: usize, view: LaneView) -> Vec<usize> {
         let mut out = Vec::new();
         // A ready case that faults its context runs next, with no context being made beside it.
-        if !self.may_pool(lane) || view.ready.is_some_and(|i| self.needs[i].poisons) {
+        if !self.may_pool(lane) || self.poisoning_ready(view) {
             return out;
         }
         let mut pooled = view.pooled;
@@ -217,7 +222,7 @@ impl Dispatcher {
             });
         }
         if let Some(i) = view.ready {
-            let waits_for_starts = self.needs[i].poisons && view.starting > 0 && !self.ordinary.is_empty();
+            let waits_for_starts = self.poisoning_ready(view) && view.starting > 0 && !self.ordinary.is_empty();
             if !waits_for_starts {
                 return Step::Run(Task::Own(i));
             }

@@ -103,7 +103,7 @@ pub(super) fn pool_export(x: Step, pool: &str) -> Result<(), String> {
         // SAFETY: fd is a descriptor this process now owns and nothing else uses.
         let owned = unsafe { <std::os::fd::OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fd) };
         if let Some(label) = &x.op.label {
-            x.st.handles.call_outputs.insert(format!("{label}.fd"), fd.to_le_bytes().to_vec());
+            x.st.handles.offer_fd(label, fd);
             x.st.handles.exported_fds.push(owned);
         }
     }

@@ -20,10 +20,9 @@ fn session<'s>(st: &'s mut Objects, uuid: &str) -> Result<&'s mut Session, Strin
 
 /// What a Vulkan object offers a call, as a call's outputs are kept: `L.fd` (a C `int`) and `L.size`.
 fn keep(st: &mut Objects, label: &str, fd: i32, size: Option<u64>) {
-    let outputs = &mut st.handles.call_outputs;
-    outputs.insert(format!("{label}.fd"), fd.to_le_bytes().to_vec());
+    st.handles.offer_fd(label, fd);
     if let Some(size) = size {
-        outputs.insert(format!("{label}.size"), size.to_le_bytes().to_vec());
+        st.handles.call_outputs.insert(format!("{label}.size"), size.to_le_bytes().to_vec());
     }
 }
 
