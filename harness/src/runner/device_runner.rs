@@ -68,9 +68,6 @@ pub struct DeviceRunner<'a> {
     stats: SuiteStats,
     /// This device's GPU, driver and runtime, for the expectation file's conditions (made at the first case).
     configuration: std::sync::OnceLock<Key>,
-    /// A case that faults its context is running beside this lane's work ([`DeviceRunner::beside`]): its process
-    /// may allocate on this GPU during any case that begins meanwhile.
-    side_busy: bool,
 }
 
 impl<'a> DeviceRunner<'a> {
@@ -106,36 +103,7 @@ impl<'a> DeviceRunner<'a> {
             exiting: Vec::new(),
             stats: SuiteStats::default(),
             configuration: std::sync::OnceLock::new(),
-            side_busy: false,
         }
-    }
-
-    /// A runner for the pooled own-process case `id` to run beside this lane's work ([`super::schedule::Task::Side`]):
-    /// it takes the processes started ahead for the case, and nothing else (its batch worker never starts), so a
-    /// thread of its own runs the case with every run the runner's rules ask for ([`Self::run_pooled`]) while this
-    /// runner goes on. Until [`Self::side_ended`], no case of this lane that begins is checked for device memory.
-    pub fn beside(&mut self, id: &str) -> DeviceRunner<'a> {
-        let mut side = DeviceRunner::new(self.device, self.opts, self.spec.exe.clone());
-        side.lanes = self.lanes;
-        side.disturbance = self.disturbance;
-        side.configuration = self.configuration.clone();
-        let (moved, kept): (VecDeque<_>, VecDeque<_>) =
-            std::mem::take(&mut self.warm).into_iter().partition(|(warm_id, _)| warm_id == id);
-        (self.warm, side.warm) = (kept, moved);
-        let (moved, kept): (VecDeque<_>, VecDeque<_>) =
-            std::mem::take(&mut self.pooled).into_iter().partition(|(_, pooled_id)| pooled_id == id);
-        (self.pooled, side.pooled) = (kept, moved);
-        self.side_busy = true;
-        side
-    }
-
-    /// The case beside this lane's work has ended; `stats` is what its runner did ([`Self::finish`]).
-    pub fn side_ended(&mut self, stats: SuiteStats) {
-        self.side_busy = false;
-        self.stats.processes_started += stats.processes_started;
-        self.stats.extra_runs += stats.extra_runs;
-        self.stats.ready.extend(stats.ready);
-        self.stats.memory_checks_skipped += stats.memory_checks_skipped;
     }
 
     /// Makes this runner one of `lanes` of a run, told by `disturbance` when another could touch its device.
@@ -195,7 +163,7 @@ impl<'a> DeviceRunner<'a> {
             let mut its = self.warm.iter().filter(|(warm_id, _)| warm_id == id);
             its.all(|(_, w)| w.said_ready()).then_some(*index)
         });
-        LaneView { ready, pooled: self.warm.len(), starting, side_busy: self.side_busy }
+        LaneView { ready, pooled: self.warm.len(), starting }
     }
 
     /// True while this lane's batch worker is creating its context (at the start, and after a case ended it): the
@@ -241,10 +209,10 @@ impl<'a> DeviceRunner<'a> {
         pool.chain(shared).map(|w| usize::from(!w.poll_ready(Duration::ZERO, deadline))).sum()
     }
 
-    /// True when no process of this lane is creating a context now, and no case runs beside the lane's work: a
-    /// device memory check of a case that begins now is then the case's alone, as far as this lane goes.
+    /// True when no process of this lane is creating a context now: a device memory check of a case that begins
+    /// now is then the case's alone, as far as this lane goes.
     fn quiet(&mut self) -> bool {
-        !self.side_busy && self.starting() == 0
+        self.starting() == 0
     }
 
     /// Kills the processes started for own-process runs that did not happen.

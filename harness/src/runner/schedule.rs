@@ -5,7 +5,11 @@
 //! What the schedule must respect, and why it is shaped as it is:
 //!
 //! - **One case at a time per GPU.** Two CUDA contexts on one GPU time-slice: two shards of the suite on one H100
-//!   took as long as one (39.1 s against 39 s) and four longer. So a lane runs one case at a time.
+//!   took as long as one (39.1 s against 39 s) and four longer. So a lane runs one case at a time. That holds for
+//!   the cases that fault their context too, though most of their time is the driver's recovery: run beside the
+//!   batch work, one at a time per lane, they slowed the batch cases beside them (the cases' time 36.8 s → 51.9 s,
+//!   frees and allocations most) and the run did not gain (42.3 / 43.3 s against 46.1 / 43.9 s, interleaved on one
+//!   H100; results/2026-11-28_node-time-2).
 //! - **Process starts are the scarce resource.** A case that needs a process of its own (`env:`, `own-process:`,
 //!   `poisons-context:`) pays a process start and a context creation (≈190 ms driver initialisation + ≈110 ms
 //!   context on a 4 × H100 host), and the host creates them one at a time whatever the device: four started at once
@@ -19,12 +23,6 @@
 //! - **A case that faults its context waits for its lane's process starts to end**, the lane running batch cases
 //!   meanwhile and starting no process ahead of it: the driver's recovery from a fault and other processes' context
 //!   creation slow each other down ([`Need::poisons`]).
-//! - **A case that faults its context runs beside its lane's batch work** ([`Task::Side`]), one at a time per lane:
-//!   most of its time is the driver's recovery from the fault (a trap's synchronize 335 ms alone on an H200), during
-//!   which another process's work on the GPU went on, without an error or a wrong value and with one stall of 12–14
-//!   ms per trap (`probe10` in results/2026-11-28_node-time-2). Two processes that both keep the GPU busy time-slice
-//!   (a short kernel and copy took 0.27 ms each beside another against 0.013 ms alone), so other cases still run one
-//!   at a time; and no measurement runs on a GPU while such a case is beside it.
 //! - **Several-device cases** (`requires: devices >= 2`) run in one worker that sees every GPU, on the first lane,
 //!   as one block before anything else there (their worker's contexts on every GPU disturb the other lanes'
 //!   device-memory checks while it lives); never while a measurement runs, since they touch the measuring GPU too.
@@ -62,9 +60,6 @@ pub struct Need {
 pub enum Task {
     /// An own-process case whose process (started ahead on this lane) is ready.
     Own(usize),
-    /// An own-process case that faults its context, its processes ready: the lane runs it beside its other work and
-    /// goes on ([`LaneView::side_busy`] until it ends).
-    Side(usize),
     /// A batch case in the lane's batch worker.
     Batch(usize),
     /// A case that measures (in the lane's measuring worker, or its own process).
@@ -96,8 +91,6 @@ pub struct LaneView {
     pub pooled: usize,
     /// Processes of this lane still creating their contexts (pool, batch or measuring worker).
     pub starting: usize,
-    /// A case it runs beside its other work ([`Task::Side`]) has not ended.
-    pub side_busy: bool,
 }
 
 /// Hands out the cases of a run to the lanes (see the module documentation).
@@ -233,12 +226,9 @@ impl Dispatcher {
             });
         }
         if let Some(i) = view.ready {
-            if !self.needs[i].poisons {
+            let waits_for_starts = self.poisoning_ready(view) && view.starting > 0 && !self.ordinary.is_empty();
+            if !waits_for_starts {
                 return Step::Run(Task::Own(i));
-            }
-            let waits_for_starts = view.starting > 0 && !self.ordinary.is_empty();
-            if !waits_for_starts && !view.side_busy {
-                return Step::Run(Task::Side(i));
             }
         }
         if lane == Self::SEVERAL_LANE && !self.several.is_empty() && !self.exclusive {
@@ -248,8 +238,7 @@ impl Dispatcher {
         }
         let measures_here = lane == self.measuring_lane();
         // On one GPU, measurements wait until no own-process case is left to start a process for.
-        let quiet =
-            view.starting == 0 && !view.side_busy && (self.lanes > 1 || (self.own.is_empty() && view.pooled == 0));
+        let quiet = view.starting == 0 && (self.lanes > 1 || (self.own.is_empty() && view.pooled == 0));
         let several_clear = self.several_on.is_none() || (self.several_apart && !self.several_starting);
         let may_measure = !self.exclusive && several_clear && quiet;
         if measures_here && self.measurements_left() && may_measure {
@@ -277,7 +266,7 @@ impl Dispatcher {
         let more_several = lane == Self::SEVERAL_LANE && !self.several.is_empty();
         // A lane that may not pool now may later (the measuring lane once its measurements are done).
         let pool_later = self.pooling[lane] && !self.own.is_empty();
-        if more_own || more_measuring || more_several || pool_later || view.side_busy {
+        if more_own || more_measuring || more_several || pool_later {
             Step::Wait
         } else {
             Step::Finish
@@ -324,8 +313,6 @@ pub struct SimRun {
     pub lanes: Vec<(u64, u64, u64, usize)>,
     /// Every task in the order it started: (lane, start ms, task).
     pub log: Vec<(usize, u64, Task)>,
-    /// The cases run beside a lane's work ([`Task::Side`]): (lane, start ms, end ms).
-    pub beside: Vec<(usize, u64, u64)>,
 }
 
 /// Runs the [`Dispatcher`] on a simulated clock: `lanes` lanes, process starts queued host-wide one at a time
@@ -354,9 +341,6 @@ pub fn simulate(needs: &[Need], costs: &SimCosts, lanes: usize, figures: bool, e
     let mut waited = vec![0u64; lanes];
     let mut busy = vec![0u64; lanes];
     let mut count = vec![0usize; lanes];
-    // When each lane's case beside its work (`Task::Side`) ends.
-    let mut side_end = vec![0u64; lanes];
-    let mut beside = Vec::new();
     // A task that ends at a time: (end, lane, task) — its `done` is reported then.
     let mut running: Vec<(u64, usize, Task)> = Vec::new();
     let mut log = Vec::new();
@@ -384,7 +368,6 @@ pub fn simulate(needs: &[Need], costs: &SimCosts, lanes: usize, figures: bool, e
                 .map(|p| p.case),
             pooled: pool.len(),
             starting: pool.iter().filter(|p| p.ready_at > now).count(),
-            side_busy: side_end[lane] > now,
         };
         for case in d.to_start(lane, view(&pools[lane])) {
             for _ in 0..needs[case].runs.max(1) {
@@ -394,22 +377,15 @@ pub fn simulate(needs: &[Need], costs: &SimCosts, lanes: usize, figures: bool, e
         }
         match d.next(lane, view(&pools[lane])) {
             Step::Run(task) => {
-                // Each run in its own process: a second run (variant stability) waits for its process too.
-                let mut own_runs = |i: usize| {
-                    let end = pools[lane]
-                        .iter()
-                        .filter(|p| p.case == i)
-                        .fold(now, |t, p| t.max(p.ready_at) + costs.case_ms[i]);
-                    pools[lane].retain(|p| p.case != i);
-                    end - now
-                };
                 let ms = match task {
-                    Task::Own(i) => own_runs(i),
-                    // Beside the lane's work: the lane goes on at once.
-                    Task::Side(i) => {
-                        side_end[lane] = now + own_runs(i);
-                        beside.push((lane, now, side_end[lane]));
-                        0
+                    // Each run in its own process: a second run (variant stability) waits for its process too.
+                    Task::Own(i) => {
+                        let end = pools[lane]
+                            .iter()
+                            .filter(|p| p.case == i)
+                            .fold(now, |t, p| t.max(p.ready_at) + costs.case_ms[i]);
+                        pools[lane].retain(|p| p.case != i);
+                        end - now
                     }
                     Task::Batch(i) | Task::Several(i) => costs.case_ms[i],
                     // A measuring own-process case starts its process cold, inside its measurement.
@@ -430,8 +406,7 @@ pub fn simulate(needs: &[Need], costs: &SimCosts, lanes: usize, figures: bool, e
                 let next_ready = pools[lane].iter().map(|p| p.ready_at).filter(|&t| t > now).min();
                 let next_end = running.iter().map(|r| r.0).filter(|&t| t > now).min();
                 let others = (0..lanes).filter(|&l| l != lane && !finished[l]).map(|l| free_at[l]).filter(|&t| t > now);
-                let side = Some(side_end[lane]).filter(|&t| t > now);
-                let until = [next_ready, next_end, others.min(), side].into_iter().flatten().min().unwrap_or(now + 1);
+                let until = [next_ready, next_end, others.min()].into_iter().flatten().min().unwrap_or(now + 1);
                 waited[lane] += until - now;
                 free_at[lane] = until;
             }
@@ -443,20 +418,17 @@ pub fn simulate(needs: &[Need], costs: &SimCosts, lanes: usize, figures: bool, e
     }
     let lanes_out: Vec<(u64, u64, u64, usize)> =
         (0..lanes).map(|l| (busy[l], waited[l], free_at[l], count[l])).collect();
-    SimRun { makespan_ms: free_at.iter().copied().max().unwrap_or(0), lanes: lanes_out, log, beside }
+    SimRun { makespan_ms: free_at.iter().copied().max().unwrap_or(0), lanes: lanes_out, log }
 }
 
 /// The least makespan any schedule could reach under the rules (milliseconds): the work spread evenly over the
-/// lanes (that of the cases beside the lanes' work, [`Task::Side`], over one slot per lane), the measurements one
-/// after another, the several-device block, the host's process starts one after another (the batch workers' and
-/// every own-process run's) followed by the shortest own-process run, and the longest single case.
+/// lanes, the measurements one after another, the several-device block, the host's process starts one after
+/// another (the batch workers' and every own-process run's) followed by the shortest own-process run, and the
+/// longest single case.
 pub fn lower_bound(needs: &[Need], costs: &SimCosts, lanes: usize, figures: bool) -> u64 {
     let lanes = lanes.max(1) as u64;
     let run_ms = |i: usize| costs.case_ms[i] * if needs[i].own_process { needs[i].runs.max(1) as u64 } else { 1 };
-    let beside = |i: usize| needs[i].poisons && needs[i].own_process && !needs[i].measures && !needs[i].several;
-    let total: u64 =
-        (0..needs.len()).filter(|&i| !beside(i)).map(run_ms).sum::<u64>() + if figures { costs.figures_ms } else { 0 };
-    let beside_total: u64 = (0..needs.len()).filter(|&i| beside(i)).map(run_ms).sum();
+    let total: u64 = (0..needs.len()).map(run_ms).sum::<u64>() + if figures { costs.figures_ms } else { 0 };
     let measuring: u64 = (0..needs.len()).filter(|&i| needs[i].measures).map(run_ms).sum::<u64>()
         + if figures { costs.figures_ms } else { 0 };
     let several: u64 = (0..needs.len()).filter(|&i| needs[i].several).map(run_ms).sum();
@@ -466,28 +438,20 @@ pub fn lower_bound(needs: &[Need], costs: &SimCosts, lanes: usize, figures: bool
     let starts: u64 = own.iter().map(|&i| needs[i].runs.max(1) as u64).sum::<u64>() + lanes;
     let shortest_own = own.iter().map(|&i| run_ms(i)).min().unwrap_or(0);
     let longest = (0..needs.len()).map(run_ms).max().unwrap_or(0);
-    [
-        total.div_ceil(lanes),
-        beside_total.div_ceil(lanes),
-        measuring,
-        several,
-        starts * costs.start_ms + shortest_own,
-        longest,
-    ]
-    .into_iter()
-    .max()
-    .unwrap_or(0)
+    [total.div_ceil(lanes), measuring, several, starts * costs.start_ms + shortest_own, longest]
+        .into_iter()
+        .max()
+        .unwrap_or(0)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// A deterministic stand-in for the suite as it stood (d228590, one H100: 560 cases, 26.6 s of cases' own
+    /// A deterministic stand-in for the suite as it stands (d228590, one H100: 560 cases, 26.6 s of cases' own
     /// time): 41 own-process cases (5 of them picking a variant, so two processes each) of 120–370 ms in a fresh
-    /// process, every third of them faulting its context (then 350–600 ms: a trap's recovery), 33 several-device
-    /// cases of 40–160 ms, 13 measuring ones of 200–460 ms, the figures 5.4 s, and ordinary cases of 5–95 ms with
-    /// one of 1.2 s; a process start 250 ms.
+    /// process, 33 several-device cases of 40–160 ms, 13 measuring ones of 200–460 ms, the figures 5.4 s, and
+    /// ordinary cases of 5–95 ms with one of 1.2 s; a process start 250 ms.
     fn suite_like() -> (Vec<Need>, SimCosts) {
         let mut seed = 0x2545_f491_4f6c_dd1du64;
         let mut next = |span: u64| {
@@ -503,9 +467,7 @@ mod tests {
                 // Spread through the suite's order as the areas are.
                 0 if i / 14 < 41 => {
                     let runs = if i % 8 == 0 { 2 } else { 1 };
-                    let poisons = (i / 14) % 3 == 1;
-                    let ms = if poisons { 350 + next(250) } else { 120 + next(250) };
-                    (Need { own_process: true, runs, poisons, ..Need::default() }, ms)
+                    (Need { own_process: true, runs, ..Need::default() }, 120 + next(250))
                 }
                 3 if i / 14 < 33 => (Need { several: true, runs: 1, ..Need::default() }, 40 + next(120)),
                 7 if i / 14 < 13 => (Need { measures: true, runs: 1, ..Need::default() }, 200 + next(260)),
@@ -526,11 +488,7 @@ mod tests {
         for &(lane, _, task) in &run.log {
             match task {
                 Task::Own(i) => {
-                    assert!(needs[i].own_process && !needs[i].poisons && !needs[i].measures && !needs[i].several);
-                    seen[i] += 1;
-                }
-                Task::Side(i) => {
-                    assert!(needs[i].own_process && needs[i].poisons && !needs[i].measures && !needs[i].several);
+                    assert!(needs[i].own_process && !needs[i].measures && !needs[i].several, "{i}");
                     seen[i] += 1;
                 }
                 Task::Batch(i) => {
@@ -587,21 +545,6 @@ mod tests {
         for pair in exclusive.windows(2) {
             assert!(pair[0].1 <= pair[1].0, "exclusive work overlaps: {pair:?}");
         }
-        // One case beside a lane's work at a time, and none beside a measurement on its GPU.
-        for lane in 0..lanes {
-            let mut spans: Vec<(u64, u64)> =
-                run.beside.iter().filter(|b| b.0 == lane).map(|&(_, start, end)| (start, end)).collect();
-            spans.sort();
-            for pair in spans.windows(2) {
-                assert!(pair[0].1 <= pair[1].0, "two cases beside lane {lane}'s work: {pair:?}");
-            }
-            for (_, start, task) in
-                run.log.iter().filter(|(l, _, t)| *l == lane && matches!(t, Task::Measure(_) | Task::Figures))
-            {
-                let (from, to) = span(task, *start);
-                assert!(spans.iter().all(|&(s, e)| e <= from || s >= to), "a case beside lane {lane}'s measurement");
-            }
-        }
     }
 
     #[test]
@@ -642,7 +585,6 @@ mod tests {
             t = start
                 + match task {
                     Task::Own(i) => costs.case_ms[i] * needs[i].runs.max(1) as u64,
-                    Task::Side(_) => 0,
                     Task::Batch(i) | Task::Several(i) | Task::Measure(i) => costs.case_ms[i],
                     Task::Figures => costs.figures_ms,
                     Task::EndSeveral => 0,
@@ -768,29 +710,13 @@ mod predict {
         let poisons = Need { own_process: true, poisons: true, runs: 1, ..Need::default() };
         let batch = Need { runs: 1, ..Need::default() };
         let mut d = Dispatcher::new(&[poisons, batch, batch], 1, false, true);
-        let starting = LaneView { ready: Some(0), pooled: 2, starting: 1, side_busy: false };
+        let starting = LaneView { ready: Some(0), pooled: 2, starting: 1 };
         assert_eq!(d.to_start(0, starting), Vec::<usize>::new(), "no process is started ahead of it");
         assert_eq!(d.next(0, starting), Step::Run(Task::Batch(1)));
-        let quiet = LaneView { ready: Some(0), pooled: 1, starting: 0, side_busy: false };
-        assert_eq!(d.next(0, quiet), Step::Run(Task::Side(0)), "beside the lane's work");
+        let quiet = LaneView { ready: Some(0), pooled: 1, starting: 0 };
+        assert_eq!(d.next(0, quiet), Step::Run(Task::Own(0)));
         // With no batch work left it does not wait.
         let mut d = Dispatcher::new(&[poisons], 1, false, true);
-        assert_eq!(d.next(0, starting), Step::Run(Task::Side(0)));
-    }
-
-    #[test]
-    fn one_case_that_faults_its_context_runs_beside_a_lanes_work_and_no_measurement_beside_it() {
-        let poisons = Need { own_process: true, poisons: true, runs: 1, ..Need::default() };
-        let batch = Need { runs: 1, ..Need::default() };
-        let measures = Need { measures: true, runs: 1, ..Need::default() };
-        let mut d = Dispatcher::new(&[poisons, poisons, batch, measures], 1, false, true);
-        assert_eq!(d.to_start(0, LaneView::default()), vec![0, 1]);
-        let second_ready = LaneView { ready: Some(1), pooled: 1, starting: 0, side_busy: true };
-        assert_eq!(d.next(0, second_ready), Step::Run(Task::Batch(2)), "the lane goes on with batch work");
-        assert_eq!(d.next(0, second_ready), Step::Wait, "no second case beside it, and no measurement");
-        let ended = LaneView { ready: None, pooled: 0, starting: 0, side_busy: true };
-        assert_eq!(d.next(0, ended), Step::Wait, "not finished while the case beside it runs");
-        let idle = LaneView { side_busy: false, ..ended };
-        assert_eq!(d.next(0, idle), Step::Run(Task::Measure(3)));
+        assert_eq!(d.next(0, starting), Step::Run(Task::Own(0)));
     }
 }

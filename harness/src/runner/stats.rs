@@ -74,8 +74,6 @@ pub struct LaneTimes {
     pub several_s: f64,
     /// Time waiting for another lane (a measurement or the several-device block to end) or for the last cases.
     pub other_wait_s: f64,
-    /// Time of the cases that fault their context, run beside the lane's other work (not part of the lane's own).
-    pub side_s: f64,
 }
 
 impl LaneTimes {
@@ -94,9 +92,6 @@ impl LaneTimes {
         let mut words: Vec<String> =
             parts.iter().filter(|(_, s)| *s >= 0.005).map(|(what, s)| format!("{what} {s:.2} s")).collect();
         words.push(format!("start and protocol {:.2} s", (self.end_s - accounted).max(0.0)));
-        if self.side_s >= 0.005 {
-            words.push(format!("and beside them cases that fault their context {:.2} s", self.side_s));
-        }
         words.join(", ")
     }
 }

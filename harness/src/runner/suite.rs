@@ -254,75 +254,21 @@ impl Shared<'_> {
     }
 }
 
-/// The case a lane runs beside its work ([`Task::Side`]): when it began, and the thread running it, which gives its
-/// results (by case index) and what its runner did.
-type Beside<'s> = (Instant, std::thread::ScopedJoinHandle<'s, (Vec<(usize, CaseResult)>, SuiteStats)>);
-
 /// One lane's loop: asks the dispatcher for work until there is none, sends each result, and returns where its
 /// time went.
-fn run_lane<'a>(
+fn run_lane(
     lane_index: usize,
-    lane: &mut DeviceRunner<'a>,
+    lane: &mut DeviceRunner<'_>,
     device: &DeviceInfo,
-    (heads, units): (&[&'a Case], &[Vec<usize>]),
-    cases: &[&'a Case],
+    (heads, units): (&[&Case], &[Vec<usize>]),
+    cases: &[&Case],
     shared: &Shared<'_>,
     sender: &mpsc::Sender<(usize, CaseResult)>,
 ) -> LaneTimes {
     let mut times = LaneTimes { device: device.ordinal, ..LaneTimes::default() };
-    std::thread::scope(|scope| {
-        let mut beside: Option<Beside<'_>> = None;
-        run_lane_in((lane_index, device), lane, (heads, units), cases, shared, sender, &mut times, scope, &mut beside);
-        // The lane's last case beside its work, if it is still going.
-        end_beside(&mut beside, true, lane, &mut times, shared, sender);
-    });
-    shared.dispatcher().lane_gone(lane_index);
-    shared.changed.notify_all();
-    times.end_s = shared.run_start.elapsed().as_secs_f64();
-    times
-}
-
-/// Collects the case beside the lane's work when it has ended (or waits for it, with `wait`): sends its results and
-/// counts its time. False when the results can no longer be sent.
-fn end_beside(
-    beside: &mut Option<Beside<'_>>,
-    wait: bool,
-    lane: &mut DeviceRunner<'_>,
-    times: &mut LaneTimes,
-    shared: &Shared<'_>,
-    sender: &mpsc::Sender<(usize, CaseResult)>,
-) -> bool {
-    if !beside.as_ref().is_some_and(|(_, thread)| wait || thread.is_finished()) {
-        return true;
-    }
-    let Some((began, thread)) = beside.take() else { return true };
-    let (results, stats) = thread.join().unwrap_or_default();
-    lane.side_ended(stats);
-    times.side_s += began.elapsed().as_secs_f64();
-    times.cases += results.len();
-    times.own_cases += 1;
-    times.own_phase_end_s = shared.run_start.elapsed().as_secs_f64();
-    results.into_iter().all(|sent| sender.send(sent).is_ok())
-}
-
-#[allow(clippy::too_many_arguments)]
-fn run_lane_in<'s, 'a: 's>(
-    (lane_index, device): (usize, &DeviceInfo),
-    lane: &mut DeviceRunner<'a>,
-    (heads, units): (&[&'a Case], &[Vec<usize>]),
-    cases: &[&'a Case],
-    shared: &Shared<'_>,
-    sender: &mpsc::Sender<(usize, CaseResult)>,
-    times: &mut LaneTimes,
-    scope: &'s std::thread::Scope<'s, '_>,
-    beside: &mut Option<Beside<'s>>,
-) {
     let mut in_several = false;
     let since_start = || shared.run_start.elapsed().as_secs_f64();
     loop {
-        if !end_beside(beside, false, lane, times, shared, sender) {
-            break;
-        }
         let view = lane.view();
         if !lane.batch_is_starting() {
             lane.keep_spare();
@@ -337,12 +283,6 @@ fn run_lane_in<'s, 'a: 's>(
         let task = match step {
             Step::Finish => break,
             Step::Run(task) => task,
-            Step::Wait if view.starting == 0 && view.side_busy => {
-                // Only the case beside the lane's work is left to end for now.
-                std::thread::sleep(Duration::from_millis(2));
-                times.other_wait_s += began.elapsed().as_secs_f64();
-                continue;
-            }
             Step::Wait if view.starting > 0 => {
                 if lane.await_any_ready(IDLE_LOOK).is_zero() {
                     std::thread::sleep(Duration::from_millis(2));
@@ -364,18 +304,6 @@ fn run_lane_in<'s, 'a: 's>(
                 units[u].iter().copied().zip(lane.run_pooled_group(&rows)).collect()
             }
             Task::Own(u) => vec![(units[u][0], lane.run_pooled(heads[u]))],
-            Task::Side(u) => {
-                let mut side = lane.beside(&heads[u].id);
-                let rows: Vec<&Case> = units[u].iter().map(|&i| cases[i]).collect();
-                let indices = units[u].clone();
-                let thread = scope.spawn(move || {
-                    let results =
-                        if rows.len() > 1 { side.run_pooled_group(&rows) } else { vec![side.run_pooled(rows[0])] };
-                    (indices.into_iter().zip(results).collect(), side.finish())
-                });
-                *beside = Some((began, thread));
-                continue;
-            }
             Task::Batch(u) => {
                 if times.batch_s == 0.0 {
                     times.batch_start_s = since_start();
@@ -442,6 +370,10 @@ fn run_lane_in<'s, 'a: 's>(
         lane.end_several_device_phase();
         shared.disturbance.end();
     }
+    shared.dispatcher().lane_gone(lane_index);
+    shared.changed.notify_all();
+    times.end_s = since_start();
+    times
 }
 
 #[cfg(test)]
