@@ -17,6 +17,12 @@
 //! blocking oracle compares them with the main process's gates. (A ping-measured offset was tried first: with the
 //! host's CPUs busy it was milliseconds off, and a peer's `sync` seemed to return before its gate opened.)
 //! Host-function logs and stamps of the peer stay in the peer (its kernels' stamps are not read back).
+//!
+//! Started ahead: a worker started ahead for a case with peers ([`PEER_SPARES_ENV`]) starts them as *spares* while
+//! it makes its own context, and says it is ready once they are ([`start_spares`], [`await_spares`]). A spare makes
+//! its context and loads the probe kernels before it is sent its case ([`PEER_WARM_ENV`]), and the case takes it
+//! instead of starting a peer on its path. A peer's start was most of an IPC case's time (the 7 peer cases' `peers`
+//! stretch: 4.0 s of a one-H100 run; results/2026-11-28_node-time-2).
 
 use super::clock::CaseClock;
 use super::devices::CaseDevices;
@@ -44,6 +50,12 @@ use std::time::Duration;
 
 /// Set in a peer's environment: the binary serves one case's operations and exits.
 pub const PEER_ENV: &str = "CUDA_CONFORMANCE_PEER";
+/// Set in a worker's environment by the runner when it starts the worker ahead for a case with peers: how many
+/// to start ahead as spares.
+pub const PEER_SPARES_ENV: &str = "CUDA_CONFORMANCE_PEER_SPARES";
+/// Set in a spare peer's environment: the device ordinal it makes its context on before it reads its case; it then
+/// says [`Reply::Warm`].
+pub const PEER_WARM_ENV: &str = "CUDA_CONFORMANCE_PEER_WARM";
 
 /// The first line a peer is sent: the case as written, and how to run it.
 #[derive(Debug, Serialize, Deserialize)]
@@ -66,10 +78,19 @@ enum Request {
 
 #[derive(Debug, Serialize, Deserialize)]
 enum Reply {
+    /// A spare has its context and the probe kernels, and waits for its case.
+    Warm,
     Ready,
-    Op { record: Box<OpRecord>, handles: Wire },
-    Finished { notes: Vec<String> },
-    Failed { why: String },
+    Op {
+        record: Box<OpRecord>,
+        handles: Wire,
+    },
+    Finished {
+        notes: Vec<String>,
+    },
+    Failed {
+        why: String,
+    },
 }
 
 /// IPC handles as they cross: their bytes, by the label of the operation that got them.
@@ -135,12 +156,33 @@ fn say(out: &mut impl Write, reply: &Reply) -> Result<(), String> {
 fn serve(kernels: impl FnOnce() -> KernelTable) -> Result<(), String> {
     let stdin = std::io::stdin();
     let mut lines = stdin.lock().lines();
-    let first = lines.next().ok_or("no start line")?.map_err(|e| e.to_string())?;
+    let mut kernels = Some(kernels);
+    let mut warm_kernels = None;
+    if let Some(ordinal) = std::env::var(PEER_WARM_ENV).ok().and_then(|o| o.parse::<i32>().ok()) {
+        // A spare: its context and the probe kernels now, while its worker's lane runs other cases. The same calls
+        // as below, which find them made.
+        let _ = prepare_host_thread(ordinal);
+        // SAFETY: cudaFree(NULL) creates the primary context and frees nothing.
+        let _ = unsafe { sys::cudaFree(std::ptr::null_mut()) };
+        let table = kernels.take().map(|k| k()).ok_or("no kernels")?;
+        let _ = load_kernels(&table);
+        warm_kernels = Some(table);
+        say(&mut std::io::stdout().lock(), &Reply::Warm)?;
+    }
+    let Some(first) = lines.next() else {
+        // A spare no case took: its worker ended.
+        return Ok(());
+    };
+    let first = first.map_err(|e| e.to_string())?;
     let start: Start = serde_json::from_str(&first).map_err(|e| format!("unreadable start {first:?}: {e}"))?;
     let case = crate::case::parse_one(&start.file, start.first_line, &start.text)
         .map_err(|d| d.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"))?;
     let device = gpu::probe(start.ordinal).map_err(|e| e.to_string())?;
-    let kernels = kernels();
+    let kernels = match (warm_kernels, kernels) {
+        (Some(table), _) => table,
+        (None, Some(k)) => k(),
+        (None, None) => return Err("no kernels".into()),
+    };
     let opts = ExecOptions {
         gate_timeout_ns: start.gate_timeout_ns,
         case_deadline: Duration::from_millis(start.case_deadline_ms),
@@ -281,7 +323,11 @@ impl Peers {
         let mut notes = Vec::new();
         let sight = PeerSight::of(devices, &device.visible, device.ordinal);
         for name in case.decls.iter().filter(|d| matches!(d, Decl::Process { .. })).map(Decl::name) {
-            match Peer::spawn(case, &sight, opts, clock, peers.wait) {
+            let started = match take_spare(&sight) {
+                Some(spare) => spare.start(case, &sight, opts, clock, peers.wait),
+                None => Peer::spawn(case, &sight, opts, clock, peers.wait),
+            };
+            match started {
                 Ok(peer) => {
                     peers.peers.insert(name.to_owned(), peer);
                 }
@@ -341,6 +387,52 @@ impl Drop for Peers {
     }
 }
 
+/// Peers started ahead by this process ([`start_spares`]), each with the sight it was started with.
+static SPARES: Mutex<Vec<(PeerSight, Peer)>> = Mutex::new(Vec::new());
+
+/// Starts `count` spare peers with the sight of a case on this process's device `device` alone (the IPC cases'
+/// single device), which make their contexts now; [`await_spares`] waits for them.
+pub fn start_spares(count: usize, device: &DeviceInfo) {
+    let sight = PeerSight::of(&[device.ordinal], &device.visible, device.ordinal);
+    let mut spares = SPARES.lock().unwrap_or_else(PoisonError::into_inner);
+    for _ in 0..count {
+        match Peer::launch(&sight, true) {
+            Ok(peer) => spares.push((sight.clone(), peer)),
+            Err(why) => eprintln!("warning: a peer started ahead did not start: {why}"),
+        }
+    }
+}
+
+/// Waits up to `wait` for every spare to have its context; a spare that fails or takes longer is dropped (a case
+/// then starts its peer itself).
+pub fn await_spares(wait: Duration) {
+    let mut spares = SPARES.lock().unwrap_or_else(PoisonError::into_inner);
+    let deadline = std::time::Instant::now() + wait;
+    spares.retain_mut(|(_, peer)| {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        match peer.receive(left) {
+            Ok(Reply::Warm) => true,
+            Ok(other) => {
+                eprintln!("warning: a peer started ahead answered {other:?}");
+                let _ = peer.child.kill();
+                false
+            }
+            Err(why) => {
+                eprintln!("warning: a peer started ahead: {why}");
+                let _ = peer.child.kill();
+                false
+            }
+        }
+    });
+}
+
+/// A spare started with `sight`, if this process holds one.
+fn take_spare(sight: &PeerSight) -> Option<Peer> {
+    let mut spares = SPARES.lock().unwrap_or_else(PoisonError::into_inner);
+    let at = spares.iter().position(|(s, _)| s == sight)?;
+    Some(spares.remove(at).1)
+}
+
 impl Peer {
     fn spawn(
         case: &Case,
@@ -349,13 +441,23 @@ impl Peer {
         clock: CaseClock,
         wait: Duration,
     ) -> Result<Peer, String> {
+        Peer::launch(sight, false)?.start(case, sight, opts, clock, wait)
+    }
+
+    /// Starts the process; `warm`: as a spare, which makes its context before it reads its case.
+    fn launch(sight: &PeerSight, warm: bool) -> Result<Peer, String> {
         let exe = std::env::current_exe().map_err(|e| e.to_string())?;
         let mut command = Command::new(exe);
         if let Some(visible) = &sight.visible {
             command.env("CUDA_VISIBLE_DEVICES", visible);
         }
+        if warm {
+            command.env(PEER_WARM_ENV, sight.ordinal.to_string());
+        }
+        // A peer's own peers are never started ahead.
         let mut child = command
             .env(PEER_ENV, "1")
+            .env_remove(PEER_SPARES_ENV)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -371,7 +473,19 @@ impl Peer {
                 }
             }
         });
-        let mut peer = Peer { child, stdin, replies, broken: None };
+        Ok(Peer { child, stdin, replies, broken: None })
+    }
+
+    /// Sends the started process its case and waits until it is ready.
+    fn start(
+        self,
+        case: &Case,
+        sight: &PeerSight,
+        opts: &ExecOptions,
+        clock: CaseClock,
+        wait: Duration,
+    ) -> Result<Peer, String> {
+        let mut peer = self;
         let start = Start {
             file: case.positions.file.clone(),
             first_line: case.positions.case_line,

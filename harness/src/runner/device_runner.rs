@@ -5,7 +5,7 @@ use super::cxx::{Placement, Reproducers};
 use super::one_case::verdict_of;
 use super::policy::{
     expected_runs, gets_own_process, has_delayed_open, make_flake, measures, must_reproduce, needs_all_devices,
-    needs_stability_run, needs_written_delays, short_delay_can_decide,
+    needs_stability_run, needs_written_delays, peers_ahead, short_delay_can_decide,
 };
 use super::schedule::LaneView;
 use super::stats::{Disturbance, SuiteStats};
@@ -145,9 +145,14 @@ impl<'a> DeviceRunner<'a> {
         {
             return;
         }
+        let mut env = case.env.clone();
+        let peers = peers_ahead(case);
+        if peers > 0 {
+            env.push((crate::exec::peer::PEER_SPARES_ENV.to_owned(), peers.to_string()));
+        }
         for _ in 0..expected_runs(case, self.opts.baseline.as_ref()) {
             let mut worker = Worker::new(self.own_spec(case));
-            worker.start_warm(&case.env);
+            worker.start_warm(&env);
             self.warm.push_back((case.id.clone(), worker));
         }
     }

@@ -8,13 +8,26 @@ use crate::record::verdict::{Verdict, VerdictKind};
 use crate::record::{Attempt, CaseResult};
 use std::collections::BTreeMap;
 
-/// A case the runner runs in a process of its own: one that needs it ([`Case::needs_own_process`]), and one `baseline`
-/// expects to crash or time out. In the batch worker such a case would end the worker, and the lane would wait for
-/// another (measured on an H100 at `5a2704b`: the cases right after 9 crashes took 3.8-4.1 s in all, with a spare
-/// worker started ahead); in a process started ahead for it, it costs that process alone. The case runs the same
-/// script in either, from a context no other case has touched.
+/// A case the runner runs in a process of its own: one that needs it ([`Case::needs_own_process`]), one `baseline`
+/// expects to crash or time out, and one with peers (`process NAME`) on one device. In the batch worker a case
+/// expected to crash would end the worker, and the lane would wait for another (measured on an H100 at `5a2704b`:
+/// the cases right after 9 crashes took 3.8-4.1 s in all, with a spare worker started ahead); in a process started
+/// ahead for it, it costs that process alone. A case with peers started each peer on the lane's path, 0.1–1.1 s
+/// (4.0 s for 7 cases of a one-H100 run); its process started ahead starts the peers with it ([`peers_ahead`]).
+/// The case runs the same script in either, from a context no other case has touched.
 pub fn gets_own_process(case: &Case, baseline: Option<&BTreeMap<String, String>>) -> bool {
-    case.needs_own_process() || baseline.and_then(|b| b.get(&case.id)).is_some_and(|e| e == "crash" || e == "timeout")
+    case.needs_own_process()
+        || peers_ahead(case) > 0
+        || baseline.and_then(|b| b.get(&case.id)).is_some_and(|e| e == "crash" || e == "timeout")
+}
+
+/// How many peers (`process NAME`) of `case` its process started ahead starts with it: all of them, for a case on
+/// one device (a case on several runs in the several-device worker, whose peers see several GPUs).
+pub fn peers_ahead(case: &Case) -> usize {
+    if needs_all_devices(case) {
+        return 0;
+    }
+    case.decls.iter().filter(|d| matches!(d, crate::case::ast::Decl::Process { .. })).count()
 }
 
 /// Whether case `next` may run in the process of `first` (and so of the rows between them), one after the other:

@@ -89,6 +89,11 @@ fn serve(ordinal: i32, kernels: impl FnOnce() -> KernelTable, mock: Option<Mock>
     if gpu.is_some() && std::env::var_os(CHILD_ALL_DEVICES).is_some() {
         create_every_context(ordinal)?;
     }
+    // A process started ahead for a case with peers starts them too, while it makes its own context.
+    let spares = std::env::var(crate::exec::peer::PEER_SPARES_ENV).ok().and_then(|n| n.parse::<usize>().ok());
+    if let (Some(count), Some(device), true) = (spares, &gpu, super::protocol::started_warm()) {
+        crate::exec::peer::start_spares(count, device);
+    }
     if super::protocol::started_warm() {
         if gpu.is_some() {
             // cudaFree(NULL) is the documented way to create the primary context without doing anything else.
@@ -106,6 +111,10 @@ fn serve(ordinal: i32, kernels: impl FnOnce() -> KernelTable, mock: Option<Mock>
         // first request whose case has a `call`, when it is validated; a process started ahead builds it now,
         // while the lane runs other cases, instead of on the lane's path.
         let _ = crate::api::table();
+        if spares.is_some() {
+            // Ready means ready for the case: its peers too.
+            crate::exec::peer::await_spares(Duration::from_secs(60));
+        }
         let ready = Ready { init_ms: ms(initialised), context_ms: ms(started.elapsed() - initialised) };
         exec::phases::event(&format!("process ready pid {}", std::process::id()));
         let json = serde_json::to_string(&ready).unwrap_or_default();
