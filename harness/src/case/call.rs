@@ -151,7 +151,7 @@ impl Call {
 }
 
 /// Every value of the arguments, the fields of struct values included.
-fn all_values(args: &[CallArg]) -> impl Iterator<Item = &ArgValue> {
+pub(crate) fn all_values(args: &[CallArg]) -> impl Iterator<Item = &ArgValue> {
     let mut stack: Vec<&ArgValue> = args.iter().rev().map(|a| &a.value).collect();
     std::iter::from_fn(move || {
         let v = stack.pop()?;

@@ -762,7 +762,41 @@ impl<'f> CaseParser<'f> {
             let value = self.arg_value(cur, &class, field.rust_type)?;
             fields.push(CallArg { name: name.to_owned(), value });
         }
+        self.device_location(ty, &mut fields);
         Ok(ArgValue::Fields(fields))
+    }
+
+    /// In a device location (`{type_=cudaMemLocationTypeDevice id=N}`), `id` is a device ordinal: the case's
+    /// device N, as a device parameter's number is, for the devices the case requires (`requires: devices >= K`,
+    /// and device 0 always). A case that needs several devices runs in a process that sees them all, counted from
+    /// the one it was given: a literal ordinal named the wrong GPU there (on a 4-GPU host, `run --devices 1` made
+    /// `pools/set-access-peer-device-reads` grant the pool's own GPU and fault on the other). Any other number is
+    /// written as it is (an ordinal out of range, on purpose).
+    fn device_location(&self, ty: &str, fields: &mut [CallArg]) {
+        let on_device = |f: &CallArg| {
+            f.name == "type_" && matches!(&f.value, ArgValue::Constant(c, _) if c == "cudaMemLocationTypeDevice")
+        };
+        if ty != "cudaMemLocation" || !fields.iter().any(on_device) {
+            return;
+        }
+        let required = self
+            .case
+            .requires
+            .iter()
+            .filter_map(|r| match r {
+                Requirement::Devices(n) => Some(*n),
+                _ => None,
+            })
+            .max()
+            .unwrap_or(1)
+            .max(1);
+        for field in fields.iter_mut().filter(|f| f.name == "id") {
+            if let ArgValue::Int(n) = field.value {
+                if let Some(d) = u32::try_from(n).ok().filter(|d| *d < required) {
+                    field.value = ArgValue::Device(d);
+                }
+            }
+        }
     }
 
     fn device(cur: &mut Cursor) -> Res<u32> {

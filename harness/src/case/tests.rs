@@ -967,3 +967,35 @@ fn a_labelled_pool_export_offers_its_descriptor_to_a_later_call_and_nothing_else
     let error = first_error(&text("size"));
     assert!(error.message.contains("`x.size`: `pool-export` offers fd"), "{}", error.message);
 }
+
+use super::call::ArgValue as Arg;
+
+/// A device location's `id` names the case's device N for the devices the case requires (a several-device case
+/// counts them from the GPU it was given); any other number is written as it is.
+#[test]
+fn a_device_locations_id_is_the_cases_device_within_its_required_devices() {
+    let ids = |requires: &str, id: &str| -> Vec<Arg> {
+        let text = format!(
+            "case a/b\n  rule: r\n  source: s\n{requires}  pool p\n\n  acc:  call cudaMemPoolSetAccess memPool=p \
+             descList={{location={{type_=cudaMemLocationTypeDevice id={id}}} flags=cudaMemAccessFlagsProtReadWrite}} \
+             count=1 => any\n\n  expect acc returned cudaSuccess\nend\n"
+        );
+        let file = parse(&text).unwrap_or_else(|d| panic!("{d:?}"));
+        let mut found = Vec::new();
+        for op in &file.cases[0].script {
+            if let OpKind::Call(call) = &op.kind {
+                crate::case::call::all_values(&call.args).for_each(|v| {
+                    if matches!(v, Arg::Device(_) | Arg::Int(_)) {
+                        found.push(v.clone());
+                    }
+                });
+            }
+        }
+        found
+    };
+    let two = "  requires: devices >= 2\n";
+    assert!(ids(two, "1").contains(&Arg::Device(1)));
+    assert!(ids("", "0").contains(&Arg::Device(0)));
+    assert!(ids("", "1").contains(&Arg::Int(1)), "a device the case does not require: as written");
+    assert!(ids(two, "4096").contains(&Arg::Int(4096)));
+}
