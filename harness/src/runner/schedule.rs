@@ -664,7 +664,45 @@ mod predict {
             .filter(|r| all.iter().any(|c| c.id == r.id))
             .map(|r| r.wall_ms / r.attempts.len().max(1) as u64)
             .collect();
-        let mut needs = needs_of(&cases, &RunOptions::default());
+        // With `SCHEDULE_BASELINE=FILE`, the cases judged against its section for the report's GPU, driver and
+        // runtime, as `run --baseline` would (a row it expects to crash gets a process of its own).
+        let baseline = std::env::var("SCHEDULE_BASELINE").ok().map(|file| {
+            let baseline =
+                crate::report::baseline::Baseline::read(std::path::Path::new(&file)).unwrap_or_else(|e| panic!("{e}"));
+            let key = crate::report::baseline::Key::of(&report.provenance);
+            baseline.section(&key).unwrap_or_else(|e| panic!("{e}")).clone()
+        });
+        let opts = RunOptions { baseline, ..RunOptions::default() };
+        // The processes a run plans for its own-process units (`units_of`), by why they need one: what bounds a
+        // node (results/2026-11-28_node-time-2). Reruns, replacements after a dirty case, and the workers come on
+        // top.
+        let units = crate::runner::suite::units_of(&cases, &opts);
+        let mut planned: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+        for unit in &units {
+            let head = cases[unit[0]];
+            let need = needs_of(&[head], &opts)[0];
+            if !need.own_process || need.several || need.measures {
+                continue;
+            }
+            let why = if !head.poisons.is_empty() {
+                "faults its context"
+            } else if head.own_process.is_some() {
+                "own-process"
+            } else if !head.env.is_empty() {
+                "env"
+            } else if crate::runner::policy::peers_ahead(head) > 0 {
+                "peers (one more process per peer)"
+            } else {
+                "the baseline expects a crash or a timeout"
+            };
+            if std::env::var_os("SCHEDULE_LIST").is_some() {
+                println!("own-process unit: {why}: {} ({} rows) env {:?}", head.id, unit.len(), head.env);
+            }
+            let entry = planned.entry(why).or_default();
+            *entry = (entry.0 + 1, entry.1 + need.runs.max(1));
+        }
+        println!("planned own-process (units, processes) by why: {planned:?}");
+        let mut needs = needs_of(&cases, &opts);
         // Where the recorded time went, by what each case needs (a case's wall includes its reruns).
         let mut by_kind: BTreeMap<&str, (usize, u64)> = BTreeMap::new();
         for (r, n) in report.cases.iter().filter(|r| all.iter().any(|c| c.id == r.id)).zip(&needs) {
