@@ -8,7 +8,7 @@
 //!   text), whether it comes from `cases/` or is a figure's generated point, so the child parses and validates
 //!   exactly that case, with the diagnostics and `location` of its file, and never reads a cases folder.
 //! - The child answers each with [`RESULT_PREFIX`] and a [`Reply`] on stdout. When `dirty` is set (a sticky error,
-//!   CUDA objects not released, a device limit changed, a capture left open) the child exits after answering, and
+//!   CUDA objects not released, a device limit changed that cannot be set back, a capture left open) the child exits after answering, and
 //!   the parent starts a fresh one for the next case. `memory` is how much less device memory was free after the
 //!   case than before: only the parent knows whether another process of the run could have allocated on the device
 //!   meanwhile, so the parent judges it (and ends the child by closing its stdin when the loss is the case's).
