@@ -323,9 +323,10 @@ impl Peers {
         let mut notes = Vec::new();
         let sight = PeerSight::of(devices, &device.visible, device.ordinal);
         for name in case.decls.iter().filter(|d| matches!(d, Decl::Process { .. })).map(Decl::name) {
-            let started = match take_spare(&sight) {
-                Some(spare) => spare.start(case, &sight, opts, clock, peers.wait),
-                None => Peer::spawn(case, &sight, opts, clock, peers.wait),
+            // A spare that fails its start is replaced by a peer started now, as the case had before spares.
+            let started = match take_spare(&sight).map(|spare| spare.start(case, &sight, opts, clock, peers.wait)) {
+                Some(Ok(peer)) => Ok(peer),
+                _ => Peer::spawn(case, &sight, opts, clock, peers.wait),
             };
             match started {
                 Ok(peer) => {
@@ -414,12 +415,12 @@ pub fn await_spares(wait: Duration) {
             Ok(Reply::Warm) => true,
             Ok(other) => {
                 eprintln!("warning: a peer started ahead answered {other:?}");
-                let _ = peer.child.kill();
+                peer.end();
                 false
             }
             Err(why) => {
                 eprintln!("warning: a peer started ahead: {why}");
-                let _ = peer.child.kill();
+                peer.end();
                 false
             }
         }
@@ -522,6 +523,12 @@ impl Peer {
         let line = serde_json::to_string(request).map_err(|e| e.to_string())?;
         self.send_line(&line)?;
         self.receive(wait)
+    }
+
+    /// Kills a spare no case will take, and reaps it.
+    fn end(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 
     /// Marks the peer unusable (and stops it): every later operation sent to it is not run, with this reason.
