@@ -779,17 +779,7 @@ impl<'f> CaseParser<'f> {
         if ty != "cudaMemLocation" || !fields.iter().any(on_device) {
             return;
         }
-        let required = self
-            .case
-            .requires
-            .iter()
-            .filter_map(|r| match r {
-                Requirement::Devices(n) => Some(*n),
-                _ => None,
-            })
-            .max()
-            .unwrap_or(1)
-            .max(1);
+        let required = self.case.devices_required().max(1);
         for field in fields.iter_mut().filter(|f| f.name == "id") {
             if let ArgValue::Int(n) = field.value {
                 if let Some(d) = u32::try_from(n).ok().filter(|d| *d < required) {

@@ -156,17 +156,18 @@ fn say(out: &mut impl Write, reply: &Reply) -> Result<(), String> {
 fn serve(kernels: impl FnOnce() -> KernelTable) -> Result<(), String> {
     let stdin = std::io::stdin();
     let mut lines = stdin.lock().lines();
-    let mut kernels = Some(kernels);
-    let mut warm_kernels = None;
+    // The probe kernels' table: made before the case by a spare, else once the case has come.
+    let mut make_kernels = Some(kernels);
+    let mut table = None;
     if let Some(ordinal) = std::env::var(PEER_WARM_ENV).ok().and_then(|o| o.parse::<i32>().ok()) {
         // A spare: its context and the probe kernels now, while its worker's lane runs other cases. The same calls
         // as below, which find them made.
         let _ = prepare_host_thread(ordinal);
         // SAFETY: cudaFree(NULL) creates the primary context and frees nothing.
         let _ = unsafe { sys::cudaFree(std::ptr::null_mut()) };
-        let table = kernels.take().map(|k| k()).ok_or("no kernels")?;
-        let _ = load_kernels(&table);
-        warm_kernels = Some(table);
+        let made = make_kernels.take().map(|k| k()).ok_or("no kernels")?;
+        let _ = load_kernels(&made);
+        table = Some(made);
         say(&mut std::io::stdout().lock(), &Reply::Warm)?;
     }
     let Some(first) = lines.next() else {
@@ -178,11 +179,7 @@ fn serve(kernels: impl FnOnce() -> KernelTable) -> Result<(), String> {
     let case = crate::case::parse_one(&start.file, start.first_line, &start.text)
         .map_err(|d| d.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"))?;
     let device = gpu::probe(start.ordinal).map_err(|e| e.to_string())?;
-    let kernels = match (warm_kernels, kernels) {
-        (Some(table), _) => table,
-        (None, Some(k)) => k(),
-        (None, None) => return Err("no kernels".into()),
-    };
+    let kernels = table.or_else(|| make_kernels.take().map(|k| k())).ok_or("no kernels")?;
     let opts = ExecOptions {
         gate_timeout_ns: start.gate_timeout_ns,
         case_deadline: Duration::from_millis(start.case_deadline_ms),

@@ -677,10 +677,11 @@ mod predict {
         // node (results/2026-11-28_node-time-2). Reruns, replacements after a dirty case, and the workers come on
         // top.
         let units = crate::runner::suite::units_of(&cases, &opts);
+        let mut needs = needs_of(&cases, &opts);
         let mut planned: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
         for unit in &units {
             let head = cases[unit[0]];
-            let need = needs_of(&[head], &opts)[0];
+            let need = needs[unit[0]];
             if !need.own_process || need.several || need.measures {
                 continue;
             }
@@ -702,7 +703,6 @@ mod predict {
             *entry = (entry.0 + 1, entry.1 + need.runs.max(1));
         }
         println!("planned own-process (units, processes) by why: {planned:?}");
-        let mut needs = needs_of(&cases, &opts);
         // Where the recorded time went, by what each case needs (a case's wall includes its reruns).
         let mut by_kind: BTreeMap<&str, (usize, u64)> = BTreeMap::new();
         for (r, n) in report.cases.iter().filter(|r| all.iter().any(|c| c.id == r.id)).zip(&needs) {
