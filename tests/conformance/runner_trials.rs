@@ -107,6 +107,7 @@ pub fn trials(fx: &Arc<LazyFixture>) -> Vec<Trial> {
         ("runner/unreadable-output-is-a-crash", garbage),
         ("runner/a-dirty-context-ends-its-worker", dirty),
         ("runner/a-sweep-s-own-process-rows-share-one-process", sweep_rows),
+        ("runner/cases-of-one-env-and-cases-with-peers-share-a-process", env_groups),
         ("runner/device-memory-a-case-keeps-ends-its-worker", leak),
         ("runner/a-case-whose-memory-check-is-skipped-reads-no-free-memory", unchecked_leak),
         ("runner/several-device-cases-share-a-worker-of-their-own", several),
@@ -272,6 +273,29 @@ fn sweep_rows(fx: &Fixture) -> Result<(), Failed> {
     expect(pids[5] == pids[6] && pids[6] == pids[7] && pids[5] != pids[3], || format!("{pids:?}"))?;
     // The after-fault group's process, the one after its crash, the no-device group's, and the batch worker
     // (started ahead, unused).
+    expect(stats.processes_started == 4, || format!("{pids:?} {stats:?}"))
+}
+
+/// Cases whose only reason for a process of their own is their `env:` share one process per environment, though
+/// apart in the suite (`policy::shared_process_env`), and so do the cases with peers; each row's first run is at
+/// the delays it would have alone: a row with a delayed open runs at the short delay in the group, and its run at
+/// the written delays (a fail at the short one) gets a process of its own.
+fn env_groups(fx: &Fixture) -> Result<(), Failed> {
+    let case = |id: &str| fx.cases.iter().find(|c| c.id == id).ok_or_else(|| Failed::from(format!("no case {id}")));
+    let c = [
+        case("api/open-conditions/eager-library/cudaLibraryLoadData")?,
+        fx.plain(1)[0],
+        case("library/kernel-count-eager")?,
+        case("ipc/peer-opens-memory-and-writes-exporter-allocation")?,
+        case("ipc/peer-sync-waits-for-exporter-work")?,
+    ];
+    let (r, stats) = fx.run(&c, &fx.opts(&[(c[4], "slow-gates")]));
+    expect(kinds(&r).iter().all(|k| *k == VerdictKind::Pass), || format!("{:?}", kinds(&r)))?;
+    let pids: Vec<Option<u32>> = r.iter().map(pid).collect();
+    expect(pids[0] == pids[2] && pids[0] != pids[1] && pids[3] != pids[0], || format!("{pids:?}"))?;
+    let delays: Vec<f64> = r[4].attempts.iter().map(|a| a.gate_delay_ms).collect();
+    expect(delays == [30.0, 300.0] && pids[4] != pids[3], || format!("{delays:?} {pids:?}"))?;
+    // The EAGER group's process, the peer group's, the written-delays run's, and the batch worker.
     expect(stats.processes_started == 4, || format!("{pids:?} {stats:?}"))
 }
 

@@ -97,6 +97,14 @@ impl Call {
         })
     }
 
+    /// The probe kernels the arguments name (`func=WORD`).
+    pub fn kernels(&self) -> impl Iterator<Item = KernelWord> + '_ {
+        all_values(&self.args).filter_map(|v| match v {
+            ArgValue::Kernel(k) => Some(*k),
+            _ => None,
+        })
+    }
+
     /// The case devices the arguments name.
     pub fn devices(&self) -> Vec<u32> {
         all_values(&self.args)

@@ -134,19 +134,22 @@ impl<'a> DeviceRunner<'a> {
         }
     }
 
-    /// Puts own-process case `index` (`case`) in this lane's pool: a process started now for each run it is
-    /// expected to take ([`expected_runs`]), creating its context while other cases run. A case whose
-    /// requirements this device does not meet, or a run without worker processes, gets none (it is ready at once).
-    pub fn pool_own(&mut self, index: usize, case: &Case) {
+    /// Puts own-process unit `index` (`rows`: a case, or the cases that share its process, `suite::units_of`) in
+    /// this lane's pool: a process started now for each run its first case is expected to take ([`expected_runs`]),
+    /// creating its context (and starting the peers of every row: [`peers_ahead`]) while other cases run. A case
+    /// whose requirements this device does not meet, or a run without worker processes, gets none (it is ready at
+    /// once).
+    pub fn pool_own(&mut self, index: usize, rows: &[&Case]) {
+        let case = rows[0];
         self.pooled.push_back((index, case.id.clone()));
         if self.opts.process_per_case
             || !self.opts.executors.runs_workers()
-            || unmet_requirement(case, self.device).is_some()
+            || rows.iter().all(|row| unmet_requirement(row, self.device).is_some())
         {
             return;
         }
         let mut env = case.env.clone();
-        let peers = peers_ahead(case);
+        let peers: usize = rows.iter().map(|row| peers_ahead(row)).sum();
         if peers > 0 {
             env.push((crate::exec::peer::PEER_SPARES_ENV.to_owned(), peers.to_string()));
         }
@@ -342,18 +345,20 @@ impl<'a> DeviceRunner<'a> {
         }
     }
 
-    /// Runs the rows `rows` of one sweep, own-process cases that differ only from their call on (see
-    /// [`super::suite`]'s groups), in the process pooled for the first: one process for the group, and one
-    /// prelude when the rows poison the context ([`Worker::run_group`]). Each row's result then gets the runs the
-    /// runner's rules ask for, as [`DeviceRunner::run_case`] gives them (a rerun of a row runs it alone).
+    /// Runs `rows`, the cases of one unit that share a process (`suite::units_of`: rows of a sweep that poison
+    /// the context, or cases of one `env:`), in the process pooled for the first: one process for the unit, and
+    /// one prelude when the rows poison the context ([`Worker::run_group`]). A row skipped by an expectation, or
+    /// whose requirements this device does not meet, is decided without a run. Each row's result then gets the
+    /// runs the runner's rules ask for, as [`DeviceRunner::run_case`] gives them (a rerun of a row, or its run at
+    /// the written delays, runs it alone).
     pub fn run_pooled_group(&mut self, rows: &[&Case]) -> Vec<CaseResult> {
         let first = rows[0];
-        let together = self.opts.executors.runs_workers()
-            && !self.opts.process_per_case
-            && self.expectation_for(first).is_none_or(|e| e.action != expectations::Action::Skip)
-            && unmet_requirement(first, self.device).is_none()
-            && !has_delayed_open(first);
-        if !together {
+        let runs_here = |row: &Case| {
+            self.expectation_for(row).is_none_or(|e| e.action != expectations::Action::Skip)
+                && unmet_requirement(row, self.device).is_none()
+        };
+        let together: Vec<bool> = rows.iter().map(|row| runs_here(row)).collect();
+        if !self.opts.executors.runs_workers() || self.opts.process_per_case || !together.iter().any(|&t| t) {
             let mut results = vec![self.run_pooled(first)];
             results.extend(rows[1..].iter().map(|row| self.run_case(row)));
             return results;
@@ -364,7 +369,9 @@ impl<'a> DeviceRunner<'a> {
             None => Worker::new(self.own_spec(first)),
         };
         let share_prelude = !first.poisons.is_empty();
-        let firsts = own.run_group(rows, 1.0, self.opts.case_deadline, share_prelude);
+        let in_group: Vec<(&Case, f64)> =
+            rows.iter().zip(&together).filter(|(_, &t)| t).map(|(row, _)| (*row, self.first_scale(row))).collect();
+        let mut firsts = own.run_group(&in_group, self.opts.case_deadline, share_prelude).into_iter();
         self.retire_worker(own);
         self.pooled.retain(|(_, id)| *id != first.id);
         let (unused, kept): (VecDeque<_>, VecDeque<_>) =
@@ -374,7 +381,13 @@ impl<'a> DeviceRunner<'a> {
             self.exiting.extend(worker.kill_in_background());
             self.count(&worker);
         }
-        rows.iter().zip(firsts).map(|(row, first_run)| self.run_case_after(row, Some(first_run))).collect()
+        rows.iter()
+            .zip(together)
+            .map(|(row, runs_here)| {
+                let first_run = if runs_here { firsts.next().map(|r| (r, self.first_scale(row))) } else { None };
+                self.run_case_after(row, first_run)
+            })
+            .collect()
     }
 
     /// Every run of `case` it needs (see the module documentation), and the result that counts.
@@ -419,9 +432,9 @@ impl<'a> DeviceRunner<'a> {
             && must_reproduce(result, self.opts.baseline.as_ref())
     }
 
-    /// [`DeviceRunner::run_case`], where `first` (when given) is the case's first run, made already (at the written
-    /// delays) by a group of rows.
-    fn run_case_after(&mut self, case: &Case, first: Option<CaseResult>) -> CaseResult {
+    /// [`DeviceRunner::run_case`], where `first` (when given) is the case's first run and its gate delay scale,
+    /// made already by a group of rows.
+    fn run_case_after(&mut self, case: &Case, first: Option<(CaseResult, f64)>) -> CaseResult {
         if let Some(at) = self.deferred.iter().position(|d| d.id == case.id) {
             let Deferred { runs, .. } = self.deferred.remove(at);
             return self.last_runs(case, runs);
@@ -435,10 +448,10 @@ impl<'a> DeviceRunner<'a> {
     /// The runs of `case` up to the reruns: its requirement and skip checks, its first run (or `first`), and its
     /// run at the written delays when the short delay may have decided it. `Err` is a result decided without a
     /// run (skipped, not supported).
-    fn first_runs(&mut self, case: &Case, first: Option<CaseResult>) -> Result<Going, Box<CaseResult>> {
+    fn first_runs(&mut self, case: &Case, first: Option<(CaseResult, f64)>) -> Result<Going, Box<CaseResult>> {
         let started = Instant::now();
         // A row's time in its group counts as the case's own.
-        let earlier_ms = first.as_ref().map_or(0, |f| f.wall_ms);
+        let earlier_ms = first.as_ref().map_or(0, |(f, _)| f.wall_ms);
         // `suite::run_suite` never hands over a case a `skip` line names; a test binary's trial may.
         if let Some(entry) = self.expectation_for(case).filter(|e| e.action == expectations::Action::Skip) {
             let mut r = CaseResult::new(case, expectations::skipped_verdict(entry), None, started.elapsed());
@@ -465,19 +478,16 @@ impl<'a> DeviceRunner<'a> {
             }
             return Err(Box::new(r));
         }
-        let timed = has_delayed_open(case);
-        // A case in a process of its own whose pick a short delay could decide would be confirmed at the written
-        // delays anyway: it starts there, which saves a process (a context creation) per run of the suite.
-        let straight_to_written = case.needs_own_process() && short_delay_can_decide(case);
-        let fast = if timed && !straight_to_written { self.opts.gate_delay_scale() } else { 1.0 };
-        let mut scale = if first.is_some() { 1.0 } else { fast };
         let mut attempts = Vec::new();
-        let mut result = match first {
-            Some(first) => {
+        let (mut result, mut scale) = match first {
+            Some((first, scale)) => {
                 record_attempt(&first, scale, "first", &mut attempts);
-                first
+                (first, scale)
             }
-            None => self.attempt(case, scale, "first", &mut attempts),
+            None => {
+                let scale = self.first_scale(case);
+                (self.attempt(case, scale, "first", &mut attempts), scale)
+            }
         };
         if scale < 1.0 && needs_written_delays(case, &result.verdict) {
             scale = 1.0;
@@ -557,6 +567,18 @@ impl<'a> DeviceRunner<'a> {
             let _ = handle.join();
         }
         self.stats.clone()
+    }
+
+    /// The gate delay scale of `case`'s first run: the run's, for a case with a delayed open, except that a case in
+    /// a process of its own whose pick a short delay could decide would be confirmed at the written delays anyway:
+    /// it starts there, which saves a process (a context creation) per run of the suite.
+    fn first_scale(&self, case: &Case) -> f64 {
+        let straight_to_written = case.needs_own_process() && short_delay_can_decide(case);
+        if has_delayed_open(case) && !straight_to_written {
+            self.opts.gate_delay_scale()
+        } else {
+            1.0
+        }
     }
 
     fn attempt(&mut self, case: &Case, scale: f64, why: &str, attempts: &mut Vec<Attempt>) -> CaseResult {

@@ -25,7 +25,8 @@
 //! - **Isolation.** A child process runs the cases ([`worker`]); a crash, a hang or a sticky error costs one case and
 //!   never the results of the others: the parent records it and starts a fresh child at the next case. A case that
 //!   leaves the context dirty ends its worker. A case with `env:` (process-wide runtime settings) or with
-//!   `poisons-context:` (a sticky error on purpose) gets a process of its own.
+//!   `poisons-context:` (a sticky error on purpose) gets a process of its own; the cases of one `env:` that need it
+//!   for nothing else share one, one after another ([`policy::shared_process_env`]).
 //! - **Gate delays.** A case's `open G after 300ms` is scaled to [`RunOptions::gate_delay`] (other delays in
 //!   proportion): the blocking oracle only needs the open to come well after an API call's latency. A short delay
 //!   can only make a predicate that compares a return or a kernel start with the open (`waited-for`, `before`) hold

@@ -3,7 +3,7 @@
 //! must reproduce before they count, and what makes a flake. [`super::device_runner::DeviceRunner::run_case`]
 //! applies them; the module documentation of [`super`] says why they are what they are.
 
-use crate::case::ast::{Case, Expectation, OpKind, Predicate, Requirement};
+use crate::case::ast::{Case, Expectation, KernelCall, OpKind, Predicate, Requirement};
 use crate::record::verdict::{Verdict, VerdictKind};
 use crate::record::{Attempt, CaseResult};
 use std::collections::BTreeMap;
@@ -30,6 +30,51 @@ pub fn peers_ahead(case: &Case) -> usize {
     case.decls.iter().filter(|d| matches!(d, crate::case::ast::Decl::Process { .. })).count()
 }
 
+/// The `env:` under which `case`, a case that gets a process of its own ([`gets_own_process`]), may share that
+/// process with the other cases of the same `env:` (`suite::units_of`): one after another, each its whole script,
+/// as the batch worker runs its cases, the process ending when a case leaves it dirty (the next one gets a fresh
+/// one). That is a case whose only reason for a process of its own is its `env:` (the environment is what the
+/// process must have, not a context nothing touched), or its peers started ahead (a case the batch worker could
+/// run: [`peers_ahead`]). One process per environment rather than per case: the host creates processes at a rate
+/// of its own, and that rate bounds a node (results/2026-11-28_node-time-2).
+///
+/// None for a case that needs its process alone: one that changes or reads process state untouched
+/// (`own-process:`), faults its context, the baseline expects to crash or time out, measures, needs several
+/// devices, may pick a variant (its second run must be as its first), runs several samples, or must be the first
+/// in its process to use a kernel ([`loads_a_kernel_first`]). A case that reads the last error may share: the
+/// executor clears it before every script, as in the batch worker (the rows of a sweep that poisons its context
+/// are another matter: [`shares_process`]).
+pub fn shared_process_env<'c>(
+    case: &'c Case,
+    baseline: Option<&BTreeMap<String, String>>,
+) -> Option<&'c [(String, String)]> {
+    let reason_is_env_or_peers =
+        case.poisons.is_empty() && case.own_process.is_none() && (!case.env.is_empty() || peers_ahead(case) > 0);
+    let alone = measures(case)
+        || needs_all_devices(case)
+        || expected_runs(case, baseline) > 1
+        || case.samples > 1
+        || loads_a_kernel_first(case)
+        || baseline.and_then(|b| b.get(&case.id)).is_some_and(|e| e == "crash" || e == "timeout");
+    (reason_is_env_or_peers && !alone).then_some(case.env.as_slice())
+}
+
+/// A case whose script must be the first in its process to use a kernel: it launches `lazy-spin` (its first launch
+/// is what loads it) or calls with a kernel of another image (its first call loads that module: a missing image,
+/// a JIT compilation; `KernelWord::preloaded`).
+pub fn loads_a_kernel_first(case: &Case) -> bool {
+    case.script.iter().any(|op| match &op.kind {
+        OpKind::Launch { kernel: KernelCall::LazySpin { .. }, .. } => true,
+        OpKind::Call(call) => call.kernels().any(|k| !k.preloaded()),
+        _ => false,
+    })
+}
+
+/// A case that calls a function returning the last error ([`crate::api::reads_last_error`]).
+fn reads_last_error(case: &Case) -> bool {
+    case.script.iter().any(|op| matches!(&op.kind, OpKind::Call(call) if crate::api::reads_last_error(&call.function)))
+}
+
 /// Whether case `next` may run in the process of `first` (and so of the rows between them), one after the other:
 /// both are rows of one sweep (`case::sweep`) that need a process of their own, with the same header, declarations
 /// and operations before their call, so one process with that environment serves them all, and when they poison
@@ -39,9 +84,6 @@ pub fn peers_ahead(case: &Case) -> usize {
 /// (and the executor's own cudaGetLastError before each script) it is not what the prelude alone left.
 pub fn shares_process(first: &Case, next: &Case) -> bool {
     let Some(k) = crate::exec::row_index(first) else { return false };
-    let reads_last_error = |c: &Case| {
-        c.script.iter().any(|op| matches!(&op.kind, OpKind::Call(call) if crate::api::reads_last_error(&call.function)))
-    };
     let alone = |c: &Case| {
         reads_last_error(c)
             || !c.needs_own_process()

@@ -3,7 +3,7 @@
 
 use super::device_runner::DeviceRunner;
 use super::one_case::verdict_of;
-use super::policy::{expected_runs, gets_own_process, measures, needs_all_devices, shares_process};
+use super::policy::{expected_runs, gets_own_process, measures, needs_all_devices, shared_process_env, shares_process};
 use super::schedule::{Dispatcher, Need, Step, Task};
 use super::stats::{Disturbance, LaneTimes, SuiteStats};
 use super::{OwnProcessLanes, RunOptions};
@@ -13,6 +13,7 @@ use crate::record::verdict::VerdictKind;
 use crate::record::CaseResult;
 use crate::report::baseline::Key;
 use crate::report::expectations::{skipped_verdict, Action};
+use std::collections::HashMap;
 use std::sync::{mpsc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -207,15 +208,33 @@ fn run_cases(
     (results, stats)
 }
 
-/// The units a run's schedule hands out, as indices into `cases`: each case alone, except the rows of a sweep that
-/// may share a process ([`shares_process`]), consecutive in `cases`, which make one unit. One process per unit
-/// rather than per row (issue 30: "an environment that needs its own process gets one process per sweep"), and
-/// for rows that poison the context one prelude (one trap) for the unit.
+/// The units a run's schedule hands out, as indices into `cases`: each case alone, except
+/// - the cases that may share a process under one `env:` ([`shared_process_env`]): one unit per environment, at
+///   the place of its first case (the other cases of the `env:` need not follow it in `cases`);
+/// - the rows of a sweep that poison the context and may share a process ([`shares_process`]), consecutive in
+///   `cases`, which make one unit with one prelude (one trap) for the unit.
+///
+/// One process per unit rather than per case (issue 30: "an environment that needs its own process gets one
+/// process per sweep"; issue 32: a node's time is its process starts).
 pub fn units_of(cases: &[&Case], opts: &RunOptions) -> Vec<Vec<usize>> {
     let mut units: Vec<Vec<usize>> = Vec::new();
+    if opts.process_per_case {
+        return (0..cases.len()).map(|index| vec![index]).collect();
+    }
+    let mut by_env: HashMap<&[(String, String)], usize> = HashMap::new();
     for (index, case) in cases.iter().enumerate() {
+        if let Some(env) = shared_process_env(case, opts.baseline.as_ref()) {
+            match by_env.get(env) {
+                Some(&unit) => units[unit].push(index),
+                None => {
+                    by_env.insert(env, units.len());
+                    units.push(vec![index]);
+                }
+            }
+            continue;
+        }
         match units.last_mut() {
-            Some(unit) if !opts.process_per_case && shares_process(cases[unit[0]], case) => unit.push(index),
+            Some(unit) if shares_process(cases[unit[0]], case) => unit.push(index),
             _ => units.push(vec![index]),
         }
     }
@@ -274,7 +293,8 @@ fn run_lane(
             lane.keep_spare();
             let starts = shared.dispatcher().to_start(lane_index, view);
             for unit in starts {
-                lane.pool_own(unit, heads[unit]);
+                let rows: Vec<&Case> = units[unit].iter().map(|&i| cases[i]).collect();
+                lane.pool_own(unit, &rows);
             }
         }
         let view = lane.view();
@@ -429,30 +449,55 @@ mod unit_tests {
     use super::*;
 
     #[test]
-    fn the_rows_of_a_sweep_that_need_a_process_share_one_and_nothing_else_is_grouped() {
+    fn cases_of_one_env_share_a_process_and_so_do_the_rows_of_a_sweep_that_poisons_its_context() {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases");
         let all = crate::case::suite::load_dir(&dir).unwrap_or_else(|d| panic!("{d:?}"));
         let cases: Vec<&Case> = all.iter().collect();
         let units = units_of(&cases, &RunOptions::default());
-        let unit_of = |prefix: &str| -> Vec<usize> {
-            let mut found: Vec<usize> =
-                (0..units.len()).filter(|&u| units[u].iter().any(|&i| cases[i].id.starts_with(prefix))).collect();
-            found.dedup();
-            found
-        };
-        // Rows that read the last error run alone (`policy::shares_process`).
-        let rows =
-            |prefix: &str| cases.iter().filter(|c| c.id.starts_with(prefix) && !c.id.ends_with("LastError")).count();
-        for (sweep, most) in [("api/after-fault/", 3), ("api/no-device/", 3)] {
-            let found: Vec<usize> = unit_of(sweep).into_iter().filter(|&u| units[u].len() > 1).collect();
-            assert!(!found.is_empty() && found.len() <= most, "{sweep}: {} units of several", found.len());
-            let grouped: usize = found.iter().map(|&u| units[u].len()).sum();
-            assert_eq!(grouped, rows(sweep), "{sweep}: every row in them but the last-error ones");
+        let unit_of = |id: &str| units.iter().position(|u| u.iter().any(|&i| cases[i].id == id)).unwrap();
+        // Every case is in one unit.
+        let mut seen: Vec<usize> = units.iter().flatten().copied().collect();
+        seen.sort_unstable();
+        assert_eq!(seen, (0..cases.len()).collect::<Vec<_>>());
+        // The rows of a sweep that poisons its context: consecutive, one sweep, one unit per run of rows that
+        // share a prelude; the rows that read the last error alone.
+        let after_fault: Vec<usize> = (0..units.len())
+            .filter(|&u| units[u].len() > 1 && cases[units[u][0]].id.starts_with("api/after-fault/"))
+            .collect();
+        assert!(!after_fault.is_empty() && after_fault.len() <= 3, "{after_fault:?}");
+        for &u in &after_fault {
+            assert!(units[u].windows(2).all(|w| w[1] == w[0] + 1), "consecutive: {:?}", units[u]);
+            assert!(units[u].iter().all(|&i| !cases[i].poisons.is_empty()));
         }
-        // Every unit of several is rows of one sweep, each needing its own process.
+        assert_eq!(units[unit_of("api/after-fault/cudaPeekAtLastError")].len(), 1);
+        // Cases of one `env:` whose only reason for a process of their own is it: one unit, though apart in the
+        // suite (an `api` sweep row and `library` cases), and the no-device rows of two sweeps together.
+        let eager = unit_of("library/kernel-count-eager");
+        assert_eq!(eager, unit_of("api/open-conditions/eager-library/cudaLibraryLoadData"));
+        assert_eq!(
+            unit_of("api/no-device/cudaRuntimeGetVersion"),
+            unit_of("api/no-device/last-error/cudaGetLastError")
+        );
+        // ... but not a case whose first launch must load its kernel, nor one that changes process state.
+        assert_eq!(units[unit_of("environment/lazy-loading-first-launch-may-synchronise")].len(), 1);
+        assert_eq!(units[unit_of("execution/kernel-whose-ptx-does-not-compile")].len(), 1);
+        assert_eq!(units[unit_of("device-management/set-device-flags-overwrites")].len(), 1);
+        // The cases with peers share one process, which starts all their peers ahead.
+        let ipc = unit_of("ipc/peer-opens-memory-and-writes-exporter-allocation");
+        assert_eq!(ipc, unit_of("ipc/peer-stream-wait-orders-after-exporter"));
+        // Every unit of several: one `env:` (the rows of a sweep, or cases that may share under it).
         for unit in units.iter().filter(|u| u.len() > 1) {
-            let parent = |i: usize| cases[i].id.split('/').take(2).collect::<Vec<_>>().join("/");
-            assert!(unit.iter().all(|&i| parent(i) == parent(unit[0]) && cases[i].needs_own_process()), "{unit:?}");
+            let head = cases[unit[0]];
+            assert!(unit.iter().all(|&i| cases[i].env == head.env && gets_own_process(cases[i], None)), "{unit:?}");
+            let poisoning = !head.poisons.is_empty();
+            assert!(
+                unit.iter().all(|&i| if poisoning {
+                    !cases[i].poisons.is_empty()
+                } else {
+                    shared_process_env(cases[i], None).is_some()
+                }),
+                "{unit:?}"
+            );
         }
         let per_case = units_of(&cases, &RunOptions { process_per_case: true, ..RunOptions::default() });
         assert_eq!(per_case.len(), cases.len());

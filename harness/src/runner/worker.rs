@@ -506,21 +506,16 @@ impl Worker {
         self.run_request(case, Request { skip_memory_check: true, ..Request::new(case, scale) }, deadline)
     }
 
-    /// Runs `rows`, rows of one sweep that need a process of their own, one after another in this worker's
-    /// process (started with their `env:`), each answered as [`Worker::run`] answers a case. With `share_prelude`
-    /// the rows after the first run on the first's objects, in the same process, though each leaves a sticky error
+    /// Runs `rows` (each with its gate delay scale), cases of one unit that share a process (`suite::units_of`),
+    /// one after another in this worker's process (started with their `env:`), each answered as [`Worker::run`]
+    /// answers a case. With `share_prelude` (rows of one sweep that poison the context) the rows after the first
+    /// run on the first's objects, in the same process, though each leaves a sticky error
     /// ([`crate::exec::SharedRows`]); without, a row that leaves its process dirty ends it and the next row gets a
     /// fresh one, as any case would. A row that crashes its process or outlives its deadline costs that row alone:
     /// the next one starts a fresh process, from the prelude. The caller ends the process after the last row.
-    pub fn run_group(
-        &mut self,
-        rows: &[&Case],
-        scale: f64,
-        deadline: Duration,
-        share_prelude: bool,
-    ) -> Vec<CaseResult> {
+    pub fn run_group(&mut self, rows: &[(&Case, f64)], deadline: Duration, share_prelude: bool) -> Vec<CaseResult> {
         rows.iter()
-            .map(|row| {
+            .map(|&(row, scale)| {
                 let request = Request { shares_prelude: share_prelude, ..Request::new(row, scale) };
                 self.run_request(row, request, deadline)
             })
