@@ -143,9 +143,10 @@ impl Process {
     /// Kills the process (whatever it is doing) and returns its exit status and the tail of its stderr.
     pub(crate) fn stop(mut self) -> (String, String) {
         if self.group {
-            // The whole group: `kill -KILL -PGID` (the group's id is the leader's pid).
+            // The whole group: `kill -KILL -PGID` (the group's id is the leader's pid). A group already gone is
+            // what a finished process leaves: `kill`'s "No such process" is not for the run's console.
             let group = format!("-{}", self.child.id());
-            let _ = Command::new("kill").args(["-KILL", "--", &group]).status();
+            let _ = Command::new("kill").args(["-KILL", "--", &group]).stderr(Stdio::null()).status();
         }
         let _ = self.child.kill();
         self.collect()
