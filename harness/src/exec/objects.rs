@@ -52,6 +52,9 @@ pub struct Objects {
     /// Pageable buffers the script registered (cudaHostRegister) and has not unregistered: unregistered at cleanup,
     /// before the memory is freed.
     pub registered: Vec<String>,
+    /// Host ranges a generic `call cudaHostRegister` registered and no `call cudaHostUnregister` unregistered
+    /// (their base addresses): unregistered at cleanup too (see [`Objects::release`]).
+    pub call_registrations: Vec<usize>,
     /// The stream `read` copies device buffers on, created when first needed.
     pub reader: Option<Stream>,
     pub buffers: BTreeMap<String, Slot<Buffer>>,
@@ -105,6 +108,7 @@ pub fn create(
         streams: BTreeMap::new(),
         allocations: Vec::new(),
         registered: Vec::new(),
+        call_registrations: Vec::new(),
         reader: None,
         buffers: BTreeMap::new(),
         host_contexts: Vec::new(),
@@ -560,6 +564,19 @@ impl Objects {
             if let Ok(buffer) = ready(&self.buffers, DeclWord::Buffer.word(), &name) {
                 // SAFETY: the pageable buffer's host pointer, registered by the script and still alive.
                 check(format!("the registration of {name}"), unsafe { sys::cudaHostUnregister(buffer.copy_ptr()) });
+            }
+        }
+        // A registration the script left: the buffer under it is freed next, and in a worker that runs other
+        // cases the range would stay registered with the driver, pages the process no longer owns; a later case's
+        // allocation at those addresses is then registered memory to the driver (a case's read-back into it
+        // returned cudaErrorInvalidValue three runs of three, after a row that registered a pageable buffer during
+        // a relaxed capture: results/2026-11-28_node-time-3). Already unregistered (by a word the list does not
+        // follow) is no fault of the case's.
+        for base in std::mem::take(&mut self.call_registrations) {
+            // SAFETY: the base address of a range cudaHostRegister accepted; its memory is still alive here.
+            let code = unsafe { sys::cudaHostUnregister(base as *mut std::ffi::c_void) };
+            if code != sys::cudaError::cudaErrorHostMemoryNotRegistered {
+                check(format!("the registration at {base:#x} (a call's)"), code);
             }
         }
         for memory in self.allocations.drain(..) {

@@ -86,6 +86,7 @@ pub(super) fn call(x: Step, call: &Call) -> Result<(), String> {
     // call, or a pointer to an object of the case of the kind its parameter takes; see `api::generated::GenFunction`.
     let ok = t.call(|| unsafe { (caller.call)(&args) });
     if ok {
+        note_registration(row, &args, &mut st.call_registrations);
         let label = op.label.as_deref();
         let (values, written) = read_outputs(&outputs);
         if let Some(label) = label {
@@ -99,6 +100,25 @@ pub(super) fn call(x: Step, call: &Call) -> Result<(), String> {
     }
     drop(scratch);
     Ok(())
+}
+
+/// Keeps `registrations` (the host ranges the case's calls registered, by base address) up to date after a
+/// successful call of `row` with `args`: a registration outlives the case unless it is undone, and cleanup undoes
+/// what the script did not.
+fn note_registration(row: &api::ApiFunction, args: &Args, registrations: &mut Vec<usize>) {
+    let base = || {
+        let at = row.params.iter().position(|p| p.name == "ptr")?;
+        Some(pointer_of(args.bytes.get(at)?) as usize)
+    };
+    match row.name.as_str() {
+        "cudaHostRegister" => registrations.extend(base()),
+        "cudaHostUnregister" => {
+            if let Some(base) = base() {
+                registrations.retain(|&r| r != base);
+            }
+        }
+        _ => {}
+    }
 }
 
 /// An output parameter's scratch after the call: its name, the block, its size, whether it varies, whether it is a
@@ -421,4 +441,29 @@ fn struct_bytes(
         out[offset..end].copy_from_slice(&value[..end - offset]);
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_registration_a_call_made_is_kept_until_a_call_unregisters_its_base() {
+        let register = api::function("cudaHostRegister").unwrap();
+        let unregister = api::function("cudaHostUnregister").unwrap();
+        let base = 0x7f00_1234_0000usize;
+        let args = |ptr: usize, params: usize| Args {
+            bytes: std::iter::once(ptr.to_le_bytes().to_vec()).chain((1..params).map(|_| vec![0u8; 8])).collect(),
+        };
+        let mut kept = Vec::new();
+        note_registration(register, &args(base, register.params.len()), &mut kept);
+        assert_eq!(kept, [base]);
+        // An interior address unregisters nothing (the page says the base address must be given).
+        note_registration(unregister, &args(base + 4096, 1), &mut kept);
+        assert_eq!(kept, [base]);
+        note_registration(api::function("cudaFree").unwrap(), &args(base, 1), &mut kept);
+        assert_eq!(kept, [base]);
+        note_registration(unregister, &args(base, 1), &mut kept);
+        assert!(kept.is_empty());
+    }
 }
