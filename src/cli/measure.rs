@@ -63,12 +63,3 @@ pub fn measure_figures(device: &DeviceInfo, filter: Option<&str>, deadline: Dura
     spinner.finish_and_clear();
     figures
 }
-
-/// The staging series that `filter` selects, measured without a spinner (while the cases' progress bar is drawn).
-pub fn measure_figures_quietly(device: &DeviceInfo, filter: Option<&str>, deadline: Duration) -> Vec<SeriesFigure> {
-    let series = staging::select(filter);
-    if series.is_empty() {
-        return Vec::new();
-    }
-    staging::measure(&series, device, deadline, &mut |_| {})
-}

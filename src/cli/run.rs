@@ -1,12 +1,12 @@
 //! `run` and `bench`, and how the cases run (the flags both share with `seeds`).
 
-use super::measure::measure_figures_quietly;
 use super::output::emit;
 use super::status::{Outcome, Status};
 use super::{cases, now_rfc3339};
 use cuda_conformance::BUILD_COMMIT;
 use harness::case::ast::Case;
 use harness::device::gpu::{self, DeviceInfo};
+use harness::figures::staging;
 use harness::record::figures::Figures;
 use harness::record::{Provenance, Report, Traces};
 use harness::report::baseline::{Baseline, Key};
@@ -296,18 +296,23 @@ impl RunCmd {
         };
         // The figures (recorded, never asserted: they change neither a verdict nor the exit status) are measured
         // in worker processes of their own on the measuring lane, as a measurement: on several GPUs while the
-        // other lanes run cases, on one after the cases.
+        // other lanes run cases, on one after the cases; the lane starts their processes ahead.
         let figures_out: std::sync::Mutex<Option<(Vec<harness::record::figures::SeriesFigure>, f64)>> =
             std::sync::Mutex::new(None);
         let measurement: Option<harness::runner::suite::Measurement> =
             session.wants_figures(!self.no_figures, &opts, shard).then(|| {
-                let figure_filter = self.filter.as_deref().filter(|f| !f.is_empty());
+                let series = staging::select(self.filter.as_deref().filter(|f| !f.is_empty()));
+                let to_start = series.clone();
                 let (deadline, out) = (opts.case_deadline, &figures_out);
-                Box::new(move |device: &DeviceInfo| {
-                    let started = std::time::Instant::now();
-                    let staging = measure_figures_quietly(device, figure_filter, deadline);
-                    *out.lock().unwrap_or_else(|p| p.into_inner()) = Some((staging, started.elapsed().as_secs_f64()));
-                }) as harness::runner::suite::Measurement
+                harness::runner::suite::Measurement {
+                    start: Box::new(move |device: &DeviceInfo| staging::start_workers(&to_start, device)),
+                    run: Box::new(move |device: &DeviceInfo, workers| {
+                        let started = std::time::Instant::now();
+                        let staging = staging::measure_with(&series, device, deadline, &mut |_| {}, workers);
+                        *out.lock().unwrap_or_else(|p| p.into_inner()) =
+                            Some((staging, started.elapsed().as_secs_f64()));
+                    }),
+                }
             });
         let mut report = session.run_measuring(&selected, &devices, &opts, &path, measurement, |result, error| {
             bar.set_message(result.id.clone());

@@ -214,48 +214,64 @@ pub fn sweep(mut measure: impl FnMut(u64) -> Point) -> Vec<Point> {
 
 /// Measures `series` on `device`, each in its own worker process (so one series' crash or driver state cannot
 /// touch the next), each point's case given at most `deadline`. `progress` hears the id of each point before it
-/// runs.
+/// runs. The processes start as each series begins; [`measure_with`] takes them started ahead.
 ///
-/// Why not one worker for all four, or the next series' worker started ahead (each would save a process start and
-/// a context creation on the critical path): the threshold is the
-/// driver's own staging of pageable copies, per context, which the series before would have grown or warmed, so a
-/// shared context would measure something else; and a worker started ahead creates its context while a point of
-/// the series before runs, which that point's worker reads as device memory lost during the case (a dirty context,
-/// a replaced worker).
+/// Why not one worker for all four: the threshold is the driver's own staging of pageable copies, per context,
+/// which the series before would have grown or warmed, so a shared context would measure something else.
 pub fn measure(
     series: &[Series],
     device: &DeviceInfo,
     deadline: Duration,
     progress: &mut dyn FnMut(&str),
 ) -> Vec<SeriesFigure> {
-    series.iter().map(|s| measure_series(*s, device, deadline, progress)).collect()
+    measure_with(series, device, deadline, progress, Vec::new())
 }
 
-fn measure_series(
-    series: Series,
+/// The process of each series of `series` that can be measured on `device`, started now (each makes its context
+/// and loads the probe kernels; [`Worker::poll_ready`] says when it has), in the order of `series`; `None` for one
+/// that cannot be (its requirement unmet, no executable), which [`measure_with`] reports. The suite starts them
+/// ahead on its measuring lane and begins the figures once every one is ready: then no context is made on the GPU
+/// while a point runs (a point's worker would read that as device memory its case kept), and the figures do not
+/// wait for four process starts in the host's one queue (on 4 × H200 their 63 points took 9.6 s of a 19.5 s
+/// stretch beside three busy lanes: results/2026-11-28_node-time-3).
+pub fn start_workers(series: &[Series], device: &DeviceInfo) -> Vec<Option<Worker>> {
+    series
+        .iter()
+        .map(|s| {
+            let mut worker = Worker::new(series_spec(*s, device).ok()?);
+            worker.start_warm(&[]);
+            Some(worker)
+        })
+        .collect()
+}
+
+/// [`measure`], with `workers` from [`start_workers`] for the same `series` (where one is missing, or the list is
+/// empty, the series starts its process when it begins, as [`measure`] does).
+pub fn measure_with(
+    series: &[Series],
     device: &DeviceInfo,
     deadline: Duration,
     progress: &mut dyn FnMut(&str),
-) -> SeriesFigure {
+    workers: Vec<Option<Worker>>,
+) -> Vec<SeriesFigure> {
+    let mut workers = workers.into_iter();
+    series.iter().map(|s| measure_series(*s, device, deadline, progress, workers.next().flatten())).collect()
+}
+
+/// The process a series' points run in: the suite's worker, seeing only its GPU where the host has more (a
+/// process that sees every GPU initialises them all). `Err` says why the series cannot be measured on `device`.
+fn series_spec(series: Series, device: &DeviceInfo) -> Result<ChildSpec, String> {
     // Every point of a series has the same declarations and operations, so one case decides whether any can run.
     let unmet = match parse_case_text(&case_text(series, SMALLEST)) {
         Ok(case) => unmet_requirement(&case, device),
         Err(diagnostics) => Some(format!("the generated case is invalid: {diagnostics}")),
     };
     if let Some(reason) = unmet {
-        return SeriesFigure::new(series, Vec::new(), vec![format!("not measured: {reason}")]);
+        return Err(format!("not measured: {reason}"));
     }
-    let exe = match std::env::current_exe() {
-        Ok(exe) => exe,
-        Err(e) => {
-            let why = format!("not measured: cannot find the current executable: {e}");
-            return SeriesFigure::new(series, Vec::new(), vec![why]);
-        }
-    };
-    // The suite's worker, at the written delays: a point is a case like any other, sent as its text.
-    // Seeing only its GPU where the host has more (a process that sees every GPU initialises them all).
+    let exe = std::env::current_exe().map_err(|e| format!("not measured: cannot find the current executable: {e}"))?;
     let visible = (device.device_count > 1 && !device.uuid.is_empty()).then(|| device.uuid.clone());
-    let spec = ChildSpec {
+    Ok(ChildSpec {
         exe,
         ordinal: if visible.is_some() { 0 } else { device.ordinal },
         visible,
@@ -264,8 +280,22 @@ fn measure_series(
         sanitizer: None,
         host_waits: HostWaits::default(),
         uuid: device.uuid.clone(),
+    })
+}
+
+fn measure_series(
+    series: Series,
+    device: &DeviceInfo,
+    deadline: Duration,
+    progress: &mut dyn FnMut(&str),
+    started: Option<Worker>,
+) -> SeriesFigure {
+    let mut worker = match (started, series_spec(series, device)) {
+        (_, Err(why)) => return SeriesFigure::new(series, Vec::new(), vec![why]),
+        (Some(worker), Ok(_)) => worker,
+        (None, Ok(spec)) => Worker::new(spec),
     };
-    let mut worker = Worker::new(spec);
+    // The suite's worker, at the written delays: a point is a case like any other, sent as its text.
     let mut failures_in_a_row = 0;
     let points = sweep(|bytes| {
         let text = case_text(series, bytes);

@@ -50,6 +50,8 @@ pub struct DeviceRunner<'a> {
     /// kept, in a run on one GPU, once the lane has had to replace its batch worker.
     spare: Option<Worker>,
     spare_wanted: bool,
+    /// The measurement's processes, started ahead ([`DeviceRunner::hold_for_measurement`]).
+    measurement_workers: Vec<Option<Worker>>,
     /// The worker of the cases that need several devices (it sees them all).
     several: Worker,
     /// Where the host threads of the other workers block while they wait ([`HostWaits::Block`]): the worker of the
@@ -99,6 +101,7 @@ impl<'a> DeviceRunner<'a> {
             pooled: VecDeque::new(),
             deferred: Vec::new(),
             spare: None,
+            measurement_workers: Vec::new(),
             spare_wanted: false,
             exiting: Vec::new(),
             stats: SuiteStats::default(),
@@ -186,7 +189,9 @@ impl<'a> DeviceRunner<'a> {
     pub fn await_any_ready(&mut self, at_most: Duration) -> Duration {
         let start = Instant::now();
         let deadline = self.opts.case_deadline;
-        let pending = self.warm.iter_mut().map(|(_, w)| w).find(|w| !w.said_ready() && w.is_running());
+        let measurement = self.measurement_workers.iter_mut().flatten();
+        let pending =
+            self.warm.iter_mut().map(|(_, w)| w).chain(measurement).find(|w| !w.said_ready() && w.is_running());
         if let Some(worker) = pending {
             worker.poll_ready(at_most, deadline);
         }
@@ -208,13 +213,26 @@ impl<'a> DeviceRunner<'a> {
         result
     }
 
-    /// How many processes of this lane (pool, batch, measuring and spare workers) are still creating their
-    /// contexts; looks at each without waiting.
+    /// How many processes of this lane (pool, batch, measuring and spare workers, the measurement's) are still
+    /// creating their contexts; looks at each without waiting.
     fn starting(&mut self) -> usize {
         let deadline = self.opts.case_deadline;
         let pool = self.warm.iter_mut().map(|(_, w)| w);
         let shared = [Some(&mut self.batch), self.measuring.as_mut(), self.spare.as_mut()].into_iter().flatten();
-        pool.chain(shared).map(|w| usize::from(!w.poll_ready(Duration::ZERO, deadline))).sum()
+        let measurement = self.measurement_workers.iter_mut().flatten();
+        pool.chain(shared).chain(measurement).map(|w| usize::from(!w.poll_ready(Duration::ZERO, deadline))).sum()
+    }
+
+    /// Keeps `workers`, the processes of the measurement started ahead (`suite::Measurement::start`), until it
+    /// runs: they count among the lane's processes starting until they are ready.
+    /// (Like the figures' processes before, they are not in the run's `processes_started`.)
+    pub fn hold_for_measurement(&mut self, workers: Vec<Option<Worker>>) {
+        self.measurement_workers = workers;
+    }
+
+    /// The measurement's processes, for it to run in.
+    pub fn take_measurement_workers(&mut self) -> Vec<Option<Worker>> {
+        std::mem::take(&mut self.measurement_workers)
     }
 
     /// True when no process of this lane is creating a context now: a device memory check of a case that begins

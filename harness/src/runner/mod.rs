@@ -49,7 +49,10 @@
 //!   more process).
 //! - **Measurements.** Cases that `measure`, and the figures, run one at a time host-wide with nothing else on their
 //!   GPU: on several GPUs the last lane takes them first (starting no process ahead meanwhile) while the others run
-//!   cases; on one GPU they come once no process is starting, after the last own-process case.
+//!   cases; on one GPU they come once no process is starting, after the last own-process case. The figures' four
+//!   processes (one per series) are started ahead on that lane, which measures once they are ready (on several
+//!   GPUs it runs batch cases while they start): no context is made during a measurement, and the figures wait for
+//!   no process start.
 //! - **Host waits.** Workers block on a primitive while they wait for the device ([`HostWaits::Block`]) instead of
 //!   spinning (cudart's default with fewer contexts than cores): on a host whose cores are busy with other work, a
 //!   spinning waiter sees the device finish only when the scheduler next runs it. What a call returns, and whether

@@ -169,6 +169,14 @@ impl Dispatcher {
         !self.measuring.is_empty() || self.figures
     }
 
+    /// Whether `lane` should start the processes of the measurement (the figures) now: the measuring lane, while
+    /// measurements are left; on several GPUs at once (it runs batch cases while they start, and measures once they
+    /// are ready), on one once no own-process case is left to start a process for (before, they would only queue
+    /// behind the pool's).
+    pub fn measurement_processes_due(&self, lane: usize) -> bool {
+        lane == self.measuring_lane() && self.figures && (self.lanes > 1 || self.own.is_empty())
+    }
+
     /// Whether `lane` may start processes ahead now: not the measuring lane of a run over several GPUs while
     /// measurements are left (a process creating its context would share the measuring GPU).
     fn may_pool(&self, lane: usize) -> bool {
@@ -253,9 +261,12 @@ impl Dispatcher {
         }
         // The measuring lane of several GPUs keeps to its measurements while they last (a batch case would only
         // delay them: they are the longest chain of such a run), unless another measurement or the several-device
-        // block keeps it from them: then it runs batch cases meanwhile.
+        // block keeps it from them, or its processes are starting: then it runs batch cases meanwhile.
         let blocked = self.exclusive || !several_clear;
-        let holds_for_measuring = self.lanes > 1 && measures_here && self.measurements_left() && !blocked;
+        // While processes of the lane are starting (its workers, the figures'), it runs batch cases: it could not
+        // measure before they are ready.
+        let holds_for_measuring =
+            self.lanes > 1 && measures_here && self.measurements_left() && !blocked && view.starting == 0;
         if !holds_for_measuring {
             if let Some(i) = self.ordinary.pop_front() {
                 return Step::Run(Task::Batch(i));
@@ -614,6 +625,26 @@ mod tests {
         let run = simulate(&needs, &costs, 4, true, false);
         check_rules(&needs, &costs, &run, 4);
         assert!(run.log.iter().filter(|(_, _, t)| matches!(t, Task::Own(_))).all(|(lane, _, _)| *lane == 0));
+    }
+
+    /// The measurement's processes are started ahead on the measuring lane (on several GPUs at once, on one once no
+    /// own-process case is left to pool), and while they start the measuring lane of several GPUs runs batch cases.
+    #[test]
+    fn the_measuring_lane_runs_batch_cases_while_the_measurements_processes_start() {
+        let measure = Need { measures: true, runs: 1, ..Need::default() };
+        let batch = Need { runs: 1, ..Need::default() };
+        let mut d = Dispatcher::new(&[measure, batch, batch], 2, true, true);
+        assert!(d.measurement_processes_due(1) && !d.measurement_processes_due(0));
+        let starting = LaneView { ready: None, pooled: 0, starting: 4 };
+        assert_eq!(d.next(1, starting), Step::Run(Task::Batch(1)));
+        assert_eq!(d.next(1, LaneView::default()), Step::Run(Task::Measure(0)));
+        let own = Need { own_process: true, runs: 1, ..Need::default() };
+        let mut one = Dispatcher::new(&[own, batch], 1, true, true);
+        assert!(!one.measurement_processes_due(0));
+        assert_eq!(one.to_start(0, LaneView::default()), vec![0]);
+        assert!(one.measurement_processes_due(0));
+        // Without figures there is nothing to start.
+        assert!(!Dispatcher::new(&[batch], 2, false, true).measurement_processes_due(1));
     }
 
     /// On several GPUs the measuring lane starts no process ahead while measurements are left, and on one GPU no

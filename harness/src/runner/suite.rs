@@ -6,6 +6,7 @@ use super::one_case::verdict_of;
 use super::policy::{expected_runs, gets_own_process, measures, needs_all_devices, shared_process_env, shares_process};
 use super::schedule::{Dispatcher, Need, Step, Task};
 use super::stats::{Disturbance, LaneTimes, SuiteStats};
+use super::worker::Worker;
 use super::{OwnProcessLanes, RunOptions};
 use crate::case::ast::{Case, Requirement};
 use crate::device::gpu::DeviceInfo;
@@ -19,7 +20,21 @@ use std::time::{Duration, Instant};
 
 /// Work of a run that is not a case but measures like one (the figures): the measuring lane runs it on its device,
 /// with nothing else on that GPU and no other measurement anywhere.
-pub type Measurement<'f> = Box<dyn FnOnce(&DeviceInfo) + Send + 'f>;
+pub struct Measurement<'f> {
+    /// Starts the processes it will measure in (each creating its context), on the measuring lane's device: the
+    /// lane starts them ahead, counts them among its processes starting (no measurement begins while one is), and
+    /// hands them to `run` (`figures::staging::start_workers`).
+    pub start: Box<dyn FnOnce(&DeviceInfo) -> Vec<Option<Worker>> + Send + 'f>,
+    /// Measures, in the processes `start` gave.
+    pub run: Box<dyn FnOnce(&DeviceInfo, Vec<Option<Worker>>) + Send + 'f>,
+}
+
+/// A measurement's two halves, as the lanes share them: `start` is taken when the measuring lane starts its
+/// processes, `run` when it measures.
+struct MeasurementParts<'f> {
+    start: Option<Box<dyn FnOnce(&DeviceInfo) -> Vec<Option<Worker>> + Send + 'f>>,
+    run: Option<Box<dyn FnOnce(&DeviceInfo, Vec<Option<Worker>>) + Send + 'f>>,
+}
 
 /// How long a lane with nothing to run looks again: a process of its own may become ready meanwhile (it is also
 /// woken at once when another lane ends a measurement or the several-device block).
@@ -142,7 +157,7 @@ fn run_cases(
     let shared = Shared {
         dispatcher: Mutex::new(dispatcher),
         changed: Condvar::new(),
-        measurement: Mutex::new(measurement),
+        measurement: Mutex::new(measurement.map(|m| MeasurementParts { start: Some(m.start), run: Some(m.run) })),
         disturbance: Disturbance::default(),
         run_start: Instant::now(),
     };
@@ -262,7 +277,7 @@ struct Shared<'f> {
     dispatcher: Mutex<Dispatcher>,
     /// Signalled when a measurement or the several-device block ends (a lane may be waiting for it).
     changed: Condvar,
-    measurement: Mutex<Option<Measurement<'f>>>,
+    measurement: Mutex<Option<MeasurementParts<'f>>>,
     disturbance: Disturbance,
     run_start: Instant,
 }
@@ -288,6 +303,15 @@ fn run_lane(
     let mut in_several = false;
     let since_start = || shared.run_start.elapsed().as_secs_f64();
     loop {
+        // The measurement's processes, started ahead so that none is made while it measures and it waits for none
+        // (`Dispatcher::measurement_processes_due`).
+        if shared.dispatcher().measurement_processes_due(lane_index) {
+            let start =
+                shared.measurement.lock().unwrap_or_else(|p| p.into_inner()).as_mut().and_then(|m| m.start.take());
+            if let Some(start) = start {
+                lane.hold_for_measurement(start(device));
+            }
+        }
         let view = lane.view();
         if !lane.batch_is_starting() {
             lane.keep_spare();
@@ -353,9 +377,10 @@ fn run_lane(
                 continue;
             }
             Task::Figures => {
-                let measurement = shared.measurement.lock().unwrap_or_else(|p| p.into_inner()).take();
-                if let Some(measure) = measurement {
-                    measure(device);
+                let run =
+                    shared.measurement.lock().unwrap_or_else(|p| p.into_inner()).as_mut().and_then(|m| m.run.take());
+                if let Some(measure) = run {
+                    measure(device, lane.take_measurement_workers());
                 }
                 times.figures_s += began.elapsed().as_secs_f64();
                 shared.dispatcher().done(task);
