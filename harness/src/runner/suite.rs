@@ -18,22 +18,27 @@ use std::collections::HashMap;
 use std::sync::{mpsc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+/// Starts a measurement's processes on a device (see [`Measurement::start`]).
+pub type StartMeasurement<'f> = Box<dyn FnOnce(&DeviceInfo) -> Vec<Option<Worker>> + Send + 'f>;
+/// Measures on a device, in the processes [`Measurement::start`] gave.
+pub type RunMeasurement<'f> = Box<dyn FnOnce(&DeviceInfo, Vec<Option<Worker>>) + Send + 'f>;
+
 /// Work of a run that is not a case but measures like one (the figures): the measuring lane runs it on its device,
 /// with nothing else on that GPU and no other measurement anywhere.
 pub struct Measurement<'f> {
     /// Starts the processes it will measure in (each creating its context), on the measuring lane's device: the
     /// lane starts them ahead, counts them among its processes starting (no measurement begins while one is), and
     /// hands them to `run` (`figures::staging::start_workers`).
-    pub start: Box<dyn FnOnce(&DeviceInfo) -> Vec<Option<Worker>> + Send + 'f>,
+    pub start: StartMeasurement<'f>,
     /// Measures, in the processes `start` gave.
-    pub run: Box<dyn FnOnce(&DeviceInfo, Vec<Option<Worker>>) + Send + 'f>,
+    pub run: RunMeasurement<'f>,
 }
 
 /// A measurement's two halves, as the lanes share them: `start` is taken when the measuring lane starts its
 /// processes, `run` when it measures.
 struct MeasurementParts<'f> {
-    start: Option<Box<dyn FnOnce(&DeviceInfo) -> Vec<Option<Worker>> + Send + 'f>>,
-    run: Option<Box<dyn FnOnce(&DeviceInfo, Vec<Option<Worker>>) + Send + 'f>>,
+    start: Option<StartMeasurement<'f>>,
+    run: Option<RunMeasurement<'f>>,
 }
 
 /// How long a lane with nothing to run looks again: a process of its own may become ready meanwhile (it is also
