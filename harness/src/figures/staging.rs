@@ -290,10 +290,10 @@ fn measure_series(
     progress: &mut dyn FnMut(&str),
     started: Option<Worker>,
 ) -> SeriesFigure {
-    let mut worker = match (started, series_spec(series, device)) {
-        (_, Err(why)) => return SeriesFigure::new(series, Vec::new(), vec![why]),
-        (Some(worker), Ok(_)) => worker,
-        (None, Ok(spec)) => Worker::new(spec),
+    // A worker started ahead had its spec made already (`start_workers` starts none it cannot make).
+    let mut worker = match started.map_or_else(|| series_spec(series, device).map(Worker::new), Ok) {
+        Ok(worker) => worker,
+        Err(why) => return SeriesFigure::new(series, Vec::new(), vec![why]),
     };
     // The suite's worker, at the written delays: a point is a case like any other, sent as its text.
     let mut failures_in_a_row = 0;

@@ -371,12 +371,13 @@ impl<'a> DeviceRunner<'a> {
     /// the written delays, runs it alone).
     pub fn run_pooled_group(&mut self, rows: &[&Case]) -> Vec<CaseResult> {
         let first = rows[0];
+        // Each row's first run in the group, at its gate delay scale; none for a row decided without a run.
         let runs_here = |row: &Case| {
             self.expectation_for(row).is_none_or(|e| e.action != expectations::Action::Skip)
                 && unmet_requirement(row, self.device).is_none()
         };
-        let together: Vec<bool> = rows.iter().map(|row| runs_here(row)).collect();
-        if !self.opts.executors.runs_workers() || self.opts.process_per_case || !together.iter().any(|&t| t) {
+        let scales: Vec<Option<f64>> = rows.iter().map(|row| runs_here(row).then(|| self.first_scale(row))).collect();
+        if !self.opts.executors.runs_workers() || self.opts.process_per_case || scales.iter().all(Option::is_none) {
             let mut results = vec![self.run_pooled(first)];
             results.extend(rows[1..].iter().map(|row| self.run_case(row)));
             return results;
@@ -388,7 +389,7 @@ impl<'a> DeviceRunner<'a> {
         };
         let share_prelude = !first.poisons.is_empty();
         let in_group: Vec<(&Case, f64)> =
-            rows.iter().zip(&together).filter(|(_, &t)| t).map(|(row, _)| (*row, self.first_scale(row))).collect();
+            rows.iter().zip(&scales).filter_map(|(row, scale)| scale.map(|s| (*row, s))).collect();
         let mut firsts = own.run_group(&in_group, self.opts.case_deadline, share_prelude).into_iter();
         self.retire_worker(own);
         self.pooled.retain(|(_, id)| *id != first.id);
@@ -400,9 +401,9 @@ impl<'a> DeviceRunner<'a> {
             self.count(&worker);
         }
         rows.iter()
-            .zip(together)
-            .map(|(row, runs_here)| {
-                let first_run = if runs_here { firsts.next().map(|r| (r, self.first_scale(row))) } else { None };
+            .zip(scales)
+            .map(|(row, scale)| {
+                let first_run = scale.and_then(|s| firsts.next().map(|r| (r, s)));
                 self.run_case_after(row, first_run)
             })
             .collect()

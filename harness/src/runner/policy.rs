@@ -50,10 +50,7 @@ pub fn shared_process_env<'c>(
 ) -> Option<&'c [(String, String)]> {
     let reason_is_env_or_peers =
         case.poisons.is_empty() && case.own_process.is_none() && (!case.env.is_empty() || peers_ahead(case) > 0);
-    let alone = measures(case)
-        || needs_all_devices(case)
-        || expected_runs(case, baseline) > 1
-        || case.samples > 1
+    let alone = runs_alone_anywhere(case, baseline)
         || loads_a_kernel_first(case)
         || baseline.and_then(|b| b.get(&case.id)).is_some_and(|e| e == "crash" || e == "timeout");
     (reason_is_env_or_peers && !alone).then_some(case.env.as_slice())
@@ -70,6 +67,13 @@ pub fn loads_a_kernel_first(case: &Case) -> bool {
     })
 }
 
+/// A case that runs alone in whatever process it is given, so shares it with no other case: it measures, needs
+/// several devices, may pick a variant (its second run must be as its first; judged against `baseline`), or runs
+/// several samples. [`shared_process_env`] and [`shares_process`] each add their own reasons.
+fn runs_alone_anywhere(case: &Case, baseline: Option<&BTreeMap<String, String>>) -> bool {
+    measures(case) || needs_all_devices(case) || expected_runs(case, baseline) > 1 || case.samples > 1
+}
+
 /// A case that calls a function returning the last error ([`crate::api::reads_last_error`]).
 fn reads_last_error(case: &Case) -> bool {
     case.script.iter().any(|op| matches!(&op.kind, OpKind::Call(call) if crate::api::reads_last_error(&call.function)))
@@ -84,15 +88,8 @@ fn reads_last_error(case: &Case) -> bool {
 /// (and the executor's own cudaGetLastError before each script) it is not what the prelude alone left.
 pub fn shares_process(first: &Case, next: &Case) -> bool {
     let Some(k) = crate::exec::row_index(first) else { return false };
-    let alone = |c: &Case| {
-        reads_last_error(c)
-            || !c.needs_own_process()
-            || measures(c)
-            || needs_all_devices(c)
-            || expected_runs(c, None) > 1
-            || has_delayed_open(c)
-            || c.samples > 1
-    };
+    let alone =
+        |c: &Case| runs_alone_anywhere(c, None) || reads_last_error(c) || !c.needs_own_process() || has_delayed_open(c);
     !alone(first)
         && !alone(next)
         && crate::exec::row_index(next) == Some(k)

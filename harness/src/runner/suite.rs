@@ -237,10 +237,10 @@ fn run_cases(
 /// One process per unit rather than per case (issue 30: "an environment that needs its own process gets one
 /// process per sweep"; issue 32: a node's time is its process starts).
 pub fn units_of(cases: &[&Case], opts: &RunOptions) -> Vec<Vec<usize>> {
-    let mut units: Vec<Vec<usize>> = Vec::new();
     if opts.process_per_case {
         return (0..cases.len()).map(|index| vec![index]).collect();
     }
+    let mut units: Vec<Vec<usize>> = Vec::new();
     let mut by_env: HashMap<&[(String, String)], usize> = HashMap::new();
     for (index, case) in cases.iter().enumerate() {
         if let Some(env) = shared_process_env(case, opts.baseline.as_ref()) {
