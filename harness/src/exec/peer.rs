@@ -9,8 +9,11 @@
 //! with the same interpreter, and answers its record and the handles it holds then, which the executor adds to its own.
 //! So a handle crosses processes as its 64 bytes, the way CUDA intends (`cudaIpcGetMemHandle` in one,
 //! `cudaIpcOpenMemHandle` in the other). After the script (every gate of the main process open), the executor tells the
-//! peer to finish: it opens its gates, synchronizes its device, closes what it opened and exits, and its notes join the
-//! case's.
+//! peer to finish: it opens its gates, synchronizes its device, closes what it opened and releases its objects, and
+//! its notes join the case's. A peer whose final synchronize succeeded then waits for another case, and the executor
+//! keeps it for the next case with peers of its process ([`keep_spare`]), as a worker serves case after case: the
+//! cases with peers share one process (`runner::suite::units_of`), and one peer serves them all instead of a process
+//! each. A peer that failed, or whose context a case left unhealthy, is ended.
 //!
 //! Times: the peer is sent the case clock's start as a CLOCK_MONOTONIC value, which all processes of the machine
 //! share ([`CaseClock::started_at`]), so its operation times are on the case's clock as they are taken and the
@@ -18,7 +21,7 @@
 //! host's CPUs busy it was milliseconds off, and a peer's `sync` seemed to return before its gate opened.)
 //! Host-function logs and stamps of the peer stay in the peer (its kernels' stamps are not read back).
 //!
-//! Started ahead: a worker started ahead for a case with peers ([`PEER_SPARES_ENV`]) starts them as *spares* while
+//! Started ahead: a worker started ahead for cases with peers ([`PEER_SPARES_ENV`]) starts them as *spares* while
 //! it makes its own context, and says it is ready once they are ([`start_spares`], [`await_spares`]). A spare makes
 //! its context and loads the probe kernels before it is sent its case ([`PEER_WARM_ENV`]), and the case takes it
 //! instead of starting a peer on its path. A peer's start was most of an IPC case's time (the 7 peer cases' `peers`
@@ -48,7 +51,7 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
-/// Set in a peer's environment: the binary serves one case's operations and exits.
+/// Set in a peer's environment: the binary serves cases' operations, one case after another, and exits.
 pub const PEER_ENV: &str = "CUDA_CONFORMANCE_PEER";
 /// Set in a worker's environment by the runner when it starts the worker ahead for a case with peers: how many
 /// to start ahead as spares.
@@ -87,6 +90,8 @@ enum Reply {
     },
     Finished {
         notes: Vec<String>,
+        /// Whether the peer may serve another case (its context is healthy and the case's objects released).
+        reusable: bool,
     },
     Failed {
         why: String,
@@ -156,7 +161,7 @@ fn say(out: &mut impl Write, reply: &Reply) -> Result<(), String> {
 fn serve(kernels: impl FnOnce() -> KernelTable) -> Result<(), String> {
     let stdin = std::io::stdin();
     let mut lines = stdin.lock().lines();
-    // The probe kernels' table: made before the case by a spare, else once the case has come.
+    // The probe kernels' table: made before the first case by a spare, else once that case has come.
     let mut make_kernels = Some(kernels);
     let mut table = None;
     if let Some(ordinal) = std::env::var(PEER_WARM_ENV).ok().and_then(|o| o.parse::<i32>().ok()) {
@@ -170,16 +175,35 @@ fn serve(kernels: impl FnOnce() -> KernelTable) -> Result<(), String> {
         table = Some(made);
         say(&mut std::io::stdout().lock(), &Reply::Warm)?;
     }
-    let Some(first) = lines.next() else {
-        // A spare no case took: its worker ended.
-        return Ok(());
-    };
-    let first = first.map_err(|e| e.to_string())?;
-    let start: Start = serde_json::from_str(&first).map_err(|e| format!("unreadable start {first:?}: {e}"))?;
+    // One case after another, until the executor closes stdin (a spare no case took, or one its worker kept after
+    // a case: the worker ended) or a case leaves this process unfit for another.
+    while let Some(first) = lines.next() {
+        let first = first.map_err(|e| e.to_string())?;
+        let kernels = match table.take() {
+            Some(made) => made,
+            None => make_kernels.take().map(|k| k()).ok_or("no kernels")?,
+        };
+        let reusable = serve_case(&first, &kernels, &mut lines)?;
+        table = Some(kernels);
+        if !reusable {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// Serves the case whose [`Start`] line is `first`, reading its requests from `lines` until [`Request::Finish`],
+/// and answers [`Reply::Finished`]. Returns whether the process may serve another case: its final synchronize
+/// succeeded, so its context is healthy, and every object of the case is released, as in a batch worker.
+fn serve_case(
+    first: &str,
+    kernels: &KernelTable,
+    lines: &mut impl Iterator<Item = std::io::Result<String>>,
+) -> Result<bool, String> {
+    let start: Start = serde_json::from_str(first).map_err(|e| format!("unreadable start {first:?}: {e}"))?;
     let case = crate::case::parse_one(&start.file, start.first_line, &start.text)
         .map_err(|d| d.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"))?;
     let device = gpu::probe(start.ordinal).map_err(|e| e.to_string())?;
-    let kernels = table.or_else(|| make_kernels.take().map(|k| k())).ok_or("no kernels")?;
     let opts = ExecOptions {
         gate_timeout_ns: start.gate_timeout_ns,
         case_deadline: Duration::from_millis(start.case_deadline_ms),
@@ -189,7 +213,7 @@ fn serve(kernels: impl FnOnce() -> KernelTable) -> Result<(), String> {
     let (devices, _) = CaseDevices::of(&case, &device);
     let _ = prepare_host_thread(device.ordinal);
     for &ordinal in devices.ordinals() {
-        let _ = devices.on(ordinal, || load_kernels(&kernels));
+        let _ = devices.on(ordinal, || load_kernels(kernels));
     }
     let (state, gate_set, _) = objects::create(&case, &device, &devices, clock);
     let (stamps, _) = StampPool::create(&case, !devices.is_single());
@@ -201,7 +225,7 @@ fn serve(kernels: impl FnOnce() -> KernelTable) -> Result<(), String> {
     let (keeper, keeper_thread) = gates::gate_keeper();
     let ctx = Ctx {
         case: &case,
-        kernels: &kernels,
+        kernels,
         device: &device,
         devices: &devices,
         opts: &opts,
@@ -246,6 +270,7 @@ fn serve(kernels: impl FnOnce() -> KernelTable) -> Result<(), String> {
     if sync != sys::cudaError::cudaSuccess {
         notes.push(format!("the peer's final cudaDeviceSynchronize returned {sync}"));
     }
+    let reusable = sync == sys::cudaError::cudaSuccess;
     let _ = timing.release();
     {
         let mut st = resources.state.lock().unwrap_or_else(PoisonError::into_inner);
@@ -253,9 +278,14 @@ fn serve(kernels: impl FnOnce() -> KernelTable) -> Result<(), String> {
         notes.extend(st.release(sync != sys::cudaError::cudaSuccess));
     }
     let mut resources = resources;
-    let _ = resources.stamps.release();
-    let _ = resources.gates.release();
-    say(&mut out, &Reply::Finished { notes: notes.into_iter().map(|n| format!("peer: {n}")).collect() })
+    let _ = resources.stamps.release(reusable);
+    let _ = resources.gates.release(reusable);
+    // The next case must not see this one's last error, as in a batch worker.
+    // SAFETY: no arguments.
+    let _ = unsafe { sys::cudaGetLastError() };
+    let notes = notes.into_iter().map(|n| format!("peer: {n}")).collect();
+    say(&mut out, &Reply::Finished { notes, reusable })?;
+    Ok(reusable)
 }
 
 /// What a case's peer process sees: `CUDA_VISIBLE_DEVICES` naming exactly the case's devices by UUID, in the case's
@@ -289,6 +319,8 @@ impl PeerSight {
 
 /// One running peer, as the executor sees it.
 struct Peer {
+    /// What it sees: a peer kept after its case serves only a later case with the same sight.
+    sight: PeerSight,
     child: Child,
     stdin: ChildStdin,
     replies: Receiver<String>,
@@ -362,7 +394,14 @@ impl Peers {
         for (name, mut peer) in std::mem::take(&mut self.peers) {
             if peer.broken.is_none() {
                 match peer.ask(&Request::Finish, wait) {
-                    Ok(Reply::Finished { notes: more }) => notes.extend(more),
+                    Ok(Reply::Finished { notes: more, reusable }) => {
+                        notes.extend(more);
+                        if reusable {
+                            // Kept for this process's next case with peers, as a spare (`serve`).
+                            keep_spare(peer);
+                            continue;
+                        }
+                    }
                     Ok(other) => notes.push(format!("process {name} answered {other:?} to finish")),
                     Err(why) => notes.push(format!("process {name}: {why}")),
                 }
@@ -424,7 +463,14 @@ pub fn await_spares(wait: Duration) {
     });
 }
 
-/// A spare started with `sight`, if this process holds one.
+/// Keeps `peer`, which finished its case healthy, for this process's next case with peers of its sight: one
+/// process serves the cases one after another, as the worker does (a process start is what a node is short of:
+/// results/2026-11-28_node-time-4). When this process ends, the peer reads the end of its input and exits.
+fn keep_spare(peer: Peer) {
+    SPARES.lock().unwrap_or_else(PoisonError::into_inner).push((peer.sight.clone(), peer));
+}
+
+/// A spare started with `sight` (or kept after a case), if this process holds one.
 fn take_spare(sight: &PeerSight) -> Option<Peer> {
     let mut spares = SPARES.lock().unwrap_or_else(PoisonError::into_inner);
     let at = spares.iter().position(|(s, _)| s == sight)?;
@@ -461,6 +507,7 @@ impl Peer {
             .stderr(Stdio::inherit())
             .spawn()
             .map_err(|e| format!("cannot start: {e}"))?;
+        super::phases::event(&format!("peer started by pid {}", std::process::id()));
         let stdin = child.stdin.take().ok_or("no stdin")?;
         let stdout = child.stdout.take().ok_or("no stdout")?;
         let (tx, replies) = std::sync::mpsc::channel();
@@ -471,7 +518,7 @@ impl Peer {
                 }
             }
         });
-        Ok(Peer { child, stdin, replies, broken: None })
+        Ok(Peer { sight: sight.clone(), child, stdin, replies, broken: None })
     }
 
     /// Sends the started process its case and waits until it is ready.

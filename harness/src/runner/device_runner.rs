@@ -139,9 +139,9 @@ impl<'a> DeviceRunner<'a> {
 
     /// Puts own-process unit `index` (`rows`: a case, or the cases that share its process, `suite::units_of`) in
     /// this lane's pool: a process started now for each run its first case is expected to take ([`expected_runs`]),
-    /// creating its context (and starting the peers of every row: [`peers_ahead`]) while other cases run. A case
-    /// whose requirements this device does not meet, or a run without worker processes, gets none (it is ready at
-    /// once).
+    /// creating its context (and starting the peers its rows need, which serve them one after another:
+    /// [`peers_ahead`]) while other cases run. A case whose requirements this device does not meet, or a run without
+    /// worker processes, gets none (it is ready at once).
     pub fn pool_own(&mut self, index: usize, rows: &[&Case]) {
         let case = rows[0];
         self.pooled.push_back((index, case.id.clone()));
@@ -152,7 +152,8 @@ impl<'a> DeviceRunner<'a> {
             return;
         }
         let mut env = case.env.clone();
-        let peers: usize = rows.iter().map(|row| peers_ahead(row)).sum();
+        // A peer serves one case after another (`exec::peer::keep_spare`): as many as the rows' case with most.
+        let peers: usize = rows.iter().map(|row| peers_ahead(row)).max().unwrap_or(0);
         if peers > 0 {
             env.push((crate::exec::peer::PEER_SPARES_ENV.to_owned(), peers.to_string()));
         }
