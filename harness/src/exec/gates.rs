@@ -4,6 +4,7 @@
 //! on GPU progress.
 
 use super::clock::CaseClock;
+use super::harness_memory;
 use super::resources::HostMemory;
 use crate::record::observations::{GateOpener, GateRecord};
 use cuda_sys as sys;
@@ -58,7 +59,7 @@ impl GateSet {
         let gates = names
             .iter()
             .map(|name| {
-                let memory = match HostMemory::mapped(WORDS * 4) {
+                let memory = match harness_memory::mapped(WORDS * 4) {
                     Ok((host, device)) => {
                         codes.push(sys::cudaError::cudaSuccess);
                         Some(GateMemory { host, device: device.cast() })
@@ -138,12 +139,17 @@ impl GateSet {
             .collect()
     }
 
-    /// Frees the gate memory; returns `(gate, code)` for each free that failed.
-    pub fn release(&mut self) -> Vec<(String, sys::cudaError_t)> {
+    /// Frees every gate's memory, or with `keep` (after a healthy case: no kernel polls it any more) keeps it for a
+    /// later case's gates ([`harness_memory`]); the gates whose release failed, with the code.
+    pub fn release(&mut self, keep: bool) -> Vec<(String, sys::cudaError_t)> {
         let mut failed = Vec::new();
         for gate in &mut self.gates {
             if let Some(memory) = gate.memory.take() {
-                let code = memory.host.release();
+                let code = if keep {
+                    harness_memory::keep_mapped(memory.host, memory.device.cast(), WORDS * 4)
+                } else {
+                    memory.host.release()
+                };
                 if code != sys::cudaError::cudaSuccess {
                     failed.push((gate.name.clone(), code));
                 }

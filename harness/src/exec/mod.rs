@@ -33,6 +33,7 @@ mod devices;
 mod gates;
 mod graph_api;
 mod handles;
+mod harness_memory;
 mod host_calls;
 mod interpret;
 /// A generic call with no case around it: the `no-driver` sweep on a host without a driver (tests/no_driver.rs).
@@ -230,10 +231,11 @@ impl Held {
             let mut st = self.resources.state.lock().unwrap_or_else(PoisonError::into_inner);
             obs.notes.extend(st.release(!self.healthy));
         }
-        if let Some(code) = self.resources.stamps.release() {
+        // A healthy case's stamps and gate words are kept for the next case (`harness_memory`).
+        if let Some(code) = self.resources.stamps.release(self.healthy) {
             obs.notes.push(format!("cleanup: releasing the stamp pool returned {}", code));
         }
-        for (gate, code) in self.resources.gates.release() {
+        for (gate, code) in self.resources.gates.release(self.healthy) {
             obs.notes.push(format!("cleanup: releasing gate {gate} returned {}", code));
         }
         phases::mark("release");

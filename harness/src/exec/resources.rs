@@ -157,6 +157,16 @@ impl Event {
 }
 
 impl DeviceMemory {
+    /// Gives up ownership without freeing (for [`super::harness_memory`]): the caller now answers for freeing the
+    /// allocation, which no longer counts as a live object.
+    pub fn into_raw(mut self) -> *mut c_void {
+        let raw = std::mem::replace(&mut self.raw, ptr::null_mut());
+        if !raw.is_null() {
+            gone();
+        }
+        raw
+    }
+
     pub fn alloc(bytes: usize) -> Result<DeviceMemory, sys::cudaError_t> {
         let mut raw = ptr::null_mut();
         // SAFETY: raw is a valid out-pointer.

@@ -5,13 +5,15 @@
 //! which a kernel reaches whichever device runs it: which one does is what some of those cases are about (a launch
 //! into a stream of another device than the current one), and a stamp must never be the access that faults.
 
+use super::harness_memory;
 use super::resources::{check, DeviceMemory, HostMemory};
 use crate::case::ast::Case;
 use crate::record::observations::KernelRecord;
 use cuda_sys as sys;
 
 enum Memory {
-    Device(DeviceMemory),
+    /// The allocation and the ordinal of its device.
+    Device(DeviceMemory, i32),
     /// The host allocation and its device alias (the same address under unified addressing).
     Mapped(HostMemory, *mut u64),
 }
@@ -36,18 +38,22 @@ impl StampPool {
         if owners.is_empty() {
             return (StampPool { memory: None, owners }, None);
         }
-        let bytes = owners.len() * 16;
+        let bytes = allocation_bytes(owners.len());
         let memory = if several_devices {
-            HostMemory::mapped(bytes).map(|(host, device)| {
+            harness_memory::mapped(bytes).map(|(host, device)| {
                 // SAFETY: host is a live allocation of `bytes` bytes that no kernel uses yet.
                 unsafe { std::ptr::write_bytes(host.raw().cast::<u8>(), 0, bytes) };
                 Memory::Mapped(host, device.cast())
             })
         } else {
-            DeviceMemory::alloc(bytes).and_then(|m| {
-                // SAFETY: m is a live device allocation of `bytes` bytes.
-                check(unsafe { sys::cudaMemset(m.raw(), 0, bytes) }).map(|()| Memory::Device(m))
-            })
+            let mut ordinal = 0;
+            // SAFETY: ordinal is a valid out-pointer.
+            check(unsafe { sys::cudaGetDevice(&mut ordinal) })
+                .and_then(|()| harness_memory::device(bytes, ordinal))
+                .and_then(|m| {
+                    // SAFETY: m is a live device allocation of `bytes` bytes.
+                    check(unsafe { sys::cudaMemset(m.raw(), 0, bytes) }).map(|()| Memory::Device(m, ordinal))
+                })
         };
         match memory {
             Ok(m) => (StampPool { memory: Some(m), owners }, None),
@@ -61,7 +67,7 @@ impl StampPool {
     /// The `[entry, exit]` pair of launch operation `op_index`, or null.
     pub fn slot(&self, op_index: usize) -> *mut u64 {
         let base = match &self.memory {
-            Some(Memory::Device(m)) => m.raw().cast::<u64>(),
+            Some(Memory::Device(m, _)) => m.raw().cast::<u64>(),
             Some(Memory::Mapped(_, device)) => *device,
             None => return std::ptr::null_mut(),
         };
@@ -78,7 +84,7 @@ impl StampPool {
         let mut raw = vec![[0u64; 2]; self.owners.len()];
         let mut error = None;
         match &self.memory {
-            Some(Memory::Device(m)) => {
+            Some(Memory::Device(m, _)) => {
                 let kind = sys::cudaMemcpyKind::cudaMemcpyDeviceToHost;
                 // SAFETY: raw has owners.len() * 16 bytes, as does the pool.
                 let code = unsafe { sys::cudaMemcpy(raw.as_mut_ptr().cast(), m.raw(), raw.len() * 16, kind) };
@@ -109,8 +115,8 @@ impl StampPool {
     pub fn clear(&self) -> Option<String> {
         let bytes = self.owners.len() * 16;
         match &self.memory {
-            Some(Memory::Device(m)) => {
-                // SAFETY: m is a live device allocation of `bytes` bytes.
+            Some(Memory::Device(m, _)) => {
+                // SAFETY: m is a live device allocation of at least `bytes` bytes.
                 let code = unsafe { sys::cudaMemset(m.raw(), 0, bytes) };
                 (code != sys::cudaError::cudaSuccess).then(|| format!("zeroing the kernel stamps returned {}", code))
             }
@@ -123,13 +129,24 @@ impl StampPool {
         }
     }
 
-    pub fn release(&mut self) -> Option<sys::cudaError_t> {
+    /// Frees the pool's memory, or with `keep` (after a healthy case: no kernel writes it any more) keeps it for a
+    /// later case's stamps ([`harness_memory`]); the code when freeing failed.
+    pub fn release(&mut self, keep: bool) -> Option<sys::cudaError_t> {
+        let bytes = allocation_bytes(self.owners.len());
         let code = match self.memory.take()? {
-            Memory::Device(m) => m.release(),
+            Memory::Device(m, ordinal) if keep => harness_memory::keep_device(m, bytes, ordinal),
+            Memory::Device(m, _) => m.release(),
+            Memory::Mapped(host, device) if keep => harness_memory::keep_mapped(host, device.cast(), bytes),
             Memory::Mapped(host, _) => host.release(),
         };
         (code != sys::cudaError::cudaSuccess).then_some(code)
     }
+}
+
+/// The bytes a pool of `slots` stamp pairs allocates: 16 a pair, rounded up to 4 KiB, so that pools of most cases
+/// are of one size and a kept one serves the next case ([`harness_memory`]).
+fn allocation_bytes(slots: usize) -> usize {
+    (slots * 16).div_ceil(4096) * 4096
 }
 
 /// Stamps relative to the earliest non-zero one (order is kept; zero means never written).
