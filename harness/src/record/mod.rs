@@ -267,6 +267,11 @@ pub struct RunPhases {
     /// How long the figures after the cases took (`run` only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub figures_s: Option<f64>,
+    /// How long at least one process started ahead was making its context, on any lane (from its spawn until it
+    /// said it was ready). The host makes one at a time, so a value close to the wall means the run was bound by
+    /// how many processes it started. Absent in reports from before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub starting_s: Option<f64>,
 }
 
 /// Which cases' traces a written report keeps (see [`RunInfo::traces`]).

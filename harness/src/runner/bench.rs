@@ -69,6 +69,8 @@ pub struct Figure {
     pub lanes: Vec<LaneTimes>,
     /// Processes waited for, and their mean driver initialisation and context creation, in milliseconds.
     pub contexts: (usize, f64, f64),
+    /// How long at least one of those processes was starting, in seconds ([`super::stats::starting_time`]).
+    pub starting_s: f64,
     /// Cases whose device-memory check was skipped (another process could have allocated on the device).
     pub memory_checks_skipped: u64,
 }
@@ -136,6 +138,7 @@ pub fn bench(
                 let mean = |f: fn(&Ready) -> f64| stats.ready.iter().map(f).sum::<f64>() / n.max(1) as f64;
                 (n, mean(|r| r.init_ms), mean(|r| r.context_ms))
             },
+            starting_s: super::stats::starting_time(&stats.starts).as_secs_f64(),
         };
         out.push((figure, results));
     }
@@ -197,6 +200,16 @@ pub fn table(figures: &[Figure]) -> String {
                  average; {} device-memory checks skipped",
                 f.mode.word(),
                 f.memory_checks_skipped
+            );
+            // The host makes one process's context at a time, whatever its GPU: starting time close to the wall
+            // means more GPUs cannot make this run faster, fewer processes can.
+            let _ = writeln!(
+                out,
+                "{}: at least one of them was starting during {:.1} s of the {:.1} s run ({:.0} %)",
+                f.mode.word(),
+                f.starting_s,
+                f.wall_s,
+                100.0 * f.starting_s / f.wall_s.max(f64::MIN_POSITIVE)
             );
         }
     }

@@ -711,5 +711,6 @@ impl DeviceRunner<'_> {
     fn count(&mut self, worker: &Worker) {
         self.stats.processes_started += worker.started;
         self.stats.ready.extend(worker.ready.iter().copied());
+        self.stats.starts.extend(worker.starts.iter().copied());
     }
 }

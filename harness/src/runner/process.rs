@@ -18,9 +18,9 @@ pub(crate) struct Process {
     child: Child,
     /// `None` once closed, which tells the process to exit.
     stdin: Option<ChildStdin>,
-    /// Lines of its stdout, read by a thread so that waiting for one can time out. (The thread is not joined: it
-    /// ends when the process's stdout closes.)
-    lines: Receiver<String>,
+    /// Lines of its stdout, each with when it arrived, read by a thread so that waiting for one can time out. (The
+    /// thread is not joined: it ends when the process's stdout closes.)
+    lines: Receiver<(Instant, String)>,
     /// Drained on a thread so that a chatty process cannot block on a full pipe.
     stderr: JoinHandle<String>,
     /// The process leads a process group of its own, killed whole: a tool that runs the worker as its child
@@ -62,7 +62,7 @@ impl Process {
         std::thread::spawn(move || {
             for line in BufReader::new(stdout).lines() {
                 let Ok(line) = line else { break };
-                if sender.send(line).is_err() {
+                if sender.send((Instant::now(), line)).is_err() {
                     break;
                 }
             }
@@ -72,10 +72,19 @@ impl Process {
 
     /// The rest of the next stdout line that starts with `prefix` (other lines are skipped), waiting until `until`.
     pub(crate) fn line_with(&self, prefix: &str, until: Instant) -> Result<String, RecvTimeoutError> {
+        self.line_arriving_with(prefix, until).map(|(_, rest)| rest)
+    }
+
+    /// As [`Process::line_with`], with when the line arrived (read from the pipe, not when it was asked for).
+    pub(crate) fn line_arriving_with(
+        &self,
+        prefix: &str,
+        until: Instant,
+    ) -> Result<(Instant, String), RecvTimeoutError> {
         loop {
-            let line = self.lines.recv_timeout(until.saturating_duration_since(Instant::now()))?;
+            let (arrived, line) = self.lines.recv_timeout(until.saturating_duration_since(Instant::now()))?;
             if let Some(rest) = line.strip_prefix(prefix) {
-                return Ok(rest.to_owned());
+                return Ok((arrived, rest.to_owned()));
             }
         }
     }
@@ -122,7 +131,7 @@ impl Process {
         let mut lines = Vec::new();
         loop {
             match self.lines.recv_timeout(until.saturating_duration_since(Instant::now())) {
-                Ok(line) => lines.push(line),
+                Ok((_, line)) => lines.push(line),
                 Err(RecvTimeoutError::Disconnected) => break,
                 Err(RecvTimeoutError::Timeout) => return Err(self.stop().1),
             }

@@ -171,6 +171,7 @@ pub fn report_of(
             batch_start_s: l.batch_start_s,
             cases_end_s: l.end_s,
             figures_s: None,
+            starting_s: Some(super::stats::starting_time(&stats.starts).as_secs_f64()),
         }),
         executor: (opts.executors != super::Executors::Rust).then(|| opts.executors.word().to_owned()),
     });

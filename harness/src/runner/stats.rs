@@ -3,6 +3,7 @@
 //! the device runners both use it without importing each other.
 
 use super::protocol::Ready;
+use std::time::{Duration, Instant};
 
 /// What a suite run did, besides its results.
 #[derive(Debug, Clone, Default)]
@@ -15,6 +16,8 @@ pub struct SuiteStats {
     pub lanes: Vec<LaneTimes>,
     /// What the warm processes that were waited for said about their start.
     pub ready: Vec<Ready>,
+    /// Those processes' starts, from spawn to ready, on every lane ([`starting_time`]).
+    pub starts: Vec<(Instant, Instant)>,
     /// Cases whose device-memory check was skipped because another process of the run could have allocated on
     /// their device meanwhile.
     pub memory_checks_skipped: u64,
@@ -99,4 +102,48 @@ impl LaneTimes {
 /// The lane that ended last (the run's critical path), if any.
 pub fn critical_lane(lanes: &[LaneTimes]) -> Option<&LaneTimes> {
     lanes.iter().max_by(|a, b| a.end_s.total_cmp(&b.end_s))
+}
+
+/// How long at least one of `starts` (a process's spawn to its ready line) was going on: the union of the intervals.
+/// The driver makes one process's context at a time for the whole host, whatever its GPU (probe 12,
+/// results/2026-11-28_node-time-4), so a run whose starting time is close to its wall was bound by its process
+/// count, not by its schedule or its cases.
+pub fn starting_time(starts: &[(Instant, Instant)]) -> Duration {
+    let mut sorted: Vec<(Instant, Instant)> = starts.iter().copied().filter(|(a, b)| b > a).collect();
+    sorted.sort();
+    let mut total = Duration::ZERO;
+    let mut current: Option<(Instant, Instant)> = None;
+    for (begin, end) in sorted {
+        current = match current {
+            Some((b, e)) if begin <= e => Some((b, e.max(end))),
+            Some((b, e)) => {
+                total += e - b;
+                Some((begin, end))
+            }
+            None => Some((begin, end)),
+        };
+    }
+    total + current.map_or(Duration::ZERO, |(b, e)| e - b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn starting_time_is_the_union_of_the_starts() {
+        let t0 = Instant::now();
+        let at = |ms: u64| t0 + Duration::from_millis(ms);
+        assert_eq!(starting_time(&[]), Duration::ZERO);
+        // Overlapping, nested, touching and apart, in any order; an empty interval adds nothing.
+        let starts = [
+            (at(100), at(300)),
+            (at(0), at(150)),
+            (at(120), at(130)),
+            (at(300), at(400)),
+            (at(500), at(550)),
+            (at(600), at(600)),
+        ];
+        assert_eq!(starting_time(&starts), Duration::from_millis(450));
+    }
 }

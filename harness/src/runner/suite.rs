@@ -210,6 +210,7 @@ fn run_cases(
                 stats.extra_runs += s.extra_runs;
                 stats.lanes.extend(s.lanes);
                 stats.ready.extend(s.ready);
+                stats.starts.extend(s.starts);
                 stats.memory_checks_skipped += s.memory_checks_skipped;
             }
         }

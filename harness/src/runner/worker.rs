@@ -472,6 +472,8 @@ pub struct Worker {
     pub started: u64,
     /// What each warm process said when it was ready.
     pub ready: Vec<Ready>,
+    /// Each warm process's start, from its spawn to the arrival of its ready line ([`super::stats::starting_time`]).
+    pub starts: Vec<(Instant, Instant)>,
     /// The memory the last case's process had less free after it than before (see the protocol).
     pub last_memory_loss: MemoryLoss,
     /// Under `--sanitizer`: the running process's log file, and how much of it earlier cases accounted for.
@@ -488,6 +490,7 @@ impl Worker {
             exiting: Vec::new(),
             started: 0,
             ready: Vec::new(),
+            starts: Vec::new(),
             last_memory_loss: MemoryLoss::default(),
             log: None,
             starting_since: None,
@@ -617,9 +620,10 @@ impl Worker {
             self.starting_since = None;
             return true;
         };
-        match running.line_with(READY_PREFIX, Instant::now() + wait) {
-            Ok(said) => {
+        match running.line_arriving_with(READY_PREFIX, Instant::now() + wait) {
+            Ok((arrived, said)) => {
                 self.ready.push(serde_json::from_str(said.trim()).unwrap_or_default());
+                self.starts.push((since, arrived));
                 self.starting_since = None;
                 true
             }
