@@ -117,11 +117,17 @@ impl Report {
             let _ = writeln!(
                 out,
                 "| runner | {}; gate delay {} ms (confirmed at 300 ms where it may decide); {} re-run(s); {} process(es) \
-                 started, {} extra run(s); devices: {}{}{} |",
+                 started{}, {} extra run(s); devices: {}{}{} |",
                 if run.process_per_case { "one process per case" } else { "worker processes" },
                 run.gate_delay_ms,
                 run.reruns,
                 run.processes_started,
+                // The host makes one context at a time: close to the wall, the process count bounded the run.
+                run.phases
+                    .as_ref()
+                    .and_then(|p| p.starting_s)
+                    .map(|s| format!(" (at least one starting during {s:.1} s of the {:.1} s run)", self.wall_ms as f64 / 1000.0))
+                    .unwrap_or_default(),
                 run.extra_runs,
                 run.devices.join("; "),
                 run.shard.as_deref().map(|s| format!("; shard {s}")).unwrap_or_default(),
