@@ -5,6 +5,8 @@
 //   probe12 driver               cuInit, the primary context made current, one 1 MiB cuMemAlloc/cuMemFree, release
 //   probe12 runtime              cudaFree(0), one 1 MiB cudaMalloc/cudaFree (cudart linked statically)
 //   probe12 freeloop N BYTES     cudaFree(0), then N pairs of cudaMalloc(BYTES)/cudaFree: their latencies' p50/p90/p99/max
+//   probe12 trap                 cudaFree(0), then a kernel that traps: how long the synchronize that reports it takes
+//                                (the driver's recovery from the fault)
 //
 // Each prints one line of milliseconds; the calling script times the whole process (exec to exit).
 // Build: nvcc -O2 -o probe12 probe12.cu -lcuda
@@ -22,6 +24,8 @@ static double now_ms() {
     clock_gettime(CLOCK_MONOTONIC, &t);
     return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
 }
+
+__global__ void trap_kernel() { asm volatile("trap;"); }
 
 static double pct(std::vector<double> v, double p) {
     std::sort(v.begin(), v.end());
@@ -59,6 +63,13 @@ int main(int argc, char **argv) {
         cudaFree(p);
         double t2 = now_ms();
         printf("runtime rc=%d start_ms=%.1f allocfree_ms=%.1f\n", (int)e, t1 - t0, t2 - t1);
+    } else if (!strcmp(mode, "trap")) {
+        cudaError_t e = cudaFree(0);
+        double t1 = now_ms();
+        trap_kernel<<<1, 1>>>();
+        cudaError_t s = cudaDeviceSynchronize();
+        double t2 = now_ms();
+        printf("trap rc=%d start_ms=%.1f sync=%d sync_ms=%.1f\n", (int)e, t1 - t0, (int)s, t2 - t1);
     } else if (!strcmp(mode, "freeloop")) {
         int n = argc > 2 ? atoi(argv[2]) : 1000;
         size_t bytes = argc > 3 ? strtoull(argv[3], 0, 0) : (4 << 20);
