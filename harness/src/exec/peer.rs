@@ -499,9 +499,13 @@ impl Peer {
             command.env(PEER_WARM_ENV, sight.ordinal.to_string());
         }
         // A peer's own peers are never started ahead.
+        command.env(PEER_ENV, "1").env_remove(PEER_SPARES_ENV);
+        Peer::run(sight, &mut command)
+    }
+
+    /// Starts `command` as a peer with `sight`, its stdin and stdout piped, its answers read on a thread.
+    fn run(sight: &PeerSight, command: &mut Command) -> Result<Peer, String> {
         let mut child = command
-            .env(PEER_ENV, "1")
-            .env_remove(PEER_SPARES_ENV)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -603,6 +607,35 @@ mod tests {
             PeerSight::of(&[0], &[seen(0, "GPU-c")], 0),
             PeerSight { visible: Some("GPU-c".into()), ordinal: 0 }
         );
+    }
+
+    /// A stand-in for a peer process: a shell that answers every line it reads with `answer` (a [`Reply`] as JSON).
+    fn fake_peer(sight: &PeerSight, answer: &str) -> Peer {
+        let script = format!("while read -r line; do echo '{answer}'; done");
+        Peer::run(sight, Command::new("sh").args(["-c", &script])).expect("sh starts")
+    }
+
+    /// The executor's side of one peer serving case after case: a peer that finished its case healthy is kept as a
+    /// spare of this process, which the next case with peers of the same sight takes (and no case of another
+    /// sight); one that finished unhealthy is ended. The peer's side (`serve`) needs a GPU.
+    #[test]
+    fn a_peer_that_finished_healthy_is_kept_for_the_next_case_of_its_sight() {
+        // A sight no other test uses, since the spares are the process's.
+        let sight = PeerSight { visible: Some("GPU-kept-test".into()), ordinal: 0 };
+        let other = PeerSight { visible: Some("GPU-other-test".into()), ordinal: 0 };
+        let healthy = fake_peer(&sight, r#"{"Finished":{"notes":["n"],"reusable":true}}"#);
+        let pid = healthy.child.id();
+        let mut peers = Peers { peers: BTreeMap::from([("p".to_owned(), healthy)]), wait: Duration::from_secs(10) };
+        assert_eq!(peers.finish(), ["n"]);
+        assert!(take_spare(&other).is_none(), "kept for its own sight only");
+        let mut kept = take_spare(&sight).expect("kept as a spare");
+        assert_eq!(kept.child.id(), pid, "the same process");
+        assert!(take_spare(&sight).is_none(), "taken once");
+        kept.end();
+        let unhealthy = fake_peer(&sight, r#"{"Finished":{"notes":[],"reusable":false}}"#);
+        let mut peers = Peers { peers: BTreeMap::from([("p".to_owned(), unhealthy)]), wait: Duration::from_secs(10) };
+        assert!(peers.finish().is_empty());
+        assert!(take_spare(&sight).is_none(), "an unhealthy peer is not kept");
     }
 
     #[test]
