@@ -30,62 +30,73 @@ struct KeptDevice {
     ordinal: i32,
 }
 
-// SAFETY: CUDA allocations belong to the process, not to a thread; the caches hand each one to one owner.
+// SAFETY: CUDA allocations belong to the process, not to a thread; the shelves hand each one to one owner.
 unsafe impl Send for KeptMapped {}
 unsafe impl Send for KeptDevice {}
 
-static MAPPED: Mutex<Vec<KeptMapped>> = Mutex::new(Vec::new());
-static DEVICE: Mutex<Vec<KeptDevice>> = Mutex::new(Vec::new());
+/// The kept allocations of one kind, at most [`MOST_KEPT`].
+struct Shelf<T>(Mutex<Vec<T>>);
+
+impl<T> Shelf<T> {
+    const fn new() -> Self {
+        Shelf(Mutex::new(Vec::new()))
+    }
+
+    /// The first kept allocation that `fits`, taken off the shelf.
+    fn take(&self, fits: impl Fn(&T) -> bool) -> Option<T> {
+        let mut kept = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        let at = kept.iter().position(fits)?;
+        Some(kept.remove(at))
+    }
+
+    /// Puts `item` on the shelf, or gives it back when the shelf is full.
+    fn put(&self, item: T) -> Option<T> {
+        let mut kept = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if kept.len() >= MOST_KEPT {
+            return Some(item);
+        }
+        kept.push(item);
+        None
+    }
+}
+
+static MAPPED: Shelf<KeptMapped> = Shelf::new();
+static DEVICE: Shelf<KeptDevice> = Shelf::new();
 
 /// Portable mapped page-locked memory of `bytes` bytes and its device alias ([`HostMemory::mapped`]): one kept from
 /// an earlier case (with its contents: the caller zeroes it), else a new one.
 pub fn mapped(bytes: usize) -> Result<(HostMemory, *mut c_void), sys::cudaError_t> {
-    let mut cache = MAPPED.lock().unwrap_or_else(PoisonError::into_inner);
-    match cache.iter().position(|k| k.bytes == bytes) {
-        Some(at) => {
-            let kept = cache.remove(at);
-            Ok((HostMemory::from_raw(kept.host), kept.device))
-        }
-        None => {
-            drop(cache);
-            HostMemory::mapped(bytes)
-        }
+    match MAPPED.take(|k| k.bytes == bytes) {
+        Some(kept) => Ok((HostMemory::from_raw(kept.host), kept.device)),
+        None => HostMemory::mapped(bytes),
     }
 }
 
 /// Keeps `host` (from [`mapped`], `bytes` bytes, device alias `device`), which no work uses any more, for a later
-/// case; frees it when the cache is full. Returns what freeing returned (`cudaSuccess` when kept).
+/// case; frees it when the shelf is full. Returns what freeing returned (`cudaSuccess` when kept).
 pub fn keep_mapped(host: HostMemory, device: *mut c_void, bytes: usize) -> sys::cudaError_t {
-    let mut cache = MAPPED.lock().unwrap_or_else(PoisonError::into_inner);
-    if cache.len() >= MOST_KEPT {
-        return host.release();
+    match MAPPED.put(KeptMapped { host: host.into_raw(), device, bytes }) {
+        Some(full) => HostMemory::from_raw(full.host).release(),
+        None => sys::cudaError::cudaSuccess,
     }
-    cache.push(KeptMapped { host: host.into_raw(), device, bytes });
-    sys::cudaError::cudaSuccess
 }
 
 /// Device memory of `bytes` bytes on the device of ordinal `ordinal`, the current one: one kept from an earlier case
 /// (with its contents: the caller zeroes it), else a new one (cudaMalloc).
 pub fn device(bytes: usize, ordinal: i32) -> Result<DeviceMemory, sys::cudaError_t> {
-    let mut cache = DEVICE.lock().unwrap_or_else(PoisonError::into_inner);
-    match cache.iter().position(|k| k.bytes == bytes && k.ordinal == ordinal) {
-        Some(at) => Ok(DeviceMemory::from_raw(cache.remove(at).raw)),
-        None => {
-            drop(cache);
-            DeviceMemory::alloc(bytes)
-        }
+    match DEVICE.take(|k| k.bytes == bytes && k.ordinal == ordinal) {
+        Some(kept) => Ok(DeviceMemory::from_raw(kept.raw)),
+        None => DeviceMemory::alloc(bytes),
     }
 }
 
 /// Keeps `memory` (from [`device`] with these `bytes` and `ordinal`), which no work uses any more, for a later case;
-/// frees it when the cache is full. Returns what freeing returned (`cudaSuccess` when kept).
+/// frees it when the shelf is full. Returns what freeing returned (`cudaSuccess` when kept).
 pub fn keep_device(memory: DeviceMemory, bytes: usize, ordinal: i32) -> sys::cudaError_t {
-    let mut cache = DEVICE.lock().unwrap_or_else(PoisonError::into_inner);
-    if cache.len() >= MOST_KEPT {
-        return memory.release();
+    match DEVICE.put(KeptDevice { raw: memory.into_raw(), bytes, ordinal }) {
+        Some(full) => DeviceMemory::from_raw(full.raw).release(),
+        None => sys::cudaError::cudaSuccess,
     }
-    cache.push(KeptDevice { raw: memory.into_raw(), bytes, ordinal });
-    sys::cudaError::cudaSuccess
 }
 
 #[cfg(test)]
@@ -99,16 +110,26 @@ mod tests {
         let fake = |n: usize| n as *mut c_void;
         assert_eq!(keep_device(DeviceMemory::from_raw(fake(0x1000)), 4096, 1), sys::cudaError::cudaSuccess);
         assert_eq!(keep_mapped(HostMemory::from_raw(fake(0x3000)), fake(0x4000), 8), sys::cudaError::cudaSuccess);
-        let take_device = |bytes, ordinal| {
-            let mut cache = DEVICE.lock().unwrap_or_else(PoisonError::into_inner);
-            let at = cache.iter().position(|k: &KeptDevice| k.bytes == bytes && k.ordinal == ordinal)?;
-            Some(cache.remove(at).raw as usize)
-        };
+        // `device` asks the shelf as below, and allocates (here: fails, no GPU) when it has nothing that fits.
+        let take_device =
+            |bytes, ordinal| DEVICE.take(|k| k.bytes == bytes && k.ordinal == ordinal).map(|k| k.raw as usize);
         assert_eq!(take_device(4096, 0), None, "another device's");
         assert_eq!(take_device(8192, 1), None, "another size");
         assert_eq!(take_device(4096, 1), Some(0x1000));
         assert_eq!(take_device(4096, 1), None, "handed out once");
         let (host, device) = mapped(8).expect("kept");
         assert_eq!((host.into_raw() as usize, device as usize), (0x3000, 0x4000));
+    }
+
+    /// A full shelf gives the allocation back (its caller frees it) and keeps what it held.
+    #[test]
+    fn a_full_shelf_gives_the_allocation_back() {
+        let shelf: Shelf<usize> = Shelf::new();
+        for i in 0..MOST_KEPT {
+            assert_eq!(shelf.put(i), None);
+        }
+        assert_eq!(shelf.put(MOST_KEPT), Some(MOST_KEPT));
+        assert_eq!(shelf.take(|&i| i == 0), Some(0));
+        assert_eq!(shelf.put(MOST_KEPT), None, "room again");
     }
 }

@@ -195,8 +195,9 @@ fn positive(ms: f64) -> Result<f64, String> {
     }
 }
 
-/// The total length covered by intervals sorted by start.
-fn union_length(sorted: &[(f64, f64)]) -> f64 {
+/// The total length covered by intervals sorted by start (also the runner's starting time:
+/// `runner::stats::starting_time`).
+pub(crate) fn union_length(sorted: &[(f64, f64)]) -> f64 {
     let mut total = 0.0;
     let mut current: Option<(f64, f64)> = None;
     for &(s, e) in sorted {

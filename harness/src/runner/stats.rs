@@ -109,21 +109,11 @@ pub fn critical_lane(lanes: &[LaneTimes]) -> Option<&LaneTimes> {
 /// results/2026-11-28_node-time-4), so a run whose starting time is close to its wall was bound by its process
 /// count, not by its schedule or its cases.
 pub fn starting_time(starts: &[(Instant, Instant)]) -> Duration {
-    let mut sorted: Vec<(Instant, Instant)> = starts.iter().copied().filter(|(a, b)| b > a).collect();
-    sorted.sort();
-    let mut total = Duration::ZERO;
-    let mut current: Option<(Instant, Instant)> = None;
-    for (begin, end) in sorted {
-        current = match current {
-            Some((b, e)) if begin <= e => Some((b, e.max(end))),
-            Some((b, e)) => {
-                total += e - b;
-                Some((begin, end))
-            }
-            None => Some((begin, end)),
-        };
-    }
-    total + current.map_or(Duration::ZERO, |(b, e)| e - b)
+    let Some(origin) = starts.iter().map(|(begin, _)| *begin).min() else { return Duration::ZERO };
+    let seconds = |t: Instant| t.duration_since(origin).as_secs_f64();
+    let mut sorted: Vec<(f64, f64)> = starts.iter().map(|&(begin, end)| (seconds(begin), seconds(end))).collect();
+    sorted.sort_by(|a, b| a.0.total_cmp(&b.0));
+    Duration::from_secs_f64(crate::readings::measure::union_length(&sorted))
 }
 
 #[cfg(test)]
