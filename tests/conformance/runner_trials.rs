@@ -392,7 +392,12 @@ fn sharing(fx: &Fixture) -> Result<(), Failed> {
     let poisons = fx.cases.iter().find(|c| !c.poisons.is_empty()).ok_or("no case with poisons-context:")?;
     c.insert(1, own);
     c.push(poisons);
-    let (r, stats) = fx.run(&c, &fx.opts(&[]));
+    // The case that faults its context takes 100 ms (the mock's `slow`): its lane counts it as faulting time.
+    let (r, stats) = fx.run(&c, &fx.opts(&[(poisons, "slow")]));
+    let lane = &stats.lanes[0];
+    let faulting = lane.faulting_s >= 0.1 && lane.own_s > lane.faulting_s;
+    let phases = stats.phases().ok_or("no phases")?;
+    expect(faulting && phases.faulting_s == Some(lane.faulting_s), || format!("{lane:?} {phases:?}"))?;
     let pids: Vec<Option<u32>> = r.iter().map(pid).collect();
     let distinct = pids[1] != pids[0] && pids[3] != pids[0] && pids[1] != pids[3];
     // Processes: the batch worker, and at least one each for the two own-process cases.

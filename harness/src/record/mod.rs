@@ -272,6 +272,36 @@ pub struct RunPhases {
     /// how many processes it started. Absent in reports from before it was recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub starting_s: Option<f64>,
+    /// The time of the cases that fault their context on purpose, summed over the GPUs. On one GPU, process starts
+    /// (`starting_s`), these cases, the cases that measure and the figures exclude one another (the schedule's
+    /// rules): their sum is the part of the wall that nothing else overlaps. Absent in reports from before it was
+    /// recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub faulting_s: Option<f64>,
+    /// The time of the cases that measure, summed over the GPUs (see `faulting_s`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub measuring_s: Option<f64>,
+}
+
+impl RunPhases {
+    /// The time of the run that its schedule keeps apart from all other work, in words: process starts (the host
+    /// makes one at a time), the cases that fault their context, the cases that measure and the figures. On one GPU
+    /// none of them overlaps another, so their sum says how close the run came to the least its processes and cases
+    /// allow (docs/running.md, "What bounds a node"). `None` for reports from before these were recorded.
+    pub fn unshared_time(&self, devices: usize, wall_s: f64) -> Option<String> {
+        let (starting, faulting, measuring) = (self.starting_s?, self.faulting_s?, self.measuring_s?);
+        let figures = self.figures_s.unwrap_or(0.0);
+        let parts = format!(
+            "process starts {starting:.1} s, cases that fault their context {faulting:.1} s, cases that measure \
+             {measuring:.1} s, figures {figures:.1} s"
+        );
+        Some(if devices == 1 {
+            let sum = starting + faulting + measuring + figures;
+            format!("{parts}: {sum:.1} s of the {wall_s:.1} s run, none of them beside another")
+        } else {
+            format!("{parts} (the cases summed over the {devices} GPUs, the starts host-wide)")
+        })
+    }
 }
 
 /// Which cases' traces a written report keeps (see [`RunInfo::traces`]).
@@ -537,6 +567,26 @@ mod tests {
         assert!(old.cases.len() > 100);
         assert!(old.cases.iter().all(|c| c.executor() == executors::Executor::Rust && c.second.is_none()));
         assert_eq!((old.agreement_totals(), old.run.as_ref().and_then(|r| r.executor.clone())), (None, None));
+    }
+
+    #[test]
+    fn the_unshared_time_is_summed_on_one_gpu_and_only_listed_on_several() {
+        let p = RunPhases {
+            starting_s: Some(18.5),
+            faulting_s: Some(7.25),
+            measuring_s: Some(5.0),
+            figures_s: Some(2.5),
+            ..RunPhases::default()
+        };
+        let one = p.unshared_time(1, 36.6).unwrap_or_default();
+        assert!(
+            one.starts_with("process starts 18.5 s, cases that fault their context 7.2 s, cases that measure 5.0 s")
+        );
+        assert!(one.ends_with("figures 2.5 s: 33.2 s of the 36.6 s run, none of them beside another"), "{one}");
+        let two = p.unshared_time(2, 29.0).unwrap_or_default();
+        assert!(two.ends_with("(the cases summed over the 2 GPUs, the starts host-wide)") && !two.contains("33.2"));
+        // A report from before the faulting and measuring times were recorded says nothing.
+        assert_eq!(RunPhases { faulting_s: None, ..p }.unshared_time(1, 36.6), None);
     }
 
     #[test]

@@ -133,6 +133,11 @@ impl Report {
                 run.shard.as_deref().map(|s| format!("; shard {s}")).unwrap_or_default(),
                 run.baseline.as_deref().map(|b| format!("; baseline `{b}`")).unwrap_or_default(),
             );
+            if let Some(line) =
+                run.phases.as_ref().and_then(|p| p.unshared_time(run.devices.len(), self.wall_ms as f64 / 1000.0))
+            {
+                let _ = writeln!(out, "| unshared time | {line} |");
+            }
         }
         out.push('\n');
         let kinds = &self.columns()[..];

@@ -69,8 +69,9 @@ pub struct Figure {
     pub lanes: Vec<LaneTimes>,
     /// Processes waited for, and their mean driver initialisation and context creation, in milliseconds.
     pub contexts: (usize, f64, f64),
-    /// How long at least one of those processes was starting, in seconds ([`super::stats::starting_time`]).
-    pub starting_s: f64,
+    /// Where the run's time went ([`SuiteStats::phases`](super::stats::SuiteStats::phases)): how long at least one
+    /// of those processes was starting, and the cases the schedule runs beside nothing else.
+    pub phases: Option<crate::record::RunPhases>,
     /// Cases whose device-memory check was skipped (another process could have allocated on the device).
     pub memory_checks_skipped: u64,
 }
@@ -138,7 +139,7 @@ pub fn bench(
                 let mean = |f: fn(&Ready) -> f64| stats.ready.iter().map(f).sum::<f64>() / n.max(1) as f64;
                 (n, mean(|r| r.init_ms), mean(|r| r.context_ms))
             },
-            starting_s: super::stats::starting_time(&stats.starts).as_secs_f64(),
+            phases: stats.phases(),
         };
         out.push((figure, results));
     }
@@ -203,14 +204,17 @@ pub fn table(figures: &[Figure]) -> String {
             );
             // The host makes one process's context at a time, whatever its GPU: starting time close to the wall
             // means more GPUs cannot make this run faster, fewer processes can.
+            let starting_s = f.phases.as_ref().and_then(|p| p.starting_s).unwrap_or(0.0);
             let _ = writeln!(
                 out,
-                "{}: at least one of them was starting during {:.1} s of the {:.1} s run ({:.0} %)",
+                "{}: at least one of them was starting during {starting_s:.1} s of the {:.1} s run ({:.0} %)",
                 f.mode.word(),
-                f.starting_s,
                 f.wall_s,
-                100.0 * f.starting_s / f.wall_s.max(f64::MIN_POSITIVE)
+                100.0 * starting_s / f.wall_s.max(f64::MIN_POSITIVE)
             );
+        }
+        if let Some(line) = f.phases.as_ref().and_then(|p| p.unshared_time(f.lanes.len(), f.wall_s)) {
+            let _ = writeln!(out, "{}: {line}", f.mode.word());
         }
     }
     for f in figures.iter().filter(|f| !f.differing.is_empty()) {

@@ -19,7 +19,7 @@ use super::{RunOptions, WRITTEN_GATE_DELAY};
 use crate::case::ast::Case;
 use crate::device::gpu::DeviceInfo;
 use crate::record::claims::ProgramRun;
-use crate::record::{write_atomic, CaseResult, KernelImage, Provenance, Report, RunInfo, RunPhases, SanitizerRun};
+use crate::record::{write_atomic, CaseResult, KernelImage, Provenance, Report, RunInfo, SanitizerRun};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -165,14 +165,7 @@ pub fn report_of(
         host_waits: Some(opts.host_waits.word().to_owned()),
         own_processes: (opts.own_processes != super::OwnProcessLanes::default() && devices.len() > 1)
             .then(|| opts.own_processes.word().to_owned()),
-        phases: super::stats::critical_lane(&stats.lanes).map(|l| RunPhases {
-            own_phase_end_s: l.own_phase_end_s,
-            own_ready_wait_s: l.own_ready_wait_s,
-            batch_start_s: l.batch_start_s,
-            cases_end_s: l.end_s,
-            figures_s: None,
-            starting_s: Some(super::stats::starting_time(&stats.starts).as_secs_f64()),
-        }),
+        phases: stats.phases(),
         executor: (opts.executors != super::Executors::Rust).then(|| opts.executors.word().to_owned()),
     });
     report

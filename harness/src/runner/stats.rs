@@ -3,6 +3,7 @@
 //! the device runners both use it without importing each other.
 
 use super::protocol::Ready;
+use crate::record::RunPhases;
 use std::time::{Duration, Instant};
 
 /// What a suite run did, besides its results.
@@ -70,6 +71,9 @@ pub struct LaneTimes {
     pub batch_s: f64,
     /// Time in own-process cases (their processes started ahead).
     pub own_s: f64,
+    /// Of `own_s`, the cases that fault their context on purpose: mostly the driver's recovery, during which the
+    /// lane starts no process ([`super::schedule::Need::poisons`]).
+    pub faulting_s: f64,
     /// Time in cases that measure, and in the figures.
     pub measuring_s: f64,
     pub figures_s: f64,
@@ -77,6 +81,23 @@ pub struct LaneTimes {
     pub several_s: f64,
     /// Time waiting for another lane (a measurement or the several-device block to end) or for the last cases.
     pub other_wait_s: f64,
+}
+
+impl SuiteStats {
+    /// Where the run's time went, for its report: the critical lane's phases, the starting time, and the time of
+    /// the cases the schedule runs beside nothing else, summed over the lanes.
+    pub fn phases(&self) -> Option<RunPhases> {
+        critical_lane(&self.lanes).map(|l| RunPhases {
+            own_phase_end_s: l.own_phase_end_s,
+            own_ready_wait_s: l.own_ready_wait_s,
+            batch_start_s: l.batch_start_s,
+            cases_end_s: l.end_s,
+            figures_s: None,
+            starting_s: Some(starting_time(&self.starts).as_secs_f64()),
+            faulting_s: Some(self.lanes.iter().map(|l| l.faulting_s).sum()),
+            measuring_s: Some(self.lanes.iter().map(|l| l.measuring_s).sum()),
+        })
+    }
 }
 
 impl LaneTimes {
@@ -92,8 +113,16 @@ impl LaneTimes {
             ("waiting for other lanes", self.other_wait_s),
         ];
         let accounted: f64 = parts.iter().map(|(_, s)| s).sum();
-        let mut words: Vec<String> =
-            parts.iter().filter(|(_, s)| *s >= 0.005).map(|(what, s)| format!("{what} {s:.2} s")).collect();
+        let mut words: Vec<String> = parts
+            .iter()
+            .filter(|(_, s)| *s >= 0.005)
+            .map(|&(what, s)| match what {
+                "own-process" if self.faulting_s >= 0.005 => {
+                    format!("{what} {s:.2} s ({:.2} s of it faulting their context)", self.faulting_s)
+                }
+                _ => format!("{what} {s:.2} s"),
+            })
+            .collect();
         words.push(format!("start and protocol {:.2} s", (self.end_s - accounted).max(0.0)));
         words.join(", ")
     }

@@ -400,8 +400,11 @@ fn run_lane(
             Task::Own(_) | Task::Several(_) => {
                 times.own_cases += 1;
                 times.own_phase_end_s = since_start();
-                if matches!(task, Task::Own(_)) {
+                if let Task::Own(u) = task {
                     times.own_s += took;
+                    if !heads[u].poisons.is_empty() {
+                        times.faulting_s += took;
+                    }
                 } else {
                     times.several_s += took;
                 }
