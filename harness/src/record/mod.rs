@@ -290,10 +290,12 @@ impl RunPhases {
     /// allow (docs/running.md, "What bounds a node"). `None` for reports from before these were recorded.
     pub fn unshared_time(&self, devices: usize, wall_s: f64) -> Option<String> {
         let (starting, faulting, measuring) = (self.starting_s?, self.faulting_s?, self.measuring_s?);
+        // A run without figures (`bench`, a tier without them) has none to list.
         let figures = self.figures_s.unwrap_or(0.0);
         let parts = format!(
             "process starts {starting:.1} s, cases that fault their context {faulting:.1} s, cases that measure \
-             {measuring:.1} s, figures {figures:.1} s"
+             {measuring:.1} s{}",
+            self.figures_s.map(|f| format!(", figures {f:.1} s")).unwrap_or_default()
         );
         Some(if devices == 1 {
             let sum = starting + faulting + measuring + figures;
@@ -585,6 +587,8 @@ mod tests {
         assert!(one.ends_with("figures 2.5 s: 33.2 s of the 36.6 s run, none of them beside another"), "{one}");
         let two = p.unshared_time(2, 29.0).unwrap_or_default();
         assert!(two.ends_with("(the cases summed over the 2 GPUs, the starts host-wide)") && !two.contains("33.2"));
+        let bench = RunPhases { figures_s: None, ..p.clone() }.unshared_time(1, 31.0).unwrap_or_default();
+        assert!(bench.ends_with("cases that measure 5.0 s: 30.8 s of the 31.0 s run, none of them beside another"));
         // A report from before the faulting and measuring times were recorded says nothing.
         assert_eq!(RunPhases { faulting_s: None, ..p }.unshared_time(1, 36.6), None);
     }
