@@ -74,8 +74,9 @@ pub struct LaneTimes {
     /// Of `own_s`, the cases that fault their context on purpose: mostly the driver's recovery, during which the
     /// lane starts no process ([`super::schedule::Need::poisons`]).
     pub faulting_s: f64,
-    /// Time in cases that measure, and in the figures.
+    /// Time in cases that measure.
     pub measuring_s: f64,
+    /// Time in the figures.
     pub figures_s: f64,
     /// Time in the several-device block (its cases, and ending its worker).
     pub several_s: f64,
