@@ -114,6 +114,7 @@ impl Report {
             let _ = writeln!(out, "| sanitizer | {} |", s.line());
         }
         if let Some(run) = &self.run {
+            let wall_s = self.wall_ms as f64 / 1000.0;
             let _ = writeln!(
                 out,
                 "| runner | {}; gate delay {} ms (confirmed at 300 ms where it may decide); {} re-run(s); {} process(es) \
@@ -126,16 +127,14 @@ impl Report {
                 run.phases
                     .as_ref()
                     .and_then(|p| p.starting_s)
-                    .map(|s| format!(" (at least one starting during {s:.1} s of the {:.1} s run)", self.wall_ms as f64 / 1000.0))
+                    .map(|s| format!(" (at least one starting during {s:.1} s of the {wall_s:.1} s run)"))
                     .unwrap_or_default(),
                 run.extra_runs,
                 run.devices.join("; "),
                 run.shard.as_deref().map(|s| format!("; shard {s}")).unwrap_or_default(),
                 run.baseline.as_deref().map(|b| format!("; baseline `{b}`")).unwrap_or_default(),
             );
-            if let Some(line) =
-                run.phases.as_ref().and_then(|p| p.unshared_time(run.devices.len(), self.wall_ms as f64 / 1000.0))
-            {
+            if let Some(line) = run.phases.as_ref().and_then(|p| p.unshared_time(run.devices.len(), wall_s)) {
                 let _ = writeln!(out, "| unshared time | {line} |");
             }
         }
